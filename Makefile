@@ -1,0 +1,37 @@
+# unlearn-audit: `make reproduce` runs the workflow on the default config, `make test` runs the tests.
+# Both create or update the virtual environment in $(VENV) first; both are idempotent.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CORES ?= all
+SNAKEMAKE_ARGS ?=
+
+.PHONY: install reproduce test test-fast bench report clean-results
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+reproduce: install
+	$(BIN)/snakemake --cores $(CORES) $(SNAKEMAKE_ARGS)
+
+report: install
+	$(BIN)/snakemake --cores 1 --report results/report.html
+
+test: install
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+test-fast: install
+	$(BIN)/python -m pytest -q -n 2 -m "not workflow"
+
+bench: install
+	$(BIN)/python benchmarks/bounds.py
+
+clean-results:
+	rm -rf results/* .snakemake
+	touch results/.gitkeep

@@ -1,0 +1,522 @@
+"""Statistically valid lower bounds on ε (paper Section 4, App. A.3, B, C; DESIGN §5).
+
+* :func:`epsilon_lower_bound` — Theorem 4.2 (mean: Chernoff bound, Eq. 1; median:
+  Eq. 2) and, for δ > 0, Lemma C.1, solved for ε.  ``epsilon_ldp`` is the bound for
+  the induced LDP mechanism; ``epsilon_lb = epsilon_ldp / 2`` is the unlearning bound
+  (Lemma 4.1 / Theorem 4.1).
+* :func:`pairwise_epsilon_lower_bound` — Eq. 3 with Clopper–Pearson intervals.
+* :func:`gdp_mu_lower_bound`, :func:`gdp_mu_lower_bound_from_accuracy`,
+  :func:`gdp_delta`, :func:`gdp_epsilon` — the μ-GDP view.
+
+Everything is computed in log space (``gammaln``, ``logsumexp``), so m in the
+hundreds of thousands, with counts like 10^30000, is exact to float precision.
+
+For every δ < M'/K the pointwise bound factorises, π_ε(u) = N_u · g(ε) with
+g(ε) = (e^ε + a)/(e^ε + M' − 1), a = (M'−1)/M' · K · δ (Corollaries B.2, C.3).
+Hence the λ-minimisation of Eq. 1 and the tail of Eq. 2 do not depend on ε, and
+setting the bound to ζ gives log g(ε) in closed form; ε follows by inverting g.
+
+Depends on numpy and scipy only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import gammaln, logsumexp, ndtri, polygamma, psi
+from scipy.stats import beta as beta_dist
+
+from .gaussian_mechanism import hockey_stick_delta
+from .signs import check_m_r
+
+__all__ = [
+    "EpsilonBound",
+    "PairwiseBound",
+    "STATISTICS",
+    "log_num_sign_vectors",
+    "log_num_guesses",
+    "log_overlap_counts",
+    "max_delta",
+    "audit_tail_bound",
+    "epsilon_lower_bound",
+    "clopper_pearson_upper",
+    "clopper_pearson_lower",
+    "pairwise_epsilon_lower_bound",
+    "gdp_mu_lower_bound",
+    "gdp_mu_lower_bound_from_accuracy",
+    "gdp_delta",
+    "gdp_epsilon",
+]
+
+STATISTICS = ("mean", "median")
+
+# Terms more than this many nats below the largest summand of a log-concave sum are
+# dropped: their total is < 1e-30 of the sum, far below float64 resolution.
+_WINDOW_NATS = 80.0
+
+
+# --------------------------------------------------------------------------------------
+# argument checks
+# --------------------------------------------------------------------------------------
+def _check_zeta(zeta: float) -> float:
+    try:
+        zeta = float(zeta)
+    except (TypeError, ValueError):
+        raise ValueError(f"zeta (significance level) must be a number in (0, 1), got {zeta!r}") from None
+    if not (0.0 < zeta < 1.0):
+        raise ValueError(f"zeta (significance level) must lie in (0, 1), got {zeta!r}")
+    return zeta
+
+
+def _check_delta(delta: float) -> float:
+    try:
+        delta = float(delta)
+    except (TypeError, ValueError):
+        raise ValueError(f"delta must be a number in [0, 1), got {delta!r}") from None
+    if not (0.0 <= delta < 1.0):
+        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
+    return delta
+
+
+def _check_count(value, name: str) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    try:
+        ivalue = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}") from None
+    if ivalue != value or ivalue < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return ivalue
+
+
+def _check_errors(errors, total, err_name: str, total_name: str) -> tuple[int, int]:
+    total = _check_count(total, total_name)
+    errors = _check_count(errors, err_name)
+    if total == 0:
+        raise ValueError(f"{total_name} must be > 0")
+    if errors > total:
+        raise ValueError(f"{err_name} = {errors} exceeds {total_name} = {total}")
+    return errors, total
+
+
+# --------------------------------------------------------------------------------------
+# counting (Theorem 4.2)
+# --------------------------------------------------------------------------------------
+def _log_comb(n, k):
+    """log C(n, k) elementwise; −inf where k < 0 or k > n."""
+    n = np.asarray(n, dtype=float)
+    k = np.asarray(k, dtype=float)
+    valid = (k >= 0) & (k <= n)
+    kk = np.where(valid, k, 0.0)
+    out = gammaln(n + 1) - gammaln(kk + 1) - gammaln(n - kk + 1)
+    return np.where(valid, out, -np.inf)
+
+
+def log_num_sign_vectors(m: int) -> float:
+    """log M' = log C(m, ⌊m/2⌋)."""
+    check_m_r(m)
+    return float(_log_comb(m, m // 2))
+
+
+def log_num_guesses(m: int, r: int) -> float:
+    """log K = log( m! / ((r/2)! (r/2)! (m−r)!) ), the number of admissible guesses."""
+    check_m_r(m, r)
+    return float(gammaln(m + 1) - 2 * gammaln(r // 2 + 1) - gammaln(m - r + 1))
+
+
+def max_delta(m: int, r: int) -> float:
+    """M'/K: Lemma C.1's bound is monotone in ε (a valid test) only for δ below this."""
+    return float(np.exp(min(log_num_sign_vectors(m) - log_num_guesses(m, r), 0.0)))
+
+
+@lru_cache(maxsize=256)
+def _log_overlap_counts_cached(m: int, r: int) -> np.ndarray:
+    h = r // 2
+    n0 = m - r
+    c = (n0 + 1) // 2  # ⌈(m − r)/2⌉
+    u = np.arange(r + 1, dtype=float)
+    # The summand of N_u, indexed by a = α1 (α2 = u − a), is
+    #   f_u(a) = log C(n0, c + u − 2a) + log C(h, a) + log C(h, u − a),
+    # concave in a.  Feasible a: max(0, u−h, ⌈(c+u−n0)/2⌉) ≤ a ≤ min(h, u, ⌊(c+u)/2⌋).
+    lo = np.maximum.reduce([np.zeros_like(u), u - h, np.ceil((c + u - n0) / 2)])
+    hi = np.minimum.reduce([np.full_like(u, h), u, np.floor((c + u) / 2)])
+    feasible = lo <= hi
+
+    # Continuous maximiser of f_u by bisection on f_u' (digamma), vectorised over u.
+    a_lo, a_hi = lo.copy(), hi.copy()
+    for _ in range(64):
+        mid = 0.5 * (a_lo + a_hi)
+        k = c + u - 2 * mid
+        d = (
+            -psi(mid + 1) + psi(h - mid + 1)
+            + psi(u - mid + 1) - psi(h - u + mid + 1)
+            + 2 * psi(k + 1) - 2 * psi(n0 - k + 1)
+        )
+        d = np.nan_to_num(d, nan=0.0)
+        a_lo = np.where(d > 0, mid, a_lo)
+        a_hi = np.where(d > 0, a_hi, mid)
+    peak = np.clip(np.round(0.5 * (a_lo + a_hi)), lo, hi)
+    k = c + u - 2 * peak
+    curv = (
+        polygamma(1, peak + 1) + polygamma(1, h - peak + 1)
+        + polygamma(1, u - peak + 1) + polygamma(1, h - u + peak + 1)
+        + 4 * polygamma(1, k + 1) + 4 * polygamma(1, n0 - k + 1)
+    )
+    curv = np.nan_to_num(curv, nan=1.0, posinf=1.0)
+    log_fact = gammaln(np.arange(max(n0, h) + 2, dtype=float) + 1)  # log k!, exact table lookups
+    width = int(np.ceil(np.max(np.sqrt(2 * _WINDOW_NATS / np.maximum(curv, 1e-300))[feasible]))) + 2
+    while True:
+        width = min(width, h + 1)
+        offsets = np.arange(-width, width + 1, dtype=float)
+        result = np.full(r + 1, -np.inf)
+        edge_ok = True
+        chunk = max(1, 4_000_000 // offsets.size)
+        for start in range(0, r + 1, chunk):
+            sl = slice(start, start + chunk)
+            a = peak[sl, None] + offsets[None, :]
+            inside = (a >= lo[sl, None]) & (a <= hi[sl, None])
+            ai = np.where(inside, a, lo[sl, None]).astype(np.int64)
+            ui = np.arange(start, min(start + chunk, r + 1), dtype=np.int64)[:, None]
+            ki = c + ui - 2 * ai
+            vals = (
+                log_fact[n0] - log_fact[ki] - log_fact[n0 - ki]
+                + 2 * log_fact[h] - log_fact[ai] - log_fact[h - ai]
+                - log_fact[ui - ai] - log_fact[h - ui + ai]
+            )
+            vals = np.where(inside, vals, -np.inf)
+            result[sl] = logsumexp(vals, axis=1)
+            # Concavity: if both window edges are far below the maximum, so is everything outside.
+            top = np.max(vals, axis=1)
+            for edge in (0, -1):
+                cut = inside[:, edge] & (vals[:, edge] > top - _WINDOW_NATS)
+                if np.any(cut & feasible[sl]):
+                    edge_ok = False
+        if edge_ok or width >= h + 1:
+            break
+        width *= 2
+    result[~feasible] = -np.inf
+    result.setflags(write=False)
+    return result
+
+
+def log_overlap_counts(m: int, r: int) -> np.ndarray:
+    """log N_u for u = 0..r (Theorem 4.2): the number of s ∈ S_m at overlap u with any fixed guess.
+
+    N_u = Σ_{α1+α2=u} C(m−r, ⌈(m−r)/2⌉ − (α1−α2)) C(r/2, α1) C(r/2, α2); Σ_u N_u = M'.
+    Entries with N_u = 0 are −inf.  Cached per (m, r); the returned array is read-only.
+    """
+    check_m_r(m, r)
+    return _log_overlap_counts_cached(int(m), int(r))
+
+
+# --------------------------------------------------------------------------------------
+# Theorem 4.2 / Lemma C.1
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EpsilonBound:
+    """Result of :func:`epsilon_lower_bound`.
+
+    ``epsilon_ldp`` bounds the induced LDP mechanism (Theorem 4.2 / Lemma C.1 solved for
+    ε); ``epsilon_lb = epsilon_ldp / 2`` bounds the unlearning algorithm (Lemma 4.1).
+    ``rejected`` is True iff the test rejects H0: ε_ldp ≤ 0 at level ζ, i.e. ``epsilon_ldp > 0``.
+    """
+
+    epsilon_ldp: float
+    epsilon_lb: float
+    rejected: bool
+    statistic: str
+    statistic_value: float
+    m: int
+    r: int
+    L: int
+    zeta: float
+    delta: float
+
+
+def _prepare_overlaps(overlaps, r: int) -> np.ndarray:
+    try:
+        v = np.asarray(overlaps, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ValueError("overlaps must be a sequence of numbers (one overlap V per run)") from None
+    if v.size == 0:
+        raise ValueError("overlaps is empty: give at least one overlap V (one per evaluation run)")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("overlaps contain NaN or infinite values")
+    if np.any(v != np.round(v)):
+        raise ValueError("overlaps must be integers (V counts correct non-zero guesses)")
+    if np.any(v < 0) or np.any(v > r):
+        raise ValueError(f"overlaps must lie in [0, r] = [0, {r}]; got min {v.min():g}, max {v.max():g}")
+    return v
+
+
+def _log_g_to_epsilon(log_g: float, m: int, r: int, delta: float) -> float:
+    """Invert g(ε) = (e^ε + a)/(e^ε + M' − 1) = exp(log_g) for ε; −inf if no ε ≥ −∞ fits."""
+    if log_g >= 0:
+        return math.inf
+    log_mp = log_num_sign_vectors(m)
+    log_b = log_mp + math.log1p(-math.exp(-log_mp))  # log(M' − 1)
+    log_one_minus_g = math.log(-math.expm1(log_g))
+    if delta == 0.0:
+        return log_g + log_b - log_one_minus_g
+    log_a = log_b - log_mp + log_num_guesses(m, r) + math.log(delta)
+    x = log_g + log_b  # log(g · b)
+    if log_a >= x:
+        return -math.inf
+    return x + math.log1p(-math.exp(log_a - x)) - log_one_minus_g
+
+
+def _check_delta_monotone(m: int, r: int, delta: float) -> None:
+    if delta > 0 and math.log(delta) + log_num_guesses(m, r) >= log_num_sign_vectors(m):
+        raise ValueError(
+            f"delta = {delta:g} is too large for m = {m}, r = {r}: Lemma C.1 gives a valid test only "
+            f"for delta < M'/K = {max_delta(m, r):.6g} (M' = |S_m|, K = number of guesses); "
+            "use a smaller delta or a smaller r"
+        )
+
+
+def _log_mgf_min(log_n: np.ndarray, v: float) -> float:
+    """min_{λ≥0} [ log Σ_u e^{λu} N_u − λ v ]  (the ε-free part of Eq. 1)."""
+    u = np.arange(log_n.size, dtype=float)
+    support = np.isfinite(log_n)
+    u_max = float(u[support].max())
+
+    def h(lam: float) -> float:
+        return float(logsumexp(lam * u + log_n) - lam * v)
+
+    def mean_u(lam: float) -> float:
+        w = lam * u + log_n
+        p = np.exp(w - logsumexp(w))
+        return float(np.dot(p, u))
+
+    if mean_u(0.0) >= v:
+        return h(0.0)
+    if v >= u_max:
+        return float(log_n[int(u_max)]) + 0.0 * v  # λ → ∞: only u_max survives and v = u_max
+    lam_hi = 1.0
+    while mean_u(lam_hi) < v:
+        lam_hi *= 2.0
+        if lam_hi > 1e12:  # pragma: no cover - v within rounding of u_max
+            return h(lam_hi)
+    lam = brentq(lambda x: mean_u(x) - v, 0.0, lam_hi, xtol=1e-14, rtol=1e-14, maxiter=500)
+    return h(lam)
+
+
+def _log_g_threshold(v: np.ndarray, m: int, r: int, zeta: float, statistic: str) -> tuple[float, float]:
+    """(statistic value, log g*) such that the bound of Eq. 1/2 (or 9/10) equals ζ at g = g*."""
+    log_n = log_overlap_counts(m, r)
+    L = v.size
+    if statistic == "mean":
+        stat = float(v.mean())
+        return stat, math.log(zeta) / L - _log_mgf_min(log_n, stat)
+    stat = float(np.median(v))
+    k = (L + 1) // 2  # ⌈L/2⌉
+    log_binom = float(_log_comb(L, k))
+    log_tail = float(logsumexp(log_n[int(math.ceil(stat)):]))
+    return stat, (math.log(zeta) - log_binom) / k - log_tail
+
+
+def epsilon_lower_bound(
+    overlaps: Sequence[float],
+    m: int,
+    r: int,
+    *,
+    zeta: float = 0.05,
+    statistic: str = "mean",
+    delta: float = 0.0,
+) -> EpsilonBound:
+    """Lower bound on ε from the overlaps V^(1..L) of L independent audit runs (Theorem 4.2).
+
+    Parameters
+    ----------
+    overlaps : per-run overlap scores V ∈ {0, …, r}.
+    m : number of candidate forget batches.
+    r : guess budget (even, 0 < r ≤ m).
+    zeta : significance level ζ ∈ (0, 1); the bound is valid with probability ≥ 1 − ζ.
+    statistic : "mean" (Chernoff bound, Eq. 1) or "median" (Eq. 2).
+    delta : δ ∈ [0, M'/K) of the LDP mechanism (Lemma C.1); 0 is Theorem 4.2.
+
+    Returns
+    -------
+    EpsilonBound with ``epsilon_ldp`` ≥ 0 (0 and ``rejected=False`` when the test does not
+    reject, including whenever the statistic is ≤ r/2) and ``epsilon_lb = epsilon_ldp / 2``.
+    """
+    check_m_r(m, r)
+    m, r = int(m), int(r)
+    zeta = _check_zeta(zeta)
+    delta = _check_delta(delta)
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    _check_delta_monotone(m, r, delta)
+    v = _prepare_overlaps(overlaps, r)
+    stat, log_g = _log_g_threshold(v, m, r, zeta, statistic)
+    eps = 0.0
+    if stat > r / 2:
+        eps = _log_g_to_epsilon(log_g, m, r, delta)
+        if not eps > 0.0:  # negative, −inf or NaN: not rejected
+            eps = 0.0
+    return EpsilonBound(
+        epsilon_ldp=float(eps),
+        epsilon_lb=float(eps) / 2.0,
+        rejected=bool(eps > 0.0),
+        statistic=statistic,
+        statistic_value=stat,
+        m=m,
+        r=r,
+        L=int(v.size),
+        zeta=zeta,
+        delta=delta,
+    )
+
+
+def audit_tail_bound(
+    value: float,
+    m: int,
+    r: int,
+    L: int,
+    epsilon: float,
+    *,
+    statistic: str = "mean",
+    delta: float = 0.0,
+) -> float:
+    """Right-hand side of Eq. 1 (mean) or Eq. 2 (median) at ε: an upper bound on
+    Pr[statistic ≥ value] for any (ε, δ)-LDP mechanism — the p-value of the claim ε.
+    Capped at 1.
+    """
+    check_m_r(m, r)
+    delta = _check_delta(delta)
+    _check_delta_monotone(m, r, delta)
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    L = _check_count(L, "L")
+    if L == 0:
+        raise ValueError("L must be >= 1")
+    epsilon = float(epsilon)
+    if not epsilon >= 0:
+        raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
+    log_mp = log_num_sign_vectors(m)
+    log_b = log_mp + math.log1p(-math.exp(-log_mp))
+    log_num = epsilon if delta == 0 else np.logaddexp(
+        epsilon, log_b - log_mp + log_num_guesses(m, r) + math.log(delta)
+    )
+    log_g = float(log_num - np.logaddexp(epsilon, log_b))
+    log_n = log_overlap_counts(m, r)
+    if statistic == "mean":
+        log_p = L * (log_g + _log_mgf_min(log_n, float(value)))
+    else:
+        k = (L + 1) // 2
+        start = max(int(math.ceil(value)), 0)
+        if start > r:
+            return 0.0
+        log_p = float(_log_comb(L, k)) + k * (log_g + float(logsumexp(log_n[start:])))
+    return float(min(1.0, math.exp(min(log_p, 0.0))))
+
+
+# --------------------------------------------------------------------------------------
+# Clopper–Pearson, pairwise (Eq. 3) and μ-GDP
+# --------------------------------------------------------------------------------------
+def clopper_pearson_upper(k: int, n: int, alpha: float) -> float:
+    """Upper end of a one-sided level-(1−α) Clopper–Pearson interval for a binomial rate."""
+    if k >= n:
+        return 1.0
+    return float(beta_dist.isf(alpha, k + 1, n - k))
+
+
+def clopper_pearson_lower(k: int, n: int, alpha: float) -> float:
+    """Lower end of a one-sided level-(1−α) Clopper–Pearson interval for a binomial rate."""
+    if k <= 0:
+        return 0.0
+    return float(beta_dist.ppf(alpha, k, n - k + 1))
+
+
+@dataclass(frozen=True)
+class PairwiseBound:
+    """Result of :func:`pairwise_epsilon_lower_bound` (Eq. 3)."""
+
+    epsilon_lb: float
+    fp_high: float
+    fn_high: float
+    fp: int
+    n_neg: int
+    fn: int
+    n_pos: int
+    zeta: float
+    delta: float
+
+
+def _safe_log_ratio(num: float, den: float) -> float:
+    if num <= 0.0:
+        return -math.inf
+    return math.log(num) - math.log(den)
+
+
+def pairwise_epsilon_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05, delta: float = 0.0) -> PairwiseBound:
+    """Eq. 3: ε_LB = max{log((1−δ−FP_hi)/FN_hi), log((1−δ−FN_hi)/FP_hi)}, clamped at 0.
+
+    FP_hi, FN_hi are upper ends of two-sided 1−ζ Clopper–Pearson intervals (each tail ζ/2)
+    for the false-positive rate (fp of n_neg negatives) and false-negative rate (fn of n_pos).
+    """
+    fp, n_neg = _check_errors(fp, n_neg, "fp", "n_neg")
+    fn, n_pos = _check_errors(fn, n_pos, "fn", "n_pos")
+    zeta = _check_zeta(zeta)
+    delta = _check_delta(delta)
+    fp_hi = clopper_pearson_upper(fp, n_neg, zeta / 2)
+    fn_hi = clopper_pearson_upper(fn, n_pos, zeta / 2)
+    eps = max(_safe_log_ratio(1 - delta - fp_hi, fn_hi), _safe_log_ratio(1 - delta - fn_hi, fp_hi), 0.0)
+    return PairwiseBound(float(eps), fp_hi, fn_hi, fp, n_neg, fn, n_pos, zeta, delta)
+
+
+def gdp_mu_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05) -> float:
+    """μ_LB = max(0, Φ⁻¹(1 − FP_hi) − Φ⁻¹(FN_hi)) from error counts (μ-GDP trade-off curve).
+
+    FP_hi, FN_hi as in :func:`pairwise_epsilon_lower_bound` (two-sided 1−ζ Clopper–Pearson).
+    """
+    fp, n_neg = _check_errors(fp, n_neg, "fp", "n_neg")
+    fn, n_pos = _check_errors(fn, n_pos, "fn", "n_pos")
+    zeta = _check_zeta(zeta)
+    fp_hi = clopper_pearson_upper(fp, n_neg, zeta / 2)
+    fn_hi = clopper_pearson_upper(fn, n_pos, zeta / 2)
+    return float(max(0.0, -ndtri(fp_hi) - ndtri(fn_hi)))
+
+
+def gdp_mu_lower_bound_from_accuracy(correct, total, *, zeta: float = 0.05) -> float:
+    """μ_LB = max(0, 2Φ⁻¹(acc_LB)) from a two-hypothesis guessing game with equal priors
+    (Algorithm 1 with m = r = 2); acc_LB is the one-sided 1−ζ Clopper–Pearson lower bound.
+    The best accuracy against μ-GDP is Φ(μ/2).
+    """
+    correct, total = _check_errors(correct, total, "correct", "total")
+    zeta = _check_zeta(zeta)
+    acc_lb = clopper_pearson_lower(correct, total, zeta)
+    return float(max(0.0, 2.0 * ndtri(acc_lb))) if acc_lb > 0 else 0.0
+
+
+def gdp_delta(mu: float, epsilon: float) -> float:
+    """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) of a μ-GDP mechanism (Dong, Roth & Su 2022)."""
+    mu = float(mu)
+    if not mu >= 0:
+        raise ValueError(f"mu must be >= 0, got {mu!r}")
+    epsilon = float(epsilon)
+    if not (epsilon >= 0 and math.isfinite(epsilon)):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    return float(hockey_stick_delta(epsilon, mu))
+
+
+def gdp_epsilon(mu: float, delta: float) -> float:
+    """Smallest ε ≥ 0 with δ(ε) ≤ delta for a μ-GDP mechanism (inverse of :func:`gdp_delta`)."""
+    mu = float(mu)
+    if not (mu >= 0 and math.isfinite(mu)):
+        raise ValueError(f"mu must be a finite number >= 0, got {mu!r}")
+    delta = float(delta)
+    if not (0.0 < delta < 1.0):
+        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
+    if gdp_delta(mu, 0.0) <= delta:
+        return 0.0
+    hi = max(1.0, mu * mu)
+    while gdp_delta(mu, hi) > delta:
+        hi *= 2.0
+    return float(brentq(lambda e: gdp_delta(mu, e) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12, maxiter=500))

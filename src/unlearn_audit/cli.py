@@ -1,0 +1,171 @@
+"""Command line: ``unlearn-audit bound|pairwise|gdp``.
+
+Bad input exits with status 2 and a single line on stderr (no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .bounds import (
+    STATISTICS,
+    epsilon_lower_bound,
+    gdp_epsilon,
+    gdp_mu_lower_bound,
+    gdp_mu_lower_bound_from_accuracy,
+    pairwise_epsilon_lower_bound,
+)
+
+
+class UsageError(Exception):
+    """Raised for bad command-line input; reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line instead of usage + message
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _parse_overlap_list(text: str) -> list[float]:
+    items = [t for t in text.replace(",", " ").split() if t]
+    if not items:
+        raise UsageError("--overlaps is empty; give comma-separated integers, e.g. --overlaps 60,58,61")
+    try:
+        return [float(t) for t in items]
+    except ValueError:
+        raise UsageError(f"--overlaps must be comma-separated integers, got {text!r}") from None
+
+
+def read_overlaps_file(path: Path, r: int | None = None) -> list[float]:
+    """Read overlaps from a text file (numbers separated by whitespace/commas; '#' comments)
+    or a Parquet file with an ``overlap`` column (rows filtered to ``r`` when an ``r`` column exists)."""
+    if not path.exists():
+        raise UsageError(f"--overlaps-file {path}: no such file")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        import pandas as pd
+
+        try:
+            df = pd.read_parquet(path)
+        except Exception as exc:  # noqa: BLE001 - report any reader failure as one line
+            raise UsageError(f"--overlaps-file {path}: cannot read Parquet ({exc})") from None
+        if "overlap" not in df.columns:
+            raise UsageError(f"--overlaps-file {path}: no 'overlap' column (columns: {', '.join(map(str, df.columns))})")
+        if r is not None and "r" in df.columns:
+            df = df[df["r"] == r]
+            if df.empty:
+                raise UsageError(f"--overlaps-file {path}: no rows with r = {r}")
+        return df["overlap"].astype(float).tolist()
+    text = "\n".join(line.split("#", 1)[0] for line in path.read_text().splitlines())
+    if not text.strip():
+        raise UsageError(f"--overlaps-file {path}: no numbers in file")
+    try:
+        return _parse_overlap_list(text)
+    except UsageError:
+        raise UsageError(f"--overlaps-file {path}: expected integers separated by commas or whitespace") from None
+
+
+def _json_default(x):
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return float(x)
+    raise TypeError(type(x))
+
+
+def _dump(obj: dict) -> str:
+    clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in obj.items()}
+    return json.dumps(clean, default=_json_default)
+
+
+def _cmd_bound(args) -> dict:
+    if (args.overlaps is None) == (args.overlaps_file is None):
+        raise UsageError("give exactly one of --overlaps or --overlaps-file")
+    overlaps = (
+        _parse_overlap_list(args.overlaps)
+        if args.overlaps is not None
+        else read_overlaps_file(Path(args.overlaps_file), args.r)
+    )
+    res = epsilon_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta)
+    return asdict(res)
+
+
+def _cmd_pairwise(args) -> dict:
+    res = pairwise_epsilon_lower_bound(args.fp, args.n_neg, args.fn, args.n_pos, zeta=args.zeta, delta=args.delta)
+    out = asdict(res)
+    out["mu_lb"] = gdp_mu_lower_bound(args.fp, args.n_neg, args.fn, args.n_pos, zeta=args.zeta)
+    return out
+
+
+def _cmd_gdp(args) -> dict:
+    if args.correct is not None or args.total is not None:
+        if args.correct is None or args.total is None:
+            raise UsageError("--correct and --total go together")
+        mu = gdp_mu_lower_bound_from_accuracy(args.correct, args.total, zeta=args.zeta)
+        out = {"correct": args.correct, "total": args.total, "zeta": args.zeta, "mu_lb": mu}
+    else:
+        missing = [n for n in ("fp", "n_neg", "fn", "n_pos") if getattr(args, n) is None]
+        if missing:
+            raise UsageError("give --correct/--total or all of --fp --n-neg --fn --n-pos")
+        mu = gdp_mu_lower_bound(args.fp, args.n_neg, args.fn, args.n_pos, zeta=args.zeta)
+        out = {"fp": args.fp, "n_neg": args.n_neg, "fn": args.fn, "n_pos": args.n_pos, "zeta": args.zeta, "mu_lb": mu}
+    if args.delta is not None:
+        out["delta"] = args.delta
+        out["epsilon"] = gdp_epsilon(mu, args.delta)
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="unlearn-audit", description="Lower bounds on the unlearning parameter epsilon.")
+    p.add_argument("--version", action="version", version=f"unlearn-audit {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    b = sub.add_parser("bound", help="Theorem 4.2 bound from per-run overlaps V (prints JSON)")
+    b.add_argument("--m", type=int, required=True, help="number of candidate forget batches")
+    b.add_argument("--r", type=int, required=True, help="guess budget (even, 0 < r <= m)")
+    b.add_argument("--overlaps", help="comma-separated overlaps, one per evaluation run, e.g. 60,58,61")
+    b.add_argument("--overlaps-file", help="text file of overlaps, or Parquet with an 'overlap' column")
+    b.add_argument("--statistic", choices=STATISTICS, default="mean")
+    b.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
+    b.add_argument("--delta", type=float, default=0.0, help="delta of the LDP mechanism (Lemma C.1)")
+    b.set_defaults(func=_cmd_bound)
+
+    pw = sub.add_parser("pairwise", help="Eq. 3 pairwise bound from error counts (prints JSON)")
+    for name in ("fp", "n-neg", "fn", "n-pos"):
+        pw.add_argument(f"--{name}", type=int, required=True)
+    pw.add_argument("--zeta", type=float, default=0.05)
+    pw.add_argument("--delta", type=float, default=0.0)
+    pw.set_defaults(func=_cmd_pairwise)
+
+    g = sub.add_parser("gdp", help="mu-GDP lower bound from error counts or accuracy (prints JSON)")
+    for name in ("fp", "n-neg", "fn", "n-pos", "correct", "total"):
+        g.add_argument(f"--{name}", type=int)
+    g.add_argument("--zeta", type=float, default=0.05)
+    g.add_argument("--delta", type=float, help="also convert mu_lb to epsilon at this delta")
+    g.set_defaults(func=_cmd_gdp)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            raise UsageError("unlearn-audit: missing command (bound, pairwise or gdp); see --help")
+        out = args.func(args)
+    except (UsageError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(_dump(out))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

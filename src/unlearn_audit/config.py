@@ -1,0 +1,99 @@
+"""Workflow configuration: JSON-schema validation with defaults, plus semantic checks.
+
+``validate_config(config, schema_path)`` fills defaults from the schema in place and
+raises :class:`ConfigError` with one message naming the offending key (e.g.
+``config key 'convex.cubic.epsilons[2]': -1 is less than the minimum of 0``) before any
+job runs (DESIGN §9).  The schema file is plain JSON Schema (draft 2020-12), so it also
+works with ``snakemake.utils.validate``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import jsonschema
+import yaml
+
+__all__ = ["ConfigError", "validate_config", "load_yaml", "SEMANTIC_CHECKS"]
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing, misspelled or out of range."""
+
+
+def load_yaml(path: str | os.PathLike) -> Any:
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def _with_defaults(validator_class):
+    validate_properties = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, sub in properties.items():
+                if isinstance(sub, dict) and "default" in sub and name not in instance:
+                    instance[name] = _copy(sub["default"])
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+
+
+def _copy(value):
+    import copy
+
+    return copy.deepcopy(value)
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    out = ""
+    for part in error.absolute_path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "<top level>"
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        allowed = ", ".join(sorted(error.schema.get("properties", {})))
+        return f"unknown key(s) {', '.join(map(repr, extra))}; allowed keys here: {allowed}"
+    if error.validator == "required":
+        return error.message
+    return error.message.replace("\n", " ")
+
+
+# Semantic checks that JSON Schema cannot express.  Each takes the (defaulted) config and
+# returns a list of (key path, message).
+SEMANTIC_CHECKS: list[Callable[[dict], list[tuple[str, str]]]] = []
+
+
+def semantic_check(fn):
+    SEMANTIC_CHECKS.append(fn)
+    return fn
+
+
+@semantic_check
+def _perfect_prediction_grid(config: dict) -> list[tuple[str, str]]:
+    problems = []
+    for i, cell in enumerate(config.get("perfect_prediction", {}).get("grid", [])):
+        m, r = cell.get("m"), cell.get("r")
+        if isinstance(m, int) and isinstance(r, int) and r > m:
+            problems.append((f"perfect_prediction.grid[{i}].r", f"r = {r} must be <= m = {m}"))
+    return problems
+
+
+def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
+    """Validate ``config`` against the schema, filling defaults in place; return it."""
+    schema = load_yaml(Path(schema_path))
+    cls = jsonschema.validators.validator_for(schema)
+    validator = _with_defaults(cls)(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: (len(list(e.absolute_path)), str(list(e.absolute_path))))
+    if errors:
+        err = errors[0]
+        raise ConfigError(f"config key '{_key_path(err)}': {_message(err)}")
+    for check in SEMANTIC_CHECKS:
+        for key, msg in check(config):
+            raise ConfigError(f"config key '{key}': {msg}")
+    return config

@@ -1,0 +1,65 @@
+"""Atomic output writing and Parquet I/O (DESIGN §4: every output is written atomically).
+
+A file is first written next to its destination under a temporary name and then moved
+into place with ``os.replace``, so an interrupted job never leaves a truncated output
+that a rerun would mistake for a finished one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+__all__ = ["atomic_path", "write_text_atomic", "write_parquet", "read_parquet"]
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path in the destination's directory; move it to ``path`` on success."""
+    dest = Path(path)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, dest)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def write_parquet(df: pd.DataFrame, path: str | os.PathLike, schema: pa.Schema | None = None) -> None:
+    """Write ``df`` as Parquet atomically, cast to ``schema`` (column order and types) if given."""
+    if schema is not None:
+        missing = [n for n in schema.names if n not in df.columns]
+        if missing:
+            raise ValueError(f"cannot write {path}: missing columns {missing} required by its schema")
+        table = pa.Table.from_pandas(df[schema.names], schema=schema, preserve_index=False)
+    else:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def read_parquet(path: str | os.PathLike, schema: pa.Schema | None = None) -> pd.DataFrame:
+    """Read a Parquet file; if ``schema`` is given, check that its columns are present."""
+    df = pd.read_parquet(path)
+    if schema is not None:
+        missing = [n for n in schema.names if n not in df.columns]
+        if missing:
+            raise ValueError(f"{path}: missing columns {missing}; was it written by another version?")
+    return df

@@ -1,0 +1,22 @@
+# Tables and figures that are computed from the statistics alone.
+
+
+rule attainable_bounds:
+    """App. F.1/F.3: the largest epsilon bound that perfect predictions can certify."""
+    output:
+        report(
+            multiext(f"{TABLES}/attainable_bounds", ".csv", ".md", ".tex"),
+            caption="../report/attainable_bounds.rst",
+            category="Statistics",
+        ),
+    params:
+        grid=config["perfect_prediction"]["grid"],
+        L=config["perfect_prediction"]["L"],
+        zeta=config["zeta"],
+    log:
+        f"{LOGS}/attainable_bounds.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/attainable_bounds.py"
