@@ -1,0 +1,100 @@
+"""Parquet schemas of every intermediate file, in one place (DESIGN §4)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+__all__ = ["SIGNS", "SCORES", "RUN_METRICS", "FIT", "OVERLAPS", "BOUNDS", "CONVEX_DECISIONS"]
+
+SIGNS = pa.schema(
+    [
+        ("design", pa.string()),
+        ("phase", pa.string()),        # "calib" or "eval"
+        ("run", pa.int32()),
+        ("sign_index", pa.int64()),    # row of this sign vector in this file (never a file name)
+        ("seed", pa.uint64()),         # first word of the run's sign-stream state
+        ("signs", pa.list_(pa.int8())),  # S ∈ S_m, entry j = +1 puts batch j in the forget set
+    ]
+)
+
+SCORES = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("phase", pa.string()),
+        ("run", pa.int32()),
+        ("sign_index", pa.int64()),
+        ("seed", pa.uint64()),
+        ("batch", pa.int32()),         # candidate batch j
+        ("example", pa.int64()),       # global id of the example in the candidate pool
+        ("in_forget", pa.bool_()),     # S_j = +1
+        ("score_logit", pa.float64()),  # φ = log p_y − log(1 − p_y) (text: −mean CE)
+        ("score_loss", pa.float64()),   # cross-entropy (text: mean per-character CE)
+    ]
+)
+
+RUN_METRICS = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("phase", pa.string()),
+        ("run", pa.int32()),
+        ("retain_acc", pa.float64()),
+        ("forget_acc", pa.float64()),   # accuracy on D_f(S), the sampled forget set
+        ("test_acc", pa.float64()),
+    ]
+)
+
+FIT = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("score", pa.string()),        # "logit" or "loss"
+        ("example", pa.int64()),
+        ("batch", pa.int32()),
+        ("mu_in", pa.float64()),
+        ("sd_in", pa.float64()),
+        ("n_in", pa.int32()),
+        ("mu_out", pa.float64()),
+        ("sd_out", pa.float64()),
+        ("n_out", pa.int32()),
+    ]
+)
+
+OVERLAPS = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("auditor", pa.string()),
+        ("score", pa.string()),
+        ("run", pa.int32()),
+        ("sign_index", pa.int64()),
+        ("r", pa.int32()),
+        ("overlap", pa.int32()),
+    ]
+)
+
+BOUNDS = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("auditor", pa.string()),
+        ("score", pa.string()),
+        ("statistic", pa.string()),
+        ("m", pa.int32()),
+        ("r", pa.int32()),
+        ("L", pa.int32()),
+        ("zeta", pa.float64()),
+        ("delta", pa.float64()),
+        ("mean_overlap", pa.float64()),
+        ("epsilon_ldp", pa.float64()),
+        ("epsilon_lb", pa.float64()),
+        ("rejected", pa.bool_()),
+    ]
+)
+
+CONVEX_DECISIONS = pa.schema(
+    [
+        ("mechanism", pa.string()),
+        ("epsilon", pa.float64()),
+        ("sigma", pa.float64()),
+        ("draw", pa.int64()),
+        ("truth", pa.int8()),          # 1: drawn from the non-empty-forget-set side, 0: empty forget set
+        ("decision", pa.int8()),
+    ]
+)

@@ -1,0 +1,66 @@
+"""Per-example membership scores of a model (paper Section 5, App. D.2, E.1; DESIGN §5).
+
+* logit score φ(f(x)_y) = log p_y − log(1 − p_y), computed stably as
+  z_y − logsumexp_{j≠y} z_j (a float32 softmax followed by log(1 − p) overflows for
+  confident points);
+* loss score: the cross-entropy −log p_y;
+* text (App. D.2): the mean per-character cross-entropy of a sequence; its logit-type
+  score is its negation (higher = more member-like, like φ).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+__all__ = ["logit_scores", "loss_scores", "sequence_scores", "model_scores"]
+
+
+def logit_scores(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """φ = z_y − logsumexp_{j≠y} z_j for each row, in float64."""
+    z = logits.to(torch.float64)
+    zy = z.gather(1, labels.view(-1, 1)).squeeze(1)
+    others = z.scatter(1, labels.view(-1, 1), float("-inf"))
+    return zy - torch.logsumexp(others, dim=1)
+
+
+def loss_scores(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy −log p_y for each row, in float64."""
+    z = logits.to(torch.float64)
+    return torch.logsumexp(z, dim=1) - z.gather(1, labels.view(-1, 1)).squeeze(1)
+
+
+def sequence_scores(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean per-character cross-entropy of each sequence: logits (N, T, V), targets (N, T)."""
+    n, t, v = logits.shape
+    ce = loss_scores(logits.reshape(n * t, v), targets.reshape(n * t))
+    return ce.view(n, t).mean(dim=1)
+
+
+@torch.no_grad()
+def model_scores(model: torch.nn.Module, x, y, *, kind: str = "image", batch_size: int = 1024) -> dict[str, np.ndarray]:
+    """Scores and correctness of ``model`` on (x, y): {"logit", "loss", "correct"} as numpy arrays.
+
+    ``kind`` is "image" (classification) or "text" (next-character prediction over a window;
+    "correct" is then the per-sequence fraction of correctly predicted characters).
+    """
+    model.eval()
+    x = torch.as_tensor(x)
+    y = torch.as_tensor(y)
+    logit, loss, correct = [], [], []
+    for start in range(0, len(x), batch_size):
+        xb, yb = x[start : start + batch_size], y[start : start + batch_size]
+        out = model(xb)
+        if kind == "image":
+            logit.append(logit_scores(out, yb))
+            loss.append(loss_scores(out, yb))
+            correct.append((out.argmax(dim=1) == yb).to(torch.float64))
+        elif kind == "text":
+            ce = sequence_scores(out, yb)
+            loss.append(ce)
+            logit.append(-ce)
+            correct.append((out.argmax(dim=2) == yb).to(torch.float64).mean(dim=1))
+        else:
+            raise ValueError(f"kind must be 'image' or 'text', got {kind!r}")
+    cat = lambda parts: torch.cat(parts).cpu().numpy() if parts else np.zeros(0)  # noqa: E731
+    return {"logit": cat(logit), "loss": cat(loss), "correct": cat(correct)}
