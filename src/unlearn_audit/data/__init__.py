@@ -1,0 +1,168 @@
+"""Datasets of the audits behind one interface (Section 6, App. D).
+
+Every dataset is split into a retain set, a candidate forget pool of ``m`` batches of ``B``
+examples, and validation/test sets, returned as an :class:`AuditData`:
+
+- ``digits``: scikit-learn's bundled 8x8 digits (offline; the default configuration);
+- ``cifar100``: CIFAR-100 under ``<resources_dir>/cifar100`` (App. D.1; uniform or adversarial split);
+- ``shakespeare``: Gutenberg plays as (play, role) clients (App. D.2).
+
+>>> data = prepare_audit_data("digits", batch_size=1, m=144, seed=0, resources_dir="resources")
+>>> data.sizes()["forget"]
+144
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .cifar100 import load_cifar100_source
+from .digits import load_digits_source
+from .shakespeare import ShakespeareCorpus, build_shakespeare_data, load_shakespeare_corpus
+from .splits import (
+    PARTS,
+    AuditData,
+    DatasetError,
+    DatasetNotFoundError,
+    ImageSource,
+    load_audit_data,
+    save_audit_data,
+    split_image_source,
+    split_indices_frame,
+)
+from .vocab import VOCAB_SIZE, CharVocab, default_vocab
+
+__all__ = [
+    "AuditData",
+    "DATASETS",
+    "DatasetError",
+    "DatasetNotFoundError",
+    "DatasetSpec",
+    "ImageSource",
+    "PARTS",
+    "ShakespeareCorpus",
+    "CharVocab",
+    "VOCAB_SIZE",
+    "default_vocab",
+    "load_dataset",
+    "prepare_audit_data",
+    "save_audit_data",
+    "load_audit_data",
+    "split_indices_frame",
+]
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A registered dataset: ``load(resources_dir, **load_params)`` reads the source and
+    ``build(source, split=, batch_size=, forget_fraction=, m=, seed=, **split_params)`` splits it."""
+
+    name: str
+    kind: str
+    description: str
+    load: Callable[..., Any]
+    build: Callable[..., AuditData]
+    default_forget_fraction: float | None = None
+
+
+def _load_digits(resources_dir: str | os.PathLike) -> ImageSource:
+    return load_digits_source()
+
+
+def _build_images(src: ImageSource, *, split: str, batch_size: int, forget_fraction: float | None, m: int | None, seed: int,
+                  val_fraction: float = 0.1, test_fraction: float = 0.2) -> AuditData:
+    return split_image_source(src, split=split, batch_size=batch_size, forget_fraction=forget_fraction, m=m, seed=seed,
+                              val_fraction=val_fraction, test_fraction=test_fraction)
+
+
+def _build_shakespeare(corpus: ShakespeareCorpus, *, split: str, batch_size: int | None, forget_fraction: float | None,
+                       m: int | None, seed: int, **params: Any) -> AuditData:
+    return build_shakespeare_data(corpus, split=split, batch_size=batch_size, forget_fraction=forget_fraction, m=m, seed=seed, **params)
+
+
+_BUILD_SHAKESPEARE_PARAMS = tuple(
+    p for p in inspect.signature(build_shakespeare_data).parameters if p not in ("corpus", "seed", "m", "batch_size", "forget_fraction", "split")
+)
+
+DATASETS: dict[str, DatasetSpec] = {
+    "digits": DatasetSpec("digits", "image", "scikit-learn 8x8 digits, 10 classes, offline", _load_digits, _build_images, 0.1),
+    "cifar100": DatasetSpec("cifar100", "image", "CIFAR-100 (App. D.1), 100 classes, 32x32 RGB", load_cifar100_source, _build_images, 0.1),
+    "shakespeare": DatasetSpec("shakespeare", "text", "Shakespeare (play, role) clients, 80-character windows (App. D.2)",
+                               load_shakespeare_corpus, _build_shakespeare, 0.1),
+}
+
+
+def _spec(name: str) -> DatasetSpec:
+    try:
+        return DATASETS[name]
+    except KeyError:
+        raise DatasetError(f"unknown dataset {name!r}; known: {sorted(DATASETS)}") from None
+
+
+def _accepted(fn: Callable[..., Any], skip: tuple[str, ...]) -> tuple[str, ...]:
+    params = inspect.signature(fn).parameters
+    return tuple(p for p, v in params.items() if p not in skip and v.kind in (v.KEYWORD_ONLY, v.POSITIONAL_OR_KEYWORD))
+
+
+def load_dataset(name: str, *, resources_dir: str | os.PathLike = "resources", **params: Any) -> ImageSource | ShakespeareCorpus:
+    """Read the unsplit source of a registered dataset (images with labels, or parsed Shakespeare roles)."""
+    spec = _spec(name)
+    unknown = sorted(set(params) - set(_accepted(spec.load, ("resources_dir",))))
+    if unknown:
+        raise DatasetError(f"unknown parameter(s) {unknown} for loading dataset {name!r}")
+    return spec.load(resources_dir, **params)
+
+
+def prepare_audit_data(
+    name: str,
+    *,
+    split: str = "uniform",
+    batch_size: int | None,
+    forget_fraction: float | None = None,
+    m: int | None = None,
+    seed: int,
+    resources_dir: str | os.PathLike = "resources",
+    **dataset_params: Any,
+) -> AuditData:
+    """Load and split a dataset for an audit (Section 6, App. D) -- step 1 of the workflow.
+
+    Parameters
+    ----------
+    name
+        ``"digits"``, ``"cifar100"`` or ``"shakespeare"``.
+    split
+        ``"uniform"`` or ``"adversarial"`` (images, App. D.1); Shakespeare's forget set is
+        always a random choice of whole roles (App. D.2) and accepts ``"uniform"`` only.
+    batch_size
+        B, examples per candidate forget batch.  Shakespeare: windows per forget chunk
+        (``None`` keeps every window of a chunk).
+    forget_fraction, m
+        Size of the forget pool: ``m`` batches if given, else ``forget_fraction`` of the
+        training portion (images: ``m = floor(fraction * n_train / B)``; Shakespeare: share of
+        training characters in the forget roles, cut into ``m`` chunks, default 10%).
+    seed
+        Root seed; all randomness comes from ``SeedSequence(seed, spawn_key=...)`` streams.
+    resources_dir
+        Where downloaded/cached datasets live.
+    **dataset_params
+        Loader parameters (cifar100: ``download``, ``label``; shakespeare: ``source``,
+        ``download``, ``source_sha256``) and split parameters (images: ``val_fraction``,
+        ``test_fraction``; shakespeare: ``num_roles``, ``min_blocks``, ``window``, ``stride``,
+        ``forget_stride``, ``eval_stride``, ``max_retain_windows``, ``max_eval_windows``, ``fractions``).
+    """
+    spec = _spec(name)
+    load_keys = set(_accepted(spec.load, ("resources_dir",)))
+    build_keys = set(_BUILD_SHAKESPEARE_PARAMS if spec.kind == "text" else _accepted(spec.build, ("src", "split", "batch_size", "forget_fraction", "m", "seed")))
+    unknown = sorted(set(dataset_params) - load_keys - build_keys)
+    if unknown:
+        raise DatasetError(f"unknown parameter(s) {unknown} for dataset {name!r}; accepted: {sorted(load_keys | build_keys)}")
+    if spec.kind == "image" and batch_size is None:
+        raise DatasetError(f"batch_size (B) is required for dataset {name!r}")
+    if forget_fraction is None and (m is None or spec.kind == "text"):
+        forget_fraction = spec.default_forget_fraction
+    source = spec.load(resources_dir, **{k: v for k, v in dataset_params.items() if k in load_keys})
+    build_params = {k: v for k, v in dataset_params.items() if k in build_keys}
+    return spec.build(source, split=split, batch_size=batch_size, forget_fraction=forget_fraction, m=m, seed=seed, **build_params)
