@@ -22,6 +22,8 @@ except ConfigError as error:
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/convex.smk"
+include: "workflow/rules/nn.smk"
 
 
 rule all:

@@ -84,6 +84,59 @@ def _perfect_prediction_grid(config: dict) -> list[tuple[str, str]]:
     return problems
 
 
+RESERVED_RESULT_NAMES = {"tables", "figures", "logs", "designs", "benchmarks", "convex", "gaussian_unlearning", "report.html"}
+
+
+@semantic_check
+def _nn_references(config: dict) -> list[tuple[str, str]]:
+    nn = config.get("nn", {})
+    designs = nn.get("designs", {})
+    problems = []
+    for name, exp in nn.get("experiments", {}).items():
+        key = f"nn.experiments.{name}"
+        if name in RESERVED_RESULT_NAMES:
+            problems.append((key, f"experiment name {name!r} is reserved for {config.get('results_dir', 'results')}/{name}"))
+        design = designs.get(exp.get("design"))
+        if design is None:
+            problems.append((f"{key}.design", f"unknown design {exp.get('design')!r}; defined designs: {', '.join(sorted(designs)) or 'none'}"))
+            continue
+        for i, r in enumerate(exp.get("r", [])):
+            if r > design["m"]:
+                problems.append((f"{key}.r[{i}]", f"r = {r} must be <= m = {design['m']} of design {exp['design']!r}"))
+        if "report_r" in exp and exp["report_r"] not in exp.get("r", []):
+            problems.append((f"{key}.report_r", f"report_r = {exp['report_r']} must be one of r = {exp.get('r')}"))
+    for name, design in designs.items():
+        if name in nn.get("experiments", {}):
+            problems.append((f"nn.designs.{name}", "a design and an experiment cannot share a name"))
+    return problems
+
+
+@semantic_check
+def _convex_params(config: dict) -> list[tuple[str, str]]:
+    convex = config.get("convex", {})
+    if not convex.get("enabled"):
+        return []
+    from .convex.cells import make_params, make_settings
+
+    problems = []
+    try:
+        make_settings({**convex.get("settings", {}), "zeta": config.get("zeta", 0.05)})
+    except (TypeError, ValueError) as exc:
+        problems.append(("convex.settings", str(exc)))
+    tables: dict[str, str] = {}
+    for name, mech in convex.get("mechanisms", {}).items():
+        if not mech.get("enabled", True):
+            continue
+        try:
+            make_params(name, mech.get("params", {}))
+        except (TypeError, ValueError) as exc:
+            problems.append((f"convex.mechanisms.{name}.params", str(exc)))
+        if mech["table"] in tables:
+            problems.append((f"convex.mechanisms.{name}.table", f"{mech['table']} is already rendered by {tables[mech['table']]}"))
+        tables[mech["table"]] = name
+    return problems
+
+
 def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
     """Validate ``config`` against the schema, filling defaults in place; return it."""
     schema = load_yaml(Path(schema_path))

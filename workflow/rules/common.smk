@@ -27,4 +27,164 @@ def all_targets():
     targets = []
     if config["perfect_prediction"]["enabled"]:
         targets += table_files("attainable_bounds")
+    targets += convex_targets()
+    targets += nn_targets()
+    return targets
+
+
+# ----------------------------------------------------------------------------- neural-network audits
+DESIGNS = f"{RESULTS}/designs"
+NN = config["nn"]
+
+
+wildcard_constraints:
+    design="[A-Za-z0-9][A-Za-z0-9_\-]*",
+    experiment="[A-Za-z0-9][A-Za-z0-9_\-]*",
+    phase="calib|eval",
+    run="[0-9]+",
+
+
+def nn_enabled():
+    return bool(NN["enabled"])
+
+
+def nn_experiments():
+    return list(NN["experiments"]) if nn_enabled() else []
+
+
+def nn_experiment(name):
+    return NN["experiments"][name]
+
+
+def nn_design(name, keys=None):
+    cfg = NN["designs"][name]
+    return dict(cfg) if keys is None else {k: cfg[k] for k in keys if k in cfg}
+
+
+def nn_used_designs():
+    return sorted({nn_experiment(e)["design"] for e in nn_experiments()})
+
+
+def nn_phase_runs(design, phase):
+    cfg = nn_design(design)
+    return list(range(cfg["calibration_runs"] if phase == "calib" else cfg["evaluation_runs"]))
+
+
+def _chunks(runs, size):
+    return [runs[i : i + size] for i in range(0, len(runs), size)]
+
+
+def nn_design_chunks():
+    out = []
+    for design in nn_used_designs():
+        for phase in ("calib", "eval"):
+            for i, runs in enumerate(_chunks(nn_phase_runs(design, phase), nn_design(design)["chunk_size"])):
+                out.append((design, phase, i, runs))
+    return out
+
+
+def nn_experiment_chunks():
+    out = []
+    for exp in nn_experiments():
+        design = nn_experiment(exp)["design"]
+        for phase in ("calib", "eval"):
+            for i, runs in enumerate(_chunks(nn_phase_runs(design, phase), nn_design(design)["chunk_size"])):
+                out.append((exp, phase, i, runs))
+    return out
+
+
+def base_model_path(design, phase, run):
+    return f"{DESIGNS}/{design}/base/{phase}/{run}.pt"
+
+
+def run_file(experiment, phase, run, name):
+    return f"{RESULTS}/{experiment}/runs/{phase}/{run}/{name}"
+
+
+def nn_run_files(experiment, phase, name):
+    design = nn_experiment(experiment)["design"]
+    return [run_file(experiment, phase, run, name) for run in nn_phase_runs(design, phase)]
+
+
+def nn_runtime_minutes(design, n_runs):
+    return int(NN["designs"][design].get("runtime_minutes_per_run", 5) * n_runs) + 5
+
+
+def nn_gpus():
+    return 1 if config["device"] == "cuda" else 0
+
+
+def nn_env():
+    return GPU_ENV if config["device"] == "cuda" else CPU_ENV
+
+
+NN_TABLES = ["table1a", "table1b", "table3", "table4", "table5", "table7"]
+
+
+def nn_table_experiments(table):
+    return [e for e in nn_experiments() if table in nn_experiment(e)["tables"]]
+
+
+def nn_experiment_summary(name):
+    exp = nn_experiment(name)
+    design = nn_design(exp["design"])
+    return {
+        "design": exp["design"],
+        "dataset": design["dataset"],
+        "split": design["split"],
+        "batch_size": design["batch_size"],
+        "m": design["m"],
+        "method": exp["method"],
+        "label": exp.get("label") or exp["method"],
+        "params": exp["params"],
+        "report_r": exp.get("report_r") or max(exp["r"]),
+        "r": exp["r"],
+    }
+
+
+def nn_targets():
+    if not nn_enabled():
+        return []
+    targets = [f for t in NN_TABLES if nn_table_experiments(t) for f in table_files(t)]
+    if nn_experiments():
+        targets += figure_files("nn_epsilon_vs_r")
+    return targets
+
+
+# ----------------------------------------------------------------------------- convex audits
+CONVEX = f"{RESULTS}/convex"
+
+
+wildcard_constraints:
+    mechanism="cubic_newton|output_perturbation|logistic_newton",
+    epsilon="[0-9][0-9.e+\-]*",
+
+
+def convex_mechanisms():
+    if not config["convex"]["enabled"]:
+        return []
+    return [name for name, m in config["convex"]["mechanisms"].items() if m["enabled"]]
+
+
+def convex_epsilon_label(eps):
+    return repr(float(eps))
+
+
+def convex_summaries(mechanism):
+    eps = config["convex"]["mechanisms"][mechanism]["epsilons"]
+    return [f"{CONVEX}/{mechanism}/eps_{convex_epsilon_label(e)}/summary.parquet" for e in eps]
+
+
+def convex_table_mechanism(table):
+    for name in convex_mechanisms():
+        if config["convex"]["mechanisms"][name]["table"] == table:
+            return name
+    raise ValueError(f"no enabled convex mechanism renders {table}")
+
+
+def convex_targets():
+    mechs = convex_mechanisms()
+    targets = [f for m in mechs for f in table_files(config["convex"]["mechanisms"][m]["table"])]
+    if mechs:
+        targets += figure_files("convex_epsilon_lb")
     return targets

@@ -1,0 +1,70 @@
+# Convex audits (paper Section 8, App. H and I; Table 2): one job per (mechanism, epsilon)
+# writes the per-draw decisions and a summary row; a gather rule renders each table.
+
+
+rule convex_audit:
+    """Weight-space audit (App. H.1) of one mechanism certified at one epsilon."""
+    output:
+        decisions=f"{CONVEX}/{{mechanism}}/eps_{{epsilon}}/decisions.parquet",
+        summary=f"{CONVEX}/{{mechanism}}/eps_{{epsilon}}/summary.parquet",
+    params:
+        params=lambda wc: config["convex"]["mechanisms"][wc.mechanism]["params"],
+        settings=config["convex"]["settings"],
+        zeta=config["zeta"],
+        seed=config["seed"],
+    log:
+        f"{LOGS}/convex/{{mechanism}}/eps_{{epsilon}}.log",
+    benchmark:
+        f"{BENCH}/convex/{{mechanism}}/eps_{{epsilon}}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+        runtime=10,
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/convex_audit.py"
+
+
+rule convex_table:
+    """Table 2a/2b (and the logistic-loss table): one row per certified epsilon."""
+    input:
+        lambda wc: convex_summaries(convex_table_mechanism(wc.table)),
+    output:
+        report(
+            multiext(f"{TABLES}/{{table}}", ".csv", ".md", ".tex"),
+            caption="../report/convex_table.rst",
+            category="Convex audits",
+            subcategory="{table}",
+        ),
+        details=f"{CONVEX}/{{table}}_details.csv",
+    params:
+        mechanism=lambda wc: convex_table_mechanism(wc.table),
+    wildcard_constraints:
+        table="table2[a-z]",
+    log:
+        f"{LOGS}/tables/{{table}}.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/convex_table.py"
+
+
+rule convex_figure:
+    """Figure: epsilon_LB against the certified epsilon, with the diagonal."""
+    input:
+        [f for mech in convex_mechanisms() for f in convex_summaries(mech)],
+    output:
+        report(
+            multiext(f"{FIGURES}/convex_epsilon_lb", ".png", ".pdf"),
+            caption="../report/convex_figure.rst",
+            category="Convex audits",
+        ),
+    log:
+        f"{LOGS}/figures/convex_epsilon_lb.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/convex_figure.py"
