@@ -1,0 +1,313 @@
+"""Replications of the paper's simulations (DESIGN §7; arXiv 2510.13094, §5, Fig. 1–3).
+
+One *replication* draws a data set (n, p), fits β̂ once, and for every m and removal
+replicate computes the one-step Newton removal and the exact retrain, then GED/UED for every
+noise kind and ε.  The three experiments are thin wrappers:
+
+* :func:`ged_vs_p_cell` — GED & UED vs p (n = p, ε = 0.75, m ∈ {1, 5, 10}); the slope of
+  log(mean GED) vs log p is ≈ −0.5 for Gaussian noise and ≈ 0 for ℓ2-Laplace noise;
+* :func:`ged_vs_epsilon_cell` — GED vs ε (n = p = 1255);
+* :func:`ged_vs_m_cell` — GED vs m (m = 5…50, n = p ∈ {500, 1500, 2500}); Gaussian slope ≈ 1.4.
+
+Records are flat dicts (one per replication × m × removal replicate × noise × ε), ready for
+``pandas.DataFrame``.  :func:`fit_loglog_slope` and :func:`loglog_slopes` fit the log–log
+slopes by OLS with standard errors.
+
+Seeding: every stream is a SeedSequence whose spawn key extends the root's key with
+(n, p, replication, stream[, removal replicate]); data, test points, removal orders and noise
+primitives are shared across m, ε and noise kinds (common random numbers), so the slopes in m
+and ε are not blurred by independent draws.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+from scipy import stats
+
+from .data import make_data, make_test_points
+from .estimators import RemovalPlan, estimate_error_divergences
+from .glm import DEFAULT_TOL, LOSSES, RegularizedGLM, fit_newton, get_loss
+from .noise import NOISE_KINDS, check_epsilon
+
+__all__ = [
+    "GLMUnlearningConfig",
+    "run_replication",
+    "ged_vs_p_cell",
+    "ged_vs_epsilon_cell",
+    "ged_vs_m_cell",
+    "SlopeFit",
+    "fit_loglog_slope",
+    "loglog_slopes",
+]
+
+_STREAM_DATA, _STREAM_TEST, _STREAM_REMOVAL = 1, 2, 3
+
+
+@dataclass(frozen=True)
+class GLMUnlearningConfig:
+    """Model and estimator settings shared by every cell.
+
+    Parameters
+    ----------
+    loss : ``logistic`` (the paper), ``ridge`` or ``poisson``.
+    lam : λ > 0 (counted once); the paper uses 0.5.
+    nu : ν > 0, regulariser curvature constant (2 for λ‖β‖²).
+    c : the constant in r = c·sqrt(m³/(2λνn)) (stands for the paper's unstated polylogs).
+    prob_clip : clip of the predicted probability in the accuracy loss (log-loss only).
+    noises : noise kinds to evaluate (``gaussian``, ``laplace``).
+    n_removal_sets : removal replicates per data set.
+    n_test : fresh test points for the GED.
+    n_noise_draws : noise draws per removal replicate.
+    tol : gradient-norm tolerance of the exact fits.
+    """
+
+    loss: str = "logistic"
+    lam: float = 0.5
+    nu: float = 2.0
+    c: float = 1.0
+    prob_clip: float | None = None
+    noises: tuple[str, ...] = NOISE_KINDS
+    n_removal_sets: int = 3
+    n_test: int = 1000
+    n_noise_draws: int = 20
+    tol: float = DEFAULT_TOL
+
+    def __post_init__(self) -> None:
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {self.loss!r}")
+        for value, name in ((self.lam, "lam"), (self.nu, "nu"), (self.c, "c"), (self.tol, "tol")):
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        object.__setattr__(self, "noises", tuple(self.noises))
+        if not self.noises or any(k not in NOISE_KINDS for k in self.noises):
+            raise ValueError(f"noises must be a non-empty subset of {NOISE_KINDS}, got {self.noises!r}")
+        for value, name in (
+            (self.n_removal_sets, "n_removal_sets"),
+            (self.n_test, "n_test"),
+            (self.n_noise_draws, "n_noise_draws"),
+        ):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        get_loss(self.loss, prob_clip=self.prob_clip)  # validates prob_clip
+
+    def model(self):
+        return get_loss(self.loss, prob_clip=self.prob_clip)
+
+
+def _root(seed: np.random.SeedSequence | int) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return np.random.SeedSequence(int(seed))
+    raise ValueError(f"seed must be a numpy SeedSequence or an int, got {type(seed).__name__}")
+
+
+def _child(root: np.random.SeedSequence, *key: int) -> np.random.Generator:
+    return np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + tuple(key)))
+
+
+def _positive_int(value, name: str) -> int:
+    if isinstance(value, bool) or int(value) != value or int(value) < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def run_replication(
+    n: int,
+    p: int,
+    ms: Sequence[int],
+    epsilons: Sequence[float],
+    *,
+    config: GLMUnlearningConfig = GLMUnlearningConfig(),
+    seed: np.random.SeedSequence | int = 0,
+    replication: int = 0,
+    experiment: str = "",
+) -> list[dict]:
+    """One replication: data, fit, and GED/UED for every (m, removal replicate, noise, ε).
+
+    Returns
+    -------
+    Records with ``experiment, loss, n, p, replication`` added to the fields of
+    :func:`~.estimators.estimate_error_divergences`, plus ``fit_iterations``.
+    """
+    n, p = _positive_int(n, "n"), _positive_int(p, "p")
+    replication = int(replication)
+    if replication < 0:
+        raise ValueError(f"replication must be >= 0, got {replication!r}")
+    ms = [int(m) for m in ms]
+    if not ms:
+        raise ValueError("ms (removal-set sizes m) is empty")
+    for m in ms:
+        if not (1 <= m < n):
+            raise ValueError(f"m must satisfy 1 <= m < n = {n}, got m = {m}")
+    epsilons = [check_epsilon(e) for e in epsilons]
+    if not epsilons:
+        raise ValueError("epsilons is empty")
+    root = _root(seed)
+    key = (n, p, replication)
+    data = make_data(_child(root, *key, _STREAM_DATA), n, p, config.loss)
+    X_test, y_test = make_test_points(_child(root, *key, _STREAM_TEST), data, config.n_test, config.loss)
+    problem = RegularizedGLM(data.X, data.y, config.model(), config.lam, config.nu)
+    fit = fit_newton(problem, tol=config.tol)
+    plan = RemovalPlan.sample(
+        [_child(root, *key, _STREAM_REMOVAL, k) for k in range(config.n_removal_sets)],
+        n,
+        p,
+        max(ms),
+        config.n_noise_draws,
+    )
+    records = estimate_error_divergences(
+        problem,
+        fit.beta,
+        X_test,
+        y_test,
+        plan,
+        ms,
+        epsilons,
+        noises=config.noises,
+        c=config.c,
+        tol=config.tol,
+    )
+    head = {"experiment": experiment, "loss": config.loss, "n": n, "p": p, "replication": replication}
+    return [{**head, **rec, "fit_iterations": fit.iterations} for rec in records]
+
+
+def ged_vs_p_cell(
+    p: int,
+    replication: int = 0,
+    *,
+    ms: Sequence[int] = (1, 5, 10),
+    epsilon: float = 0.75,
+    config: GLMUnlearningConfig = GLMUnlearningConfig(),
+    seed: np.random.SeedSequence | int = 0,
+) -> list[dict]:
+    """GED & UED vs p at n = p (paper Fig. 1): one replication at dimension ``p``."""
+    return run_replication(p, p, ms, (epsilon,), config=config, seed=seed, replication=replication, experiment="ged_vs_p")
+
+
+def ged_vs_epsilon_cell(
+    replication: int = 0,
+    *,
+    p: int = 1255,
+    m: int = 1,
+    epsilons: Sequence[float] = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0),
+    config: GLMUnlearningConfig = GLMUnlearningConfig(),
+    seed: np.random.SeedSequence | int = 0,
+) -> list[dict]:
+    """GED vs ε at n = p (paper: n = p = 1255): one replication, every ε on shared draws."""
+    return run_replication(p, p, (m,), epsilons, config=config, seed=seed, replication=replication, experiment="ged_vs_epsilon")
+
+
+def ged_vs_m_cell(
+    p: int,
+    replication: int = 0,
+    *,
+    ms: Sequence[int] = (5, 10, 20, 30, 40, 50),
+    epsilon: float = 0.75,
+    config: GLMUnlearningConfig = GLMUnlearningConfig(),
+    seed: np.random.SeedSequence | int = 0,
+) -> list[dict]:
+    """GED vs m at n = p (paper: m = 5…50, n = p ∈ {500, 1500, 2500}): one replication."""
+    return run_replication(p, p, ms, (epsilon,), config=config, seed=seed, replication=replication, experiment="ged_vs_m")
+
+
+# --------------------------------------------------------------------------------------
+# log–log slopes
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SlopeFit:
+    """OLS fit log y = intercept + slope · log x, with standard errors (NaN when < 3 points)."""
+
+    slope: float
+    intercept: float
+    slope_se: float
+    intercept_se: float
+    n_points: int
+    r_squared: float
+
+    def ci(self, level: float = 0.95) -> tuple[float, float]:
+        """Student-t confidence interval for the slope (n_points − 2 degrees of freedom)."""
+        if self.n_points < 3:
+            return (float("nan"), float("nan"))
+        t = float(stats.t.ppf(0.5 + level / 2.0, self.n_points - 2))
+        return (self.slope - t * self.slope_se, self.slope + t * self.slope_se)
+
+
+def fit_loglog_slope(x: Sequence[float], y: Sequence[float]) -> SlopeFit:
+    """OLS of log y on log x (x, y > 0)."""
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have the same length, got {x.size} and {y.size}")
+    if x.size < 2 or np.unique(x).size < 2:
+        raise ValueError("need at least two distinct x values to fit a slope")
+    if np.any(x <= 0) or np.any(y <= 0) or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x and y must be finite and > 0 for a log-log fit")
+    lx, ly = np.log(x), np.log(y)
+    A = np.column_stack([np.ones_like(lx), lx])
+    coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
+    resid = ly - A @ coef
+    k = x.size
+    ss_tot = float(np.sum((ly - ly.mean()) ** 2))
+    r2 = 1.0 - float(resid @ resid) / ss_tot if ss_tot > 0 else 1.0
+    if k > 2:
+        s2 = float(resid @ resid) / (k - 2)
+        cov = s2 * np.linalg.inv(A.T @ A)
+        se_i, se_s = float(math.sqrt(cov[0, 0])), float(math.sqrt(cov[1, 1]))
+    else:
+        se_i = se_s = float("nan")
+    return SlopeFit(float(coef[1]), float(coef[0]), se_s, se_i, int(k), r2)
+
+
+def _as_records(records) -> list[Mapping]:
+    if hasattr(records, "to_dict"):  # a pandas DataFrame
+        return list(records.to_dict("records"))
+    return list(records)
+
+
+def loglog_slopes(
+    records: Iterable[Mapping] | object,
+    x: str,
+    y: str = "ged",
+    by: Sequence[str] = ("noise", "m"),
+) -> list[dict]:
+    """Slope of log(mean y) vs log x within each group ``by`` (the paper's Fig. 1–3 slopes).
+
+    ``y`` is first averaged over everything else (replications, removal sets) at each x,
+    then :func:`fit_loglog_slope` is applied to the means.  ``records`` may be a list of
+    dicts or a DataFrame.  Returns one dict per group: the ``by`` fields, ``x``, ``y``,
+    ``slope, slope_se, intercept, intercept_se, n_points, r_squared``.
+    """
+    by = tuple(by)
+    groups: dict[tuple, dict[float, list[float]]] = {}
+    for rec in _as_records(records):
+        gkey = tuple(rec[b] for b in by)
+        groups.setdefault(gkey, {}).setdefault(float(rec[x]), []).append(float(rec[y]))
+    out: list[dict] = []
+    try:
+        order = sorted(groups)
+    except TypeError:  # mixed types within a key position
+        order = sorted(groups, key=lambda t: tuple(str(v) for v in t))
+    for gkey in order:
+        cells = groups[gkey]
+        xs = sorted(cells)
+        means = [float(np.mean(cells[v])) for v in xs]
+        fit = fit_loglog_slope(xs, means)
+        out.append(
+            {
+                **dict(zip(by, gkey)),
+                "x": x,
+                "y": y,
+                "slope": fit.slope,
+                "slope_se": fit.slope_se,
+                "intercept": fit.intercept,
+                "intercept_se": fit.intercept_se,
+                "n_points": fit.n_points,
+                "r_squared": fit.r_squared,
+            }
+        )
+    return out

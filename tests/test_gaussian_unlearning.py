@@ -1,0 +1,330 @@
+"""Tests of unlearn_audit.gaussian_unlearning (DESIGN §7)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from unlearn_audit.gaussian_unlearning import (
+    AuditSettings,
+    GaussianReleaseSampler,
+    GLMUnlearningConfig,
+    RegularizedGLM,
+    audit_projection,
+    audit_table_rows,
+    error_divergence,
+    fit_loglog_slope,
+    fit_newton,
+    get_loss,
+    ged_vs_p_cell,
+    loglog_slopes,
+    make_data,
+    make_privacy_pair,
+    mechanism_sigma,
+    newton_removal,
+    noise_radius,
+    noise_scale,
+    remove,
+    retrain,
+    run_replication,
+    sample_gaussian_noise,
+    sample_l2_laplace_noise,
+    sample_removal_set,
+)
+from unlearn_audit.gaussian_unlearning.estimators import error_divergence_from_predictors
+
+
+def _problem(loss: str, n: int = 80, p: int = 40, seed: int = 0, lam: float = 0.5) -> RegularizedGLM:
+    data = make_data(np.random.default_rng(seed), n, p, loss)
+    return RegularizedGLM(data.X, data.y, get_loss(loss), lam, 2.0)
+
+
+# --------------------------------------------------------------------------------------
+# GLM fit and Newton removal
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("loss", ["logistic", "ridge", "poisson"])
+def test_newton_fit_reaches_gradient_tolerance(loss):
+    problem = _problem(loss)
+    fit = fit_newton(problem)
+    assert fit.grad_norm < 1e-10
+    assert np.linalg.norm(problem.gradient(fit.beta)) < 1e-10
+    # warm start from the optimum needs no iteration
+    assert fit_newton(problem, fit.beta).iterations == 0
+
+
+def test_objective_counts_the_regulariser_once():
+    problem = _problem("ridge", n=10, p=3)
+    beta = np.array([1.0, -2.0, 0.5])
+    expected = 0.5 * beta @ beta + 0.5 * np.sum((problem.y - problem.X @ beta) ** 2)  # λ‖β‖², λ = 0.5
+    assert problem.objective(beta) == pytest.approx(expected, rel=1e-12)
+    H = problem.hessian(beta)
+    np.testing.assert_allclose(H, problem.X.T @ problem.X + 1.0 * np.eye(3), rtol=1e-12, atol=1e-12)
+
+
+def test_newton_removal_is_exact_for_ridge():
+    problem = _problem("ridge", n=120, p=60, seed=3)
+    beta_hat = fit_newton(problem).beta
+    removed = sample_removal_set(np.random.default_rng(1), problem.n, 7)
+    one_step = newton_removal(problem, beta_hat, removed)
+    exact = retrain(problem, beta_hat, removed)
+    keep = np.setdiff1d(np.arange(problem.n), removed)
+    Xk, yk = problem.X[keep], problem.y[keep]
+    closed_form = np.linalg.solve(Xk.T @ Xk + problem.ridge * np.eye(problem.p), Xk.T @ yk)
+    assert np.max(np.abs(one_step - exact)) < 1e-10
+    assert np.max(np.abs(one_step - closed_form)) < 1e-10
+    # the shared full Hessian gives the same step
+    np.testing.assert_allclose(
+        newton_removal(problem, beta_hat, removed, hessian=problem.hessian(beta_hat)), one_step, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("loss", ["logistic", "poisson"])
+def test_newton_removal_approximates_retraining(loss):
+    problem = _problem(loss, n=200, p=100, seed=5)
+    beta_hat = fit_newton(problem).beta
+    res = remove(problem, beta_hat, np.array([3, 17, 50]))
+    moved = np.linalg.norm(beta_hat - res.retrained)
+    assert moved > 0
+    assert res.newton_error < 0.1 * moved
+
+
+# --------------------------------------------------------------------------------------
+# noise
+# --------------------------------------------------------------------------------------
+def test_noise_radius_formula():
+    assert noise_radius(5, 400, 0.5) == pytest.approx(math.sqrt(125 / (2 * 0.5 * 2 * 400)))
+    assert noise_radius(5, 400, 0.5, nu=1.0, c=3.0) == pytest.approx(3 * math.sqrt(125 / (2 * 0.5 * 400)))
+    assert noise_scale(0.3, 0.75) == pytest.approx(0.4)
+
+
+def test_l2_laplace_norm_and_direction():
+    p, r, eps, size = 6, 0.3, 0.6, 6000
+    b = sample_l2_laplace_noise(np.random.default_rng(11), p, r, eps, size)
+    norms = np.linalg.norm(b, axis=1)
+    ks = stats.kstest(norms, stats.gamma(a=p, scale=r / eps).cdf)
+    assert ks.pvalue > 1e-3
+    u = b / norms[:, None]
+    # each coordinate of U has variance 1/p, so the mean has sd 1/sqrt(p·size)
+    assert np.max(np.abs(u.mean(axis=0))) < 5.0 / math.sqrt(p * size)
+    second = u.T @ u / size
+    # Var(U_i U_j) ≤ E[U_i²U_j²]·… ≈ 3/p² on the diagonal, 1/p² off it
+    assert np.max(np.abs(second - np.eye(p) / p)) < 6.0 * math.sqrt(3.0) / (p * math.sqrt(size))
+    assert np.trace(second) == pytest.approx(1.0)
+
+
+def test_gaussian_noise_scale():
+    b = sample_gaussian_noise(np.random.default_rng(2), 4, 0.3, 0.6, 20000)
+    np.testing.assert_allclose(b.std(axis=0), 0.5, rtol=0.03)
+
+
+# --------------------------------------------------------------------------------------
+# GED / UED
+# --------------------------------------------------------------------------------------
+def test_ged_is_zero_without_noise_for_identical_models():
+    problem = _problem("logistic", n=50, p=20)
+    beta = fit_newton(problem).beta
+    assert error_divergence(problem.loss, problem.X, problem.y, beta, beta) == 0.0
+    assert error_divergence(problem.loss, problem.X, problem.y, beta, beta, np.zeros((4, problem.p))) == 0.0
+
+
+def test_ged_matches_the_quadratic_expectation():
+    # ridge loss ½(y − η)², y = xᵀβ exactly, identical models: |0 − ½(xᵀb)²| has mean ½σ²‖x‖²
+    rng = np.random.default_rng(4)
+    p, n_test, k, sigma = 30, 400, 400, 0.7
+    X0 = rng.standard_normal((n_test, p)) / math.sqrt(p)
+    beta = rng.standard_normal(p)
+    noise = sigma * rng.standard_normal((k, p))
+    ged = error_divergence(get_loss("ridge"), X0, X0 @ beta, beta, beta, noise)
+    expected = 0.5 * sigma**2 * np.mean(np.sum(X0**2, axis=1))
+    # (xᵀb)² = σ²‖x‖² χ²₁: relative sd of the mean ≈ sqrt(2/(n_test·k)) plus the shared draws
+    assert ged == pytest.approx(expected, rel=0.05)
+
+
+def test_clipped_log_loss_is_bounded():
+    loss = get_loss("logistic", prob_clip=1e-3)
+    eta = np.array([-1e4, -5.0, 0.0, 5.0, 1e4])
+    for y in (0.0, 1.0):
+        v = loss.error_value(np.full(eta.shape, y), eta)
+        assert np.all(v <= -math.log(1e-3) + 1e-12)
+        assert np.all(v >= -math.log1p(-1e-3) - 1e-12)
+    # unclipped agrees in the interior
+    mid = np.array([0.3, -0.2])
+    np.testing.assert_allclose(loss.error_value(np.ones(2), mid), get_loss("logistic").value(np.ones(2), mid))
+    assert error_divergence_from_predictors(loss, np.ones(2), mid, mid) == 0.0
+
+
+# --------------------------------------------------------------------------------------
+# experiments
+# --------------------------------------------------------------------------------------
+def test_replication_records_and_reproducibility():
+    cfg = GLMUnlearningConfig(n_removal_sets=2, n_test=50, n_noise_draws=3)
+    recs = run_replication(40, 40, (1, 3), (0.5, 1.0), config=cfg, seed=9, experiment="x")
+    assert len(recs) == 2 * 2 * 2 * 2  # m × removal sets × noises × ε
+    for field in ("experiment", "n", "p", "m", "noise", "epsilon", "ged", "ued", "true_mu", "newton_error", "r"):
+        assert field in recs[0]
+    assert all(r["ged"] > 0 and r["ued"] > 0 for r in recs)
+    gauss = [r for r in recs if r["noise"] == "gaussian"]
+    for r in gauss:
+        assert r["true_mu"] == pytest.approx(r["newton_error"] * r["epsilon"] / r["r"])
+    again = run_replication(40, 40, (1, 3), (0.5, 1.0), config=cfg, seed=9, experiment="x")
+    assert [r["ged"] for r in again] == [r["ged"] for r in recs]
+    # removal sets and noise do not depend on the grid of m
+    only3 = run_replication(40, 40, (3,), (0.5, 1.0), config=cfg, seed=9, experiment="x")
+    assert [r["ged"] for r in only3] == [r["ged"] for r in recs if r["m"] == 3]
+    # common random numbers: at fixed m, Gaussian GED grows with 1/ε
+    g = {(r["m"], r["removal_set"], r["epsilon"]): r["ged"] for r in gauss}
+    assert all(g[(m, k, 0.5)] > g[(m, k, 1.0)] for m in (1, 3) for k in (0, 1))
+
+
+def test_loglog_slope_fit():
+    x = np.array([100, 200, 400, 800.0])
+    fit = fit_loglog_slope(x, 3.0 * x**-0.5)
+    assert fit.slope == pytest.approx(-0.5)
+    assert fit.slope_se < 1e-10
+    assert fit.intercept == pytest.approx(math.log(3.0))
+    noisy = fit_loglog_slope(x, 3.0 * x**-0.5 * np.array([1.05, 0.97, 1.02, 0.99]))
+    lo, hi = noisy.ci()
+    assert lo < noisy.slope < hi and noisy.slope_se > 0
+
+
+def test_ged_slope_in_p_small_grid():
+    cfg = GLMUnlearningConfig(n_removal_sets=1, n_test=300, n_noise_draws=10)
+    recs = [r for p in (50, 100, 200) for r in ged_vs_p_cell(p, 0, ms=(1,), config=cfg, seed=1)]
+    slopes = {s["noise"]: s["slope"] for s in loglog_slopes(recs, "p", "ged")}
+    assert -0.7 < slopes["gaussian"] < -0.3
+    assert -0.2 < slopes["laplace"] < 0.2
+
+
+# --------------------------------------------------------------------------------------
+# the audit
+# --------------------------------------------------------------------------------------
+def _pair_samplers(p: int, mu: float, sigma: float = 0.5, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    base = rng.standard_normal(p)
+    direction = rng.standard_normal(p)
+    direction /= np.linalg.norm(direction)
+    shifted = base + mu * sigma * direction
+    return GaussianReleaseSampler(base, sigma), GaussianReleaseSampler(shifted, sigma)
+
+
+def test_audit_bounds_are_valid_over_repetitions():
+    mu, reps = 1.0, 200
+    s0, s1 = _pair_samplers(8, mu)
+    settings = AuditSettings(n_calibration=2000, n_fit=500, n_eval=2000, n_alg1_runs=1000)
+    root = np.random.SeedSequence(2024)
+    res = [audit_projection(s0, s1, child, settings) for child in root.spawn(reps)]
+    # each bound exceeds the truth with probability ≤ ζ = 0.05 (Clopper–Pearson): allow the
+    # 99.9% quantile of Binomial(reps, 0.05), i.e. ≤ 10.5% of the repetitions
+    allowed = int(stats.binom.ppf(0.999, reps, 0.05))
+    assert sum(r.mu_lb > mu for r in res) <= allowed
+    assert sum(r.mu_lb_alg1 > mu for r in res) <= allowed
+    # the bounds are informative, not trivially zero
+    assert np.median([r.mu_lb for r in res]) > 0.7 * mu
+    assert np.median([r.mu_lb_alg1 for r in res]) > 0.6 * mu
+
+
+def test_audit_is_tight_with_a_large_sample():
+    mu = 0.75
+    s0, s1 = _pair_samplers(50, mu, sigma=0.2, seed=1)
+    settings = AuditSettings(n_calibration=200_000, n_fit=20_000, n_eval=1_000_000, n_alg1_runs=500_000)
+    res = audit_projection(s0, s1, 5, settings)
+    # within 20% of the truth; above it only by sampling error (validity is tested above)
+    assert 0.8 * mu <= res.mu_lb <= 1.02 * mu
+    assert 0.8 * mu <= res.mu_lb_alg1 <= 1.02 * mu
+    assert res.epsilon_lb > 0 and res.epsilon_lb_alg1 > 0
+    assert res.delta_lb(0.75) > 0
+
+
+def test_audit_is_reproducible_from_its_seed():
+    s0, s1 = _pair_samplers(4, 1.0)
+    settings = AuditSettings(n_calibration=500, n_fit=200, n_eval=1000, n_alg1_runs=500)
+    a, b = (audit_projection(s0, s1, np.random.SeedSequence(3), settings) for _ in range(2))
+    c = audit_projection(s0, s1, np.random.SeedSequence(4), settings)
+    assert (a.fp, a.fn, a.alg1_correct) == (b.fp, b.fn, b.alg1_correct)
+    assert (a.fp, a.fn, a.alg1_correct) != (c.fp, c.fn, c.alg1_correct)
+
+
+def test_chunked_sampler_path_matches_the_fast_path():
+    s0, s1 = _pair_samplers(6, 1.5, seed=2)
+    settings = AuditSettings(n_calibration=3000, n_fit=1000, n_eval=20_000, n_alg1_runs=5000, chunk_size=777)
+    fast = audit_projection(s0, s1, 1, settings)
+    plain = audit_projection(lambda g, k: s0(g, k), lambda g, k: s1(g, k), 1, settings)
+    assert abs(fast.mu_lb - plain.mu_lb) < 0.1
+    assert plain.mu_lb <= 1.5 + 0.05 and plain.mu_lb > 1.2
+
+
+def test_audit_table_controls():
+    pair = make_privacy_pair(3, 60, 60, 3)
+    settings = AuditSettings(n_calibration=20_000, n_fit=5_000, n_eval=200_000, n_alg1_runs=100_000)
+    rows = {r["mechanism"]: r for r in audit_table_rows(pair, 0.75, 11, settings)}
+    assert set(rows) == {"certified", "control_tight", "control_undernoised"}
+    for r in rows.values():
+        assert r["claimed_mu"] == 0.75
+        assert r["mu_lb"] <= r["true_mu"] * 1.02 + 1e-9
+    assert rows["control_tight"]["true_mu"] == pytest.approx(0.75)
+    assert rows["control_tight"]["mu_lb"] >= 0.8 * 0.75
+    assert not rows["control_tight"]["falsified"]
+    assert rows["control_undernoised"]["true_mu"] == pytest.approx(7.5)
+    assert rows["control_undernoised"]["falsified"]
+    assert rows["control_undernoised"]["mu_lb"] > 0.75
+    assert not rows["certified"]["falsified"]
+    assert rows["certified"]["true_mu"] == pytest.approx(pair.sensitivity * 0.75 / pair.r)
+
+
+# --------------------------------------------------------------------------------------
+# bad inputs
+# --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("eps", [0.0, -1.0, float("nan")])
+def test_bad_epsilon(eps):
+    with pytest.raises(ValueError, match="epsilon"):
+        noise_scale(1.0, eps)
+    with pytest.raises(ValueError, match="epsilon"):
+        sample_gaussian_noise(np.random.default_rng(0), 3, 1.0, eps)
+    with pytest.raises(ValueError, match="epsilon"):
+        run_replication(20, 10, (1,), (eps,))
+
+
+def test_bad_m():
+    problem = _problem("ridge", n=10, p=4)
+    beta = fit_newton(problem).beta
+    with pytest.raises(ValueError, match="m"):
+        noise_radius(10, 10, 0.5)
+    with pytest.raises(ValueError, match="m"):
+        sample_removal_set(np.random.default_rng(0), 10, 10)
+    with pytest.raises(ValueError, match="m = |M|"):
+        newton_removal(problem, beta, np.arange(10))
+    with pytest.raises(ValueError, match="m must satisfy"):
+        run_replication(10, 5, (10,), (1.0,))
+
+
+@pytest.mark.parametrize("lam", [0.0, -0.5])
+def test_bad_lambda(lam):
+    with pytest.raises(ValueError, match="lam"):
+        noise_radius(1, 10, lam)
+    with pytest.raises(ValueError, match="lam"):
+        RegularizedGLM(np.zeros((3, 2)), np.zeros(3), get_loss("ridge"), lam)
+    with pytest.raises(ValueError, match="lam"):
+        GLMUnlearningConfig(lam=lam)
+
+
+def test_controls_need_a_nonzero_newton_error():
+    pair = make_privacy_pair(1, 40, 20, 2, loss="ridge")  # the Newton step is exact
+    assert mechanism_sigma(pair, 0.75, "certified") == pytest.approx(pair.r / 0.75)
+    with pytest.raises(ValueError, match="sensitivity"):
+        mechanism_sigma(pair, 0.75, "control_tight")
+    with pytest.raises(ValueError, match="mechanism"):
+        mechanism_sigma(pair, 0.75, "bogus")
+
+
+def test_unknown_loss():
+    with pytest.raises(ValueError, match="loss"):
+        get_loss("hinge")
+    with pytest.raises(ValueError, match="loss"):
+        GLMUnlearningConfig(loss="hinge")
+    with pytest.raises(ValueError, match="loss"):
+        make_privacy_pair(0, 20, 10, 1, loss="hinge")
+    with pytest.raises(ValueError, match="prob_clip"):
+        get_loss("ridge", prob_clip=1e-3)
