@@ -1,0 +1,252 @@
+"""Models of the audits (App. D): TinyNetCIFAR100 for images, CharLSTM for Shakespeare.
+
+Both are plain ``torch.nn.Module`` s.  :func:`build_model` builds one by name from config
+parameters and :func:`initial_model` returns the fixed initial weights x0 of an experiment as a
+state dict drawn from a seed, without touching torch's global random state.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .seeds import torch_seed
+
+__all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "MODELS", "build_model", "initial_model", "count_parameters"]
+
+GROUPNORM_GROUPS = 8
+
+
+def _width(base: int, width: float) -> int:
+    n = int(round(base * width))
+    if n < GROUPNORM_GROUPS or n % GROUPNORM_GROUPS:
+        raise ValueError(
+            f"width={width} gives {n} filters for a {base}-filter layer; it must be a positive multiple "
+            f"of {GROUPNORM_GROUPS} (the GroupNorm groups of App. D.1)"
+        )
+    return n
+
+
+class TinyNetCIFAR100(nn.Module):
+    """The lightweight CNN of App. D.1.
+
+    Two blocks of two 3x3 convolutions (padding 1) with 64 and then 128 filters, each followed by
+    GroupNorm with 8 groups and ReLU; a 2x2 max pool ends each block; global average pooling and
+    one linear layer give the logits.  Convolution and linear weights are Kaiming-normal
+    initialised (fan-out, ReLU gain), biases zero, GroupNorm affine weights one and biases zero.
+    No dropout, no batch normalisation.
+
+    Parameters
+    ----------
+    in_channels
+        Input channels (3 for CIFAR-100, 1 for the 8x8 digits).
+    num_classes
+        Output classes (100 for CIFAR-100).
+    width
+        Multiplier of the filter counts (0.25 gives 16 and 32 filters); each count must be a
+        multiple of 8.
+    """
+
+    def __init__(self, in_channels: int = 3, num_classes: int = 100, width: float = 1.0) -> None:
+        super().__init__()
+        if in_channels < 1 or num_classes < 1:
+            raise ValueError("in_channels and num_classes must be positive")
+        f1, f2 = _width(64, width), _width(128, width)
+        self.in_channels, self.num_classes, self.width = int(in_channels), int(num_classes), float(width)
+        self.filters = (f1, f2)
+        self.conv1 = nn.Conv2d(in_channels, f1, 3, padding=1)
+        self.gn1 = nn.GroupNorm(GROUPNORM_GROUPS, f1)
+        self.conv2 = nn.Conv2d(f1, f1, 3, padding=1)
+        self.gn2 = nn.GroupNorm(GROUPNORM_GROUPS, f1)
+        self.conv3 = nn.Conv2d(f1, f2, 3, padding=1)
+        self.gn3 = nn.GroupNorm(GROUPNORM_GROUPS, f2)
+        self.conv4 = nn.Conv2d(f2, f2, 3, padding=1)
+        self.gn4 = nn.GroupNorm(GROUPNORM_GROUPS, f2)
+        self.fc = nn.Linear(f2, num_classes)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Kaiming-normal weights (fan-out, ReLU), zero biases; GroupNorm at identity (App. D.1)."""
+        for layer in (self.conv1, self.conv2, self.conv3, self.conv4, self.fc):
+            nn.init.kaiming_normal_(layer.weight, mode="fan_out", nonlinearity="relu")
+            nn.init.zeros_(layer.bias)
+        for gn in (self.gn1, self.gn2, self.gn3, self.gn4):
+            nn.init.ones_(gn.weight)
+            nn.init.zeros_(gn.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.gn1(self.conv1(x)))
+        x = F.relu(self.gn2(self.conv2(x)))
+        x = F.max_pool2d(x, 2)
+        x = F.relu(self.gn3(self.conv3(x)))
+        x = F.relu(self.gn4(self.conv4(x)))
+        x = F.max_pool2d(x, 2)
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+class GroupedTinyNet(nn.Module):
+    """K independent :class:`TinyNetCIFAR100` evaluated as one network (DESIGN §8).
+
+    Every convolution is a grouped convolution with K groups, every GroupNorm has 8·K groups
+    (8 per model, over that model's channels only) and the read-out is a batched matrix product,
+    so model k sees only its own inputs and weights: the output for model k equals
+    ``TinyNetCIFAR100`` with model k's weights applied to model k's inputs.  Input
+    ``(K, N, C, H, W)``, output ``(K, N, num_classes)``.  Used to train many tiny models at once.
+    """
+
+    def __init__(self, k: int, in_channels: int = 3, num_classes: int = 100, width: float = 1.0) -> None:
+        super().__init__()
+        if k < 1:
+            raise ValueError("k must be >= 1")
+        f1, f2 = _width(64, width), _width(128, width)
+        self.k, self.in_channels, self.num_classes, self.width = int(k), int(in_channels), int(num_classes), float(width)
+        self.filters = (f1, f2)
+        self.conv1 = nn.Conv2d(k * in_channels, k * f1, 3, padding=1, groups=k)
+        self.gn1 = nn.GroupNorm(GROUPNORM_GROUPS * k, k * f1)
+        self.conv2 = nn.Conv2d(k * f1, k * f1, 3, padding=1, groups=k)
+        self.gn2 = nn.GroupNorm(GROUPNORM_GROUPS * k, k * f1)
+        self.conv3 = nn.Conv2d(k * f1, k * f2, 3, padding=1, groups=k)
+        self.gn3 = nn.GroupNorm(GROUPNORM_GROUPS * k, k * f2)
+        self.conv4 = nn.Conv2d(k * f2, k * f2, 3, padding=1, groups=k)
+        self.gn4 = nn.GroupNorm(GROUPNORM_GROUPS * k, k * f2)
+        self.fc_weight = nn.Parameter(torch.zeros(k, num_classes, f2))
+        self.fc_bias = nn.Parameter(torch.zeros(k, num_classes))
+
+    _LAYERS = ("conv1", "gn1", "conv2", "gn2", "conv3", "gn3", "conv4", "gn4")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        k, n = x.shape[0], x.shape[1]
+        if k != self.k:
+            raise ValueError(f"expected inputs for {self.k} models, got {k}")
+        x = x.transpose(0, 1).reshape(n, k * x.shape[2], *x.shape[3:])
+        x = F.relu(self.gn1(self.conv1(x)))
+        x = F.relu(self.gn2(self.conv2(x)))
+        x = F.max_pool2d(x, 2)
+        x = F.relu(self.gn3(self.conv3(x)))
+        x = F.relu(self.gn4(self.conv4(x)))
+        x = F.max_pool2d(x, 2)
+        h = x.mean(dim=(2, 3)).view(n, k, -1).transpose(0, 1)  # (K, N, f2)
+        return torch.baddbmm(self.fc_bias.unsqueeze(1), h, self.fc_weight.transpose(1, 2))
+
+    @torch.no_grad()
+    def load_state_dicts(self, states: "list[Mapping[str, torch.Tensor]]") -> "GroupedTinyNet":
+        """Set model k's weights from the ``TinyNetCIFAR100`` state dict ``states[k]``."""
+        if len(states) != self.k:
+            raise ValueError(f"expected {self.k} state dicts, got {len(states)}")
+        for name in self._LAYERS:
+            layer = getattr(self, name)
+            layer.weight.copy_(torch.cat([s[f"{name}.weight"] for s in states]))
+            layer.bias.copy_(torch.cat([s[f"{name}.bias"] for s in states]))
+        self.fc_weight.copy_(torch.stack([s["fc.weight"] for s in states]))
+        self.fc_bias.copy_(torch.stack([s["fc.bias"] for s in states]))
+        return self
+
+    @torch.no_grad()
+    def state_dicts(self) -> "list[dict[str, torch.Tensor]]":
+        """The K ``TinyNetCIFAR100`` state dicts (copies)."""
+        out: list[dict[str, torch.Tensor]] = [{} for _ in range(self.k)]
+        for name in self._LAYERS:
+            layer = getattr(self, name)
+            for key in ("weight", "bias"):
+                for i, chunk in enumerate(getattr(layer, key).chunk(self.k)):
+                    out[i][f"{name}.{key}"] = chunk.detach().clone()
+        for i in range(self.k):
+            out[i]["fc.weight"] = self.fc_weight[i].detach().clone()
+            out[i]["fc.bias"] = self.fc_bias[i].detach().clone()
+        return out
+
+    @torch.no_grad()
+    def clip_grad_norms_(self, max_norm: float) -> None:
+        """Clip each model's global gradient norm to ``max_norm`` separately."""
+        params = [p for p in self.parameters() if p.grad is not None]
+        if not params:
+            return
+        sq = sum(p.grad.reshape(self.k, -1).pow(2).sum(dim=1) for p in params)
+        coef = (max_norm / (sq.sqrt() + 1e-6)).clamp(max=1.0)
+        for p in params:  # model k's entries are the k-th contiguous chunk of every tensor
+            p.grad.view(self.k, -1).mul_(coef.unsqueeze(1))
+
+
+class CharLSTM(nn.Module):
+    """The character model of App. D.2 (McMahan et al. 2017).
+
+    Embedding of ``embed_dim`` (8) per character, ``num_layers`` (2) batch-first LSTM layers of
+    ``hidden_size`` (256) units and a linear read-out to the vocabulary (100) at every position:
+    input ``(N, T)`` int64, output ``(N, T, vocab_size)`` logits.  PyTorch's default
+    initialisation (the paper specifies none for this model).
+    """
+
+    def __init__(self, vocab_size: int = 100, embed_dim: int = 8, hidden_size: int = 256, num_layers: int = 2) -> None:
+        super().__init__()
+        if min(vocab_size, embed_dim, hidden_size, num_layers) < 1:
+            raise ValueError("vocab_size, embed_dim, hidden_size and num_layers must be positive")
+        self.vocab_size, self.embed_dim = int(vocab_size), int(embed_dim)
+        self.hidden_size, self.num_layers = int(hidden_size), int(num_layers)
+        self.embed = nn.Embedding(vocab_size, embed_dim)
+        self.lstm = nn.LSTM(embed_dim, hidden_size, num_layers, batch_first=True)
+        self.out = nn.Linear(hidden_size, vocab_size)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h, _ = self.lstm(self.embed(x))
+        return self.out(h)
+
+
+MODELS: dict[str, Callable[..., nn.Module]] = {
+    "tinynet": TinyNetCIFAR100,
+    "charlstm": CharLSTM,
+}
+_ALIASES = {"tinynetcifar100": "tinynet", "tinynet_cifar100": "tinynet", "char_lstm": "charlstm", "lstm": "charlstm"}
+
+
+def _canonical(name: str) -> str:
+    key = str(name).lower()
+    key = _ALIASES.get(key, key)
+    if key not in MODELS:
+        raise ValueError(f"unknown model {name!r}; known: {sorted(MODELS)}")
+    return key
+
+
+def build_model(name: str, **params: Any) -> nn.Module:
+    """A freshly initialised model by name (``tinynet``/``TinyNetCIFAR100`` or ``charlstm``/``CharLSTM``).
+
+    ``params`` are the constructor's keyword arguments; an unknown one raises ``ValueError``
+    naming it and the model.
+    """
+    key = _canonical(name)
+    cls = MODELS[key]
+    allowed = set(inspect.signature(cls).parameters)
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {unknown} for model {key!r}; allowed: {sorted(allowed)}")
+    return cls(**params)
+
+
+def _torch_seed(seed: int | np.random.SeedSequence | np.random.Generator) -> int:
+    if isinstance(seed, np.random.SeedSequence):
+        return torch_seed(seed)
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63 - 1))
+    return int(seed)
+
+
+def initial_model(name: str, params: Mapping[str, Any] | None, seed: int | np.random.SeedSequence | np.random.Generator) -> dict[str, torch.Tensor]:
+    """The experiment's fixed initial weights x0 as a state dict (the threat model of Section 3).
+
+    The model is built under a forked torch RNG seeded with ``seed``, so the global random state
+    is unchanged and the same ``(name, params, seed)`` always gives bitwise-identical weights.
+    ``seed`` may be an int or a SeedSequence (e.g. the experiment's ``init`` stream).
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(_torch_seed(seed))
+        model = build_model(name, **dict(params or {}))
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Number of trainable scalars."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

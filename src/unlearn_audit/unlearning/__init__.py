@@ -1,0 +1,188 @@
+"""Unlearning algorithms behind one registry (paper §7, App. G; DESIGN §6).
+
+Every algorithm is a function ``fn(model, retain, forget, params, generator) -> model`` registered
+under a name usable from config, together with a frozen dataclass of its hyperparameters (the
+paper's values as defaults where the paper gives them).  ``retain`` is the retain set D_r and
+``forget`` is **only** D_f(S), the forget set sampled by the sign vector S — never the whole
+candidate pool, never the whole training set — each an ``(x, y)`` pair of arrays or tensors::
+
+    model = unlearn("forget_ascent", base_model, (xr, yr), (xf, yf), {"ascent_epochs": 2}, generator=seed)
+
+Registered here (uncertified, G.3–G.7): ``retain_finetune``, ``forget_ascent``, ``ida``,
+``hessian``.  A new algorithm registers itself with :func:`register` and becomes available to the
+workflow by name.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..training import as_tensor, as_torch_generator
+
+__all__ = [
+    "Data",
+    "UnlearningMethod",
+    "UNLEARNING_METHODS",
+    "register",
+    "get_method",
+    "make_params",
+    "unlearn",
+]
+
+Data = tuple[Any, Any]
+"""An ``(x, y)`` pair: numpy arrays or CPU tensors (images: float ``(N, C, H, W)`` and int ``(N,)``;
+text: int ``(N, T)`` inputs and int ``(N, T)`` next-character targets)."""
+
+UnlearnFn = Callable[[nn.Module, tuple[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor], Any, torch.Generator], nn.Module]
+
+
+@dataclass(frozen=True)
+class UnlearningMethod:
+    """A registered unlearning algorithm.
+
+    Attributes
+    ----------
+    name
+        Registry name (used in config).
+    fn
+        ``fn(model, retain, forget, params, generator) -> model``; receives tensors, a validated
+        ``params`` instance and a ``torch.Generator``; may modify ``model`` in place.
+    params_cls
+        Frozen dataclass of the hyperparameters.
+    certified
+        Whether the algorithm carries an (ε, δ) unlearning certificate.
+    uses_forget
+        Whether the algorithm reads D_f(S) at all.
+    """
+
+    name: str
+    fn: UnlearnFn
+    params_cls: type
+    certified: bool = False
+    uses_forget: bool = True
+    description: str = ""
+
+
+UNLEARNING_METHODS: dict[str, UnlearningMethod] = {}
+
+
+def register(
+    name: str, params_cls: type | None = None, *, certified: bool = False, uses_forget: bool = True, description: str = ""
+) -> Callable[[UnlearnFn], UnlearnFn]:
+    """Decorator registering ``fn`` under ``name``.
+
+    ``params_cls`` is the frozen dataclass of the hyperparameters; by default the type annotation
+    of ``fn``'s ``params`` argument.  ``description`` defaults to the first line of the docstring.
+    """
+
+    def deco(fn: UnlearnFn) -> UnlearnFn:
+        cls = params_cls
+        if cls is None:
+            cls = fn.__annotations__.get("params")
+            if isinstance(cls, str):
+                try:
+                    cls = typing.get_type_hints(fn).get("params")
+                except NameError:
+                    cls = None
+        if cls is None or not dataclasses.is_dataclass(cls):
+            raise TypeError(f"unlearning method {name!r}: params_cls must be a dataclass (give it or annotate fn's params argument)")
+        if name in UNLEARNING_METHODS:
+            raise ValueError(f"unlearning method {name!r} is already registered")
+        doc = description or next(iter((fn.__doc__ or "").strip().splitlines()), "")
+        UNLEARNING_METHODS[name] = UnlearningMethod(name, fn, cls, certified, uses_forget, doc)
+        return fn
+
+    return deco
+
+
+def get_method(name: str) -> UnlearningMethod:
+    """The registered method ``name``; ``ValueError`` listing the known names otherwise."""
+    try:
+        return UNLEARNING_METHODS[name]
+    except KeyError:
+        raise ValueError(f"unknown unlearning method {name!r}; known: {sorted(UNLEARNING_METHODS)}") from None
+
+
+def make_params(name: str, params: Mapping[str, Any] | Any | None = None) -> Any:
+    """Validated hyperparameters of method ``name`` from a mapping (or an instance, returned as is).
+
+    Unknown parameter names raise ``ValueError`` naming the parameter and the method; invalid
+    values raise the dataclass's own ``ValueError``.
+    """
+    method = get_method(name)
+    if isinstance(params, method.params_cls):
+        return params
+    if params is not None and dataclasses.is_dataclass(params):
+        raise ValueError(f"parameters of type {type(params).__name__} given for unlearning method {name!r} (expects {method.params_cls.__name__})")
+    values = dict(params or {})
+    allowed = {f.name for f in dataclasses.fields(method.params_cls)}
+    unknown = sorted(set(values) - allowed)
+    if unknown:
+        raise ValueError(f"unknown parameter {unknown[0]!r} for unlearning method {name!r}" + (f" (also {unknown[1:]})" if len(unknown) > 1 else "") + f"; allowed: {sorted(allowed)}")
+    try:
+        return method.params_cls(**values)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"unlearning method {name!r}: {exc}") from exc
+
+
+def _as_data(data: Data, what: str) -> tuple[torch.Tensor, torch.Tensor]:
+    try:
+        x, y = data
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be an (x, y) pair") from None
+    xt = as_tensor(x)
+    xt = xt.to(torch.float32) if torch.is_floating_point(xt) else xt.to(torch.int64)
+    yt = as_tensor(y, torch.int64)
+    if len(xt) != len(yt):
+        raise ValueError(f"{what}: x has {len(xt)} rows but y has {len(yt)}")
+    return xt, yt
+
+
+def unlearn(
+    name: str,
+    model: nn.Module,
+    retain: Data,
+    forget: Data,
+    params: Mapping[str, Any] | Any | None = None,
+    generator: torch.Generator | np.random.Generator | np.random.SeedSequence | int | None = None,
+) -> nn.Module:
+    """Unlearn D_f(S) from a trained model with the registered algorithm ``name``.
+
+    Parameters
+    ----------
+    model
+        The trained model A(D(S)); it is not modified (the algorithm works on a deep copy).
+    retain
+        The retain set D_r as ``(x, y)``.
+    forget
+        **Only** the sampled forget set D_f(S) as ``(x, y)`` (the candidate batches with S_j = +1).
+    params
+        Hyperparameters (mapping or the method's dataclass); defaults are the paper's values.
+    generator
+        Source of all randomness of the algorithm (data order, LiSSA minibatches, noise): a
+        ``torch.Generator`` or anything :func:`unlearn_audit.training.as_torch_generator` accepts
+        (e.g. the run's ``unlearn`` SeedSequence).
+
+    Returns
+    -------
+    The unlearned model (a new module).
+    """
+    method = get_method(name)
+    p = make_params(name, params)
+    if generator is None:
+        raise ValueError(f"unlearning method {name!r} needs a generator (or seed) for its randomness")
+    g = as_torch_generator(generator)
+    out = copy.deepcopy(model)
+    return method.fn(out, _as_data(retain, "retain"), _as_data(forget, "forget"), p, g)
+
+
+# Register the built-in algorithms (import for the side effect of registration).
+from . import forget_ascent, hessian, ida, retain_finetune  # noqa: E402,F401

@@ -1,0 +1,184 @@
+"""Hessian-based unlearning: one Newton step by LiSSA, then Gaussian noise (App. G.4; FORMULAS §4).
+
+Update (code form of Zhang et al. 2025, the version the audit ran):
+
+    θ̃ = θ* − H̃⁻¹ g + ξ,    ξ ~ N(0, σ² I) on every parameter,
+
+with g = ∇L(θ*; D_r), the mean cross-entropy gradient over the whole retain set, and
+H̃ = ∇²[L_B(θ*) + (λ + γ) R(θ*)] the Hessian of the regularised loss, which enters only through
+Hessian–vector products on minibatches B sampled with replacement from D_r.  The weight decay λ
+(and the convexity shift γ of the authors' code) appear in H̃ only, not in g (G.4: "applied only
+in the Hessian computation and not in the gradient g"); ``grad_regularizer=True`` adds λ∇R to g
+as the authors' code does.  R is ½‖θ‖² (``"squared"``: H̃ = H + (λ+γ) I, G.4's description and the
+Shakespeare code) or Σ_layers ‖θ_layer‖₂ (``"norm"``: the CIFAR code).
+
+LiSSA (Agarwal et al. 2017), exactly as coded (FORMULAS §4.2):
+
+    for i = 1..s1:   h ← g;   for j = 1..s2:  h ← g + h − (H̃_{B_j} h) / scale;   est_i = h / scale
+    H̃⁻¹ g ≈ mean_i est_i
+
+which converges to H̃⁻¹ g when scale exceeds the largest eigenvalue of H̃.  The forget set is not
+used: in the code form the retain gradient stands in for the forget gradient (they are equal up to
+sign and scale at a stationary point of the full loss).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import torch
+from torch import nn
+
+from ..training import loss_fn
+from . import register
+from .common import check_nonneg, check_positive_int
+
+__all__ = ["HessianParams", "hessian", "lissa_inverse_hvp", "retain_gradient", "regularizer", "REGULARIZERS"]
+
+REGULARIZERS: tuple[str, ...] = ("squared", "norm")
+
+
+@dataclass(frozen=True)
+class HessianParams:
+    """Hyperparameters of ``hessian`` (G.4; defaults: CIFAR-100).
+
+    Attributes
+    ----------
+    s1, s2
+        LiSSA repeats (averaged) and recursion depth (CIFAR-100: 10 and 1000; Shakespeare: 5 and 700).
+    scale
+        Must exceed the largest eigenvalue of H̃ (CIFAR-100: 1000; Shakespeare: 5000).
+    batch_size
+        Size of the retain minibatches, sampled with replacement, of each Hessian–vector product
+        (CIFAR-100: 10; Shakespeare: 256).
+    weight_decay
+        λ of the regulariser in H̃ (5e-4 for both datasets).
+    gamma
+        Extra convexity shift γ of H̃ (authors' code: 0.01 for CIFAR-100, 0.05 for Shakespeare).
+    regularizer
+        ``"squared"`` (½‖θ‖²) or ``"norm"`` (Σ_layers ‖θ_layer‖₂).
+    grad_regularizer
+        Add λ∇R to g (the authors' code) instead of the unregularised retain gradient (G.4 text).
+    sigma
+        Standard deviation of the final Gaussian noise on every parameter (1e-3; Table 7: 5e-3, 1e-2).
+    grad_batch_size
+        Chunk size for computing g over the retain set (memory only; no effect on the result
+        beyond floating-point summation order).
+    """
+
+    s1: int = 10
+    s2: int = 1000
+    scale: float = 1000.0
+    batch_size: int = 10
+    weight_decay: float = 5e-4
+    gamma: float = 0.01
+    regularizer: str = "squared"
+    grad_regularizer: bool = False
+    sigma: float = 1e-3
+    grad_batch_size: int = 1024
+
+    def __post_init__(self) -> None:
+        check_positive_int("s1", self.s1)
+        check_positive_int("s2", self.s2)
+        check_positive_int("batch_size", self.batch_size)
+        check_positive_int("grad_batch_size", self.grad_batch_size)
+        if not (isinstance(self.scale, (int, float)) and self.scale > 0 and math.isfinite(self.scale)):
+            raise ValueError(f"scale must be a positive number, got {self.scale!r}")
+        check_nonneg("weight_decay", self.weight_decay)
+        check_nonneg("gamma", self.gamma)
+        check_nonneg("sigma", self.sigma)
+        if self.regularizer not in REGULARIZERS:
+            raise ValueError(f"regularizer must be one of {REGULARIZERS}, got {self.regularizer!r}")
+
+
+def regularizer(params: Sequence[torch.Tensor], kind: str) -> torch.Tensor:
+    """R(θ): ½‖θ‖² (``"squared"``) or Σ_layers ‖θ_layer‖₂ (``"norm"``).
+
+    ``"norm"`` is not differentiable at an all-zero tensor (e.g. a bias never trained); such
+    tensors are left out (subgradient 0, no curvature).
+    """
+    if kind == "squared":
+        return 0.5 * sum((p * p).sum() for p in params)
+    if kind == "norm":
+        return sum(torch.linalg.vector_norm(p) for p in params if bool(p.detach().any()))
+    raise ValueError(f"regularizer must be one of {REGULARIZERS}, got {kind!r}")
+
+
+def retain_gradient(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], chunk: int = 1024) -> list[torch.Tensor]:
+    """g = ∇L(θ; D_r): gradient of the mean loss over the whole retain set, accumulated in chunks."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    x, y = retain
+    n = len(x)
+    if n == 0:
+        raise ValueError("the retain set is empty")
+    total = [torch.zeros_like(p) for p in params]
+    for i in range(0, n, chunk):
+        loss = loss_fn(model(x[i : i + chunk]), y[i : i + chunk], reduction="none").sum() / n
+        for acc, gr in zip(total, torch.autograd.grad(loss, params)):
+            acc.add_(gr)
+    return total
+
+
+def lissa_inverse_hvp(
+    v: Sequence[torch.Tensor],
+    hvp: Callable[[Sequence[torch.Tensor]], Sequence[torch.Tensor]],
+    *,
+    s1: int,
+    s2: int,
+    scale: float,
+) -> list[torch.Tensor]:
+    """LiSSA estimate of H⁻¹ v (FORMULAS §4.2).
+
+    ``hvp(h)`` returns the product of a (stochastic) Hessian estimate with ``h``; it is called
+    s1·s2 times and should draw a fresh minibatch each call.  Raises ``FloatingPointError`` when
+    the recursion diverges (scale below the largest eigenvalue).
+    """
+    v = [t.detach() for t in v]
+    acc = [torch.zeros_like(t) for t in v]
+    for _ in range(int(s1)):
+        h = [t.clone() for t in v]
+        for _ in range(int(s2)):
+            hv = hvp(h)
+            h = [vi + hi - hvi / scale for vi, hi, hvi in zip(v, h, hv)]
+        if not all(torch.isfinite(t).all() for t in h):
+            raise FloatingPointError(f"LiSSA diverged: scale={scale} must exceed the largest eigenvalue of the regularised Hessian")
+        for a, hi in zip(acc, h):
+            a.add_(hi / scale)
+    return [a / s1 for a in acc]
+
+
+def _minibatch_hvp(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], p: HessianParams, generator: torch.Generator) -> Callable[[Sequence[torch.Tensor]], list[torch.Tensor]]:
+    params = [q for q in model.parameters() if q.requires_grad]
+    x, y = retain
+    coef = p.weight_decay + p.gamma
+
+    def hvp(h: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+        idx = torch.randint(0, len(x), (p.batch_size,), generator=generator)
+        loss = loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx))
+        if coef:
+            loss = loss + coef * regularizer(params, p.regularizer)
+        grads = torch.autograd.grad(loss, params, create_graph=True)
+        dot = sum((gr * hi).sum() for gr, hi in zip(grads, h))
+        return [t.detach() for t in torch.autograd.grad(dot, params)]
+
+    return hvp
+
+
+@register("hessian", HessianParams, uses_forget=False, description="Newton step by LiSSA, then Gaussian noise (G.4)")
+def hessian(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: HessianParams, generator: torch.Generator) -> nn.Module:
+    """θ ← θ − H̃⁻¹ g by LiSSA, then θ ← θ + N(0, σ² I) on every parameter (G.4, Eq. 15)."""
+    model.eval()  # no dropout or batch statistics in the audited models; eval mode as in the authors' code
+    plist = [q for q in model.parameters() if q.requires_grad]
+    g = retain_gradient(model, retain, params.grad_batch_size)
+    if params.grad_regularizer and params.weight_decay:
+        reg = torch.autograd.grad(params.weight_decay * regularizer(plist, params.regularizer), plist)
+        g = [a + b for a, b in zip(g, reg)]
+    step = lissa_inverse_hvp(g, _minibatch_hvp(model, retain, params, generator), s1=params.s1, s2=params.s2, scale=params.scale)
+    with torch.no_grad():
+        for q, d in zip(plist, step):
+            q.sub_(d)
+            if params.sigma:
+                q.add_(params.sigma * torch.randn(q.shape, generator=generator, dtype=q.dtype))
+    return model

@@ -1,0 +1,29 @@
+"""Pure fine-tuning on the retain set (App. G.7).
+
+The unlearning phase is retain-set fine-tuning only — model clipping with C = C2 = ∞ and σ = 0 —
+with the schedule of the retain fine-tuning phases of G.3 (CIFAR-100: one-cycle, maximum 0.1).
+D_f(S) is not used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from . import register
+from .common import FinetuneParams, finetune
+
+__all__ = ["RetainFinetuneParams", "retain_finetune"]
+
+
+@dataclass(frozen=True)
+class RetainFinetuneParams(FinetuneParams):
+    """Hyperparameters of ``retain_finetune``: those of :class:`~.common.FinetuneParams` (50 epochs)."""
+
+
+@register("retain_finetune", RetainFinetuneParams, uses_forget=False, description="fine-tune on the retain set (G.7)")
+def retain_finetune(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: RetainFinetuneParams, generator: torch.Generator) -> nn.Module:
+    """Fine-tune on D_r for ``params.epochs`` epochs (G.7)."""
+    return finetune(model, retain, params, generator)
