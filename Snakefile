@@ -23,6 +23,7 @@ except ConfigError as error:
 include: "workflow/rules/common.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/convex.smk"
+include: "workflow/rules/gaussian_unlearning.smk"
 include: "workflow/rules/nn.smk"
 
 

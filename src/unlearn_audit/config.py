@@ -112,6 +112,22 @@ def _nn_references(config: dict) -> list[tuple[str, str]]:
 
 
 @semantic_check
+def _nn_method_params(config: dict) -> list[tuple[str, str]]:
+    nn = config.get("nn", {})
+    if not nn.get("enabled") or not nn.get("experiments"):
+        return []
+    from .unlearning import make_params  # imports torch: only when neural audits are enabled
+
+    problems = []
+    for name, exp in nn["experiments"].items():
+        try:
+            make_params(exp["method"], exp.get("params", {}))
+        except (TypeError, ValueError) as exc:
+            problems.append((f"nn.experiments.{name}.params", str(exc)))
+    return problems
+
+
+@semantic_check
 def _convex_params(config: dict) -> list[tuple[str, str]]:
     convex = config.get("convex", {})
     if not convex.get("enabled"):

@@ -28,6 +28,7 @@ def all_targets():
     if config["perfect_prediction"]["enabled"]:
         targets += table_files("attainable_bounds")
     targets += convex_targets()
+    targets += gu_targets()
     targets += nn_targets()
     return targets
 
@@ -187,4 +188,31 @@ def convex_targets():
     targets = [f for m in mechs for f in table_files(config["convex"]["mechanisms"][m]["table"])]
     if mechs:
         targets += figure_files("convex_epsilon_lb")
+    return targets
+
+
+# ----------------------------------------------------------------------------- Gaussian certified unlearning
+GU = f"{RESULTS}/gaussian_unlearning"
+GU_EXPERIMENTS = ["ged_vs_p", "ged_vs_eps", "ged_vs_m"]
+
+
+wildcard_constraints:
+    gu_experiment="ged_vs_p|ged_vs_eps|ged_vs_m",
+    x="[0-9][0-9.e+\-]*",
+
+
+def gu_grid(experiment):
+    spec = config["gaussian_unlearning"][experiment]
+    return spec["epsilons"] if experiment == "ged_vs_eps" else spec["p"]
+
+
+def gu_cells(experiment):
+    return [f"{GU}/{experiment}/cells/{x!r}.parquet" for x in gu_grid(experiment)]
+
+
+def gu_targets():
+    if not config["gaussian_unlearning"]["enabled"]:
+        return []
+    targets = table_files("gaussian_unlearning_slopes") + table_files("gaussian_unlearning_audit")
+    targets += [f for e in GU_EXPERIMENTS for f in figure_files(f"gaussian_unlearning_{e}")]
     return targets

@@ -20,7 +20,7 @@ __all__ = ["write_table", "format_markdown", "format_latex", "format_cell"]
 
 def format_cell(value, digits: int = 4) -> str:
     """Human-readable cell: floats to ``digits`` decimals, missing values as empty."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"

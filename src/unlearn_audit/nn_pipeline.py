@@ -1,0 +1,188 @@
+"""Neural-network audits, one function per workflow step (DESIGN §3 steps 1, 3–5).
+
+The workflow's scripts are thin wrappers around these functions:
+
+* :func:`prepare_design_data` — the dataset split of a design (retain set, candidate forget
+  pool cut into m batches of size B, validation and test sets);
+* :func:`train_base_models` — one base model per sign vector from the design's fixed
+  initial model x0 and fixed shuffle order π (the threat model of Section 3.4), shared by
+  every experiment on the design;
+* :func:`unlearn_and_score` — the unlearned model of each run and its per-example scores on
+  the candidate forget pool, plus retain/forget/test accuracy.
+
+A *design* is everything that determines the base models (data, split, B, m, model, training
+configuration, Γ, L); an *experiment* is an unlearning method with its hyperparameters on a
+design.  Changing an experiment never retrains base models.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from . import schemas
+from .data import load_audit_data, prepare_audit_data, save_audit_data, split_indices_frame
+from .experiment import sign_table
+from .io import atomic_path, read_parquet, write_parquet
+from .models import build_model, initial_model
+from .scores import model_scores
+from .seeds import seed_sequence, torch_seed
+from .training import TrainConfig, shuffle_orders, train_model
+from .unlearning import unlearn
+
+__all__ = [
+    "prepare_design_data",
+    "design_signs",
+    "train_config",
+    "training_set",
+    "train_base_models",
+    "unlearn_and_score",
+]
+
+
+def prepare_design_data(design: str, cfg: Mapping, root_seed: int, resources_dir: str, data_path, split_path) -> None:
+    """Write the design's data split (.npz) and its index table (Parquet)."""
+    seq = seed_sequence(root_seed, design, "data")
+    data = prepare_audit_data(
+        cfg["dataset"],
+        split=cfg["split"],
+        batch_size=int(cfg["batch_size"]),
+        m=int(cfg["m"]),
+        forget_fraction=None,
+        seed=int(seq.generate_state(1)[0]),
+        resources_dir=resources_dir,
+        **dict(cfg.get("dataset_params", {})),
+    )
+    save_audit_data(data, data_path)
+    write_parquet(split_indices_frame(data), split_path)
+
+
+def design_signs(design: str, cfg: Mapping, root_seed: int, path) -> None:
+    """Write every sign vector of the design (calibration and evaluation runs)."""
+    table = sign_table(design, int(cfg["m"]), int(cfg["calibration_runs"]), int(cfg["evaluation_runs"]), root_seed)
+    write_parquet(table, path, schemas.SIGNS)
+
+
+def train_config(cfg: Mapping) -> TrainConfig:
+    """TrainConfig from a config mapping, refusing unknown keys."""
+    return TrainConfig.from_dict(cfg)
+
+
+def training_set(data, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x, y, example ids) of D(S) = D_r ∪ D_f(S); ids index the universe retain ‖ forget pool."""
+    n_r = len(data.retain_x)
+    chosen = np.flatnonzero(np.asarray(signs)[data.forget_batch] == 1)
+    x = np.concatenate([data.retain_x, data.forget_x[chosen]])
+    y = np.concatenate([data.retain_y, data.forget_y[chosen]])
+    ids = np.concatenate([np.arange(n_r), n_r + chosen])
+    return x, y, ids
+
+
+def forget_set(data, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """D_f(S): only the sampled forget batches (never the whole candidate pool)."""
+    chosen = np.flatnonzero(np.asarray(signs)[data.forget_batch] == 1)
+    return data.forget_x[chosen], data.forget_y[chosen]
+
+
+def _signs_for(signs_path, phase: str, runs: Sequence[int]) -> dict[int, np.ndarray]:
+    table = read_parquet(signs_path, schemas.SIGNS)
+    sub = table[(table.phase == phase) & table.run.isin(list(runs))]
+    found = {int(r): np.asarray(s, dtype=np.int8) for r, s in zip(sub.run, sub.signs)}
+    missing = sorted(set(runs) - set(found))
+    if missing:
+        raise ValueError(f"{signs_path}: no {phase} sign vectors for runs {missing}")
+    return found
+
+
+def train_base_models(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, phase: str, runs: Sequence[int], outputs: Sequence[str]) -> None:
+    """Train the base model A(D(S)) of each run from the design's fixed x0 and π."""
+    data = load_audit_data(data_path)
+    signs = _signs_for(signs_path, phase, runs)
+    model_cfg = dict(cfg["model"])
+    x0 = initial_model(model_cfg["name"], model_cfg.get("params", {}), int(seed_sequence(root_seed, design, "init").generate_state(1)[0]))
+    tcfg = train_config(cfg["train"])
+    n_universe = len(data.retain_x) + len(data.forget_x)
+    orders = shuffle_orders(n_universe, tcfg.epochs, int(seed_sequence(root_seed, design, "order").generate_state(1)[0]))
+    for run, out in zip(runs, outputs):
+        x, y, ids = training_set(data, signs[run])
+        model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
+        model.load_state_dict(x0)
+        train_model(model, x, y, ids, orders, tcfg)
+        with atomic_path(out) as tmp:
+            torch.save(model.state_dict(), tmp)
+
+
+def _forget_ids(data) -> np.ndarray:
+    """Global ids of the candidate forget pool (as in the design's split.parquet)."""
+    ids = getattr(data, "forget_id", None)
+    return (np.arange(len(data.forget_x)) if ids is None else np.asarray(ids)).astype(np.int64)
+
+
+def _accuracy(model, x, y, kind: str) -> float:
+    if len(x) == 0:
+        return float("nan")
+    return float(np.mean(model_scores(model, x, y, kind=kind)["correct"]))
+
+
+def unlearn_and_score(
+    experiment: str,
+    design: str,
+    design_cfg: Mapping,
+    method: str,
+    params: Mapping,
+    root_seed: int,
+    data_path,
+    signs_path,
+    phase: str,
+    runs: Sequence[int],
+    base_models: Sequence[str],
+    score_outputs: Sequence[str],
+    metric_outputs: Sequence[str],
+) -> None:
+    """Unlearn each run's base model with ``method`` and score the candidate forget pool."""
+    data = load_audit_data(data_path)
+    signs_table = read_parquet(signs_path, schemas.SIGNS)
+    signs = _signs_for(signs_path, phase, runs)
+    model_cfg = dict(design_cfg["model"])
+    for run, base, score_out, metric_out in zip(runs, base_models, score_outputs, metric_outputs):
+        s = signs[run]
+        model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
+        model.load_state_dict(torch.load(base, weights_only=True))
+        fx, fy = forget_set(data, s)
+        gen = torch.Generator().manual_seed(torch_seed(seed_sequence(root_seed, experiment, "unlearn", phase, run)))
+        model = unlearn(method, model, (torch.as_tensor(data.retain_x), torch.as_tensor(data.retain_y)), (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen)
+        sc = model_scores(model, data.forget_x, data.forget_y, kind=data.kind)
+        row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
+        in_forget = s[data.forget_batch] == 1
+        frame = pd.DataFrame(
+            {
+                "experiment": experiment,
+                "phase": phase,
+                "run": run,
+                "sign_index": int(row.sign_index),
+                "seed": np.uint64(row.seed),
+                "batch": data.forget_batch.astype(np.int32),
+                "example": _forget_ids(data),
+                "in_forget": in_forget,
+                "score_logit": sc["logit"],
+                "score_loss": sc["loss"],
+            }
+        )
+        write_parquet(frame, score_out, schemas.SCORES)
+        metrics = pd.DataFrame(
+            [
+                {
+                    "experiment": experiment,
+                    "phase": phase,
+                    "run": run,
+                    "retain_acc": _accuracy(model, data.retain_x, data.retain_y, data.kind),
+                    "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
+                    "test_acc": _accuracy(model, data.test_x, data.test_y, data.kind),
+                }
+            ]
+        )
+        write_parquet(metrics, metric_out, schemas.RUN_METRICS)
