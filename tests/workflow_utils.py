@@ -13,7 +13,8 @@ REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
 
 
-def write_config(tmp_path: Path, overrides: dict | None = None, base: str = "config/config.yaml") -> Path:
+def write_config(tmp_path: Path, overrides: dict | None = None, base: str = "config/config.yaml", replace: tuple[str, ...] = ()) -> Path:
+    """Base config with ``overrides`` merged in; top-level keys in ``replace`` are replaced whole."""
     cfg = yaml.safe_load((REPO / base).read_text())
     cfg["results_dir"] = str(tmp_path / "results")
     cfg["resources_dir"] = str(tmp_path / "resources")
@@ -25,7 +26,9 @@ def write_config(tmp_path: Path, overrides: dict | None = None, base: str = "con
             else:
                 a[k] = v
 
-    merge(cfg, overrides or {})
+    for key in replace:
+        cfg[key] = (overrides or {})[key]
+    merge(cfg, {k: v for k, v in (overrides or {}).items() if k not in replace})
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path

@@ -1,0 +1,93 @@
+"""End-to-end Snakemake run of the neural-network audits on a tiny digits design.
+
+Checks the outputs of Tables 1b, 3, 4, 5, 7 and the figure, that a finished workflow
+schedules nothing, and that changing one unlearning hyperparameter reruns only that
+experiment's jobs (never base training).
+"""
+
+import pandas as pd
+import pytest
+import yaml
+
+from workflow_utils import planned_jobs, snakemake, write_config
+
+pytestmark = pytest.mark.workflow
+
+FT = {"epochs": 1, "lr": 0.01, "batch_size": 64, "momentum": 0.9, "weight_decay": 0.0}
+TINY = {
+    "perfect_prediction": {"enabled": False},
+    "convex": {"enabled": False},
+    "gaussian_unlearning": {"enabled": False},
+    "nn": {
+        "enabled": True,
+        "designs": {
+            "tiny": {
+                "dataset": "digits", "split": "uniform", "batch_size": 1, "m": 24,
+                "model": {"name": "tinynet", "params": {"in_channels": 1, "num_classes": 10, "width": 0.25}},
+                "train": {"epochs": 2, "batch_size": 64, "lr": 0.01, "momentum": 0.9, "schedule": "onecycle"},
+                "calibration_runs": 20, "evaluation_runs": 3, "chunk_size": 12,
+            }
+        },
+        "experiments": {
+            "tiny_ft": {"design": "tiny", "method": "retain_finetune", "params": FT, "r": [8, 24],
+                        "tables": ["table1b", "table3", "table4", "table5"]},
+            "tiny_hessian": {"design": "tiny", "method": "hessian", "r": [8],
+                             "params": {"s1": 1, "s2": 10, "scale": 500.0, "sigma": 0.001}, "tables": ["table7"]},
+        },
+    },
+}
+
+
+def test_nn_audit_end_to_end(tmp_path):
+    cfg = write_config(tmp_path, TINY, replace=("nn",))
+    proc = snakemake(tmp_path, cfg, cores=2)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = tmp_path / "results"
+
+    t1 = pd.read_csv(res / "tables" / "table1b.csv")
+    for col in ("method", "params", "split", "epsilon_lb", "epsilon_ldp", "r", "retain_acc", "forget_acc", "test_acc"):
+        assert col in t1.columns
+    assert len(t1) == 1 and t1.r.iloc[0] == 24
+    assert 0 <= t1.epsilon_lb.iloc[0] == pytest.approx(t1.epsilon_ldp.iloc[0] / 2)
+    assert t1.test_acc.between(0, 1).all()
+    assert set(pd.read_csv(res / "tables" / "table3.csv").columns) >= {"r", "epsilon_lb_logit", "epsilon_lb_loss"}
+    assert set(pd.read_csv(res / "tables" / "table4.csv").columns) >= {"r", "epsilon_lb_mean", "epsilon_lb_median"}
+    assert pd.read_csv(res / "tables" / "table7.csv").sigma.tolist() == [0.001]
+    assert (res / "figures" / "nn_epsilon_vs_r.png").stat().st_size > 1000
+
+    # scores are Parquet in the documented long format, calibration and evaluation separate
+    scores = pd.read_parquet(res / "tiny_ft" / "runs" / "eval" / "0" / "scores.parquet")
+    assert len(scores) == 24 and scores.phase.unique().tolist() == ["eval"]
+    assert scores.in_forget.sum() == 12
+    signs = pd.read_parquet(res / "designs" / "tiny" / "signs.parquet")
+    assert set(signs[signs.phase == "calib"].seed).isdisjoint(signs[signs.phase == "eval"].seed)
+    bounds = pd.read_parquet(res / "tiny_ft" / "bounds.parquet")
+    assert set(bounds.statistic) == {"mean", "median"} and set(bounds.score) == {"logit", "loss"}
+
+    again = snakemake(tmp_path, cfg, "-n")
+    assert again.returncode == 0 and planned_jobs(again) == {}
+
+    changed = yaml.safe_load(cfg.read_text())
+    changed["nn"]["experiments"]["tiny_hessian"]["params"]["sigma"] = 0.005
+    cfg.write_text(yaml.safe_dump(changed))
+    dry = snakemake(tmp_path, cfg, "-n")
+    jobs = planned_jobs(dry)
+    assert not any(j.startswith("nn_train") for j in jobs), jobs
+    assert not any("tiny_ft" in j for j in jobs), jobs
+    assert sum(v for j, v in jobs.items() if j.startswith("nn_unlearn_tiny_hessian")) == 3
+    assert jobs.get("nn_fit") == 1 and jobs.get("nn_audit") == 1
+
+
+def test_unknown_method_parameter_refused(tmp_path):
+    bad = yaml.safe_load(yaml.safe_dump(TINY))
+    bad["nn"]["experiments"]["tiny_ft"]["params"]["learning_rate"] = 0.1
+    proc = snakemake(tmp_path, write_config(tmp_path, bad, replace=("nn",)), "-n")
+    assert proc.returncode != 0
+    assert "nn.experiments.tiny_ft.params" in proc.stderr and "learning_rate" in proc.stderr
+
+
+def test_r_larger_than_m_refused(tmp_path):
+    bad = yaml.safe_load(yaml.safe_dump(TINY))
+    bad["nn"]["experiments"]["tiny_ft"]["r"] = [8, 30]
+    proc = snakemake(tmp_path, write_config(tmp_path, bad, replace=("nn",)), "-n")
+    assert proc.returncode != 0 and "nn.experiments.tiny_ft.r[1]" in proc.stderr and "<= m = 24" in proc.stderr
