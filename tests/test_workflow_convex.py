@@ -10,6 +10,7 @@ pytestmark = pytest.mark.workflow
 SMALL = {
     "perfect_prediction": {"enabled": False},
     "nn": {"enabled": False},
+    "gaussian_unlearning": {"enabled": False},
     "convex": {
         "enabled": True,
         "settings": {"n_calibration": 50, "n_test_draws": 2000},

@@ -39,7 +39,13 @@ def test_bad_config_is_refused_naming_the_key(tmp_path, override, needle):
 
 
 def test_run_then_rerun_schedules_nothing(tmp_path):
-    cfg = write_config(tmp_path, {"perfect_prediction": {"grid": [{"m": 6, "r": 6}, {"m": 100, "r": 60}]}})
+    only_statistics = {
+        "perfect_prediction": {"grid": [{"m": 6, "r": 6}, {"m": 100, "r": 60}]},
+        "convex": {"enabled": False},
+        "gaussian_unlearning": {"enabled": False},
+        "nn": {"enabled": False},
+    }
+    cfg = write_config(tmp_path, only_statistics)
     proc = snakemake(tmp_path, cfg)
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "results" / "tables" / "attainable_bounds.csv")
