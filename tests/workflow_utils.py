@@ -34,7 +34,7 @@ def write_config(tmp_path: Path, overrides: dict | None = None, base: str = "con
     return path
 
 
-def snakemake(workdir: Path, configfile: Path, *args: str, cores: int = 1, timeout: int = 900) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, configfile: Path, *args: str, cores: int = 1, timeout: int = 400) -> subprocess.CompletedProcess:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [
         sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "-d", str(workdir),
