@@ -19,6 +19,8 @@ from unlearn_audit.data.shakespeare import (
 )
 from unlearn_audit.data.vocab import OOV_ID, VOCAB_SIZE, default_vocab
 
+from generated_plays import make_play
+
 TINY_PLAY = """\
 THE TRAGEDY OF TESTING
 
@@ -208,33 +210,14 @@ def test_sliding_windows():
 # --------------------------------------------------------------------------- generated corpus
 
 
-def _make_play(rng, title, n_roles, names=None):
-    names = names or [f"ROLE {chr(65 + i)}{chr(65 + j)}" for i in range(6) for j in range(6)][:n_roles]
-    out = [title.upper(), "", "by William Shakespeare", "", "", "ACT I.", "", "Scene I. Somewhere.", ""]
-    blocks_left = {nm: int(rng.integers(3, 12)) for nm in names}
-    blocks_left[names[0]] = 1  # a role with a single block: dropped
-    words = "thou art the sun and moon my lord good sir whence comest thou hither anon".split()
-    k = 0
-    while any(blocks_left.values()):
-        live = [nm for nm in names if blocks_left[nm]]
-        nm = live[int(rng.integers(len(live)))]
-        blocks_left[nm] -= 1
-        k += 1
-        speech = " ".join(rng.choice(words, size=int(rng.integers(8, 40)))).capitalize() + f" {k}."
-        out += [nm + ".", speech[: len(speech) // 2], speech[len(speech) // 2 :], ""]
-        if k % 7 == 0:
-            out += ["[Exit " + nm.title() + ".]", ""]
-    return "\n".join(out) + "\n"
-
-
 @pytest.fixture(scope="module")
 def corpus_dir(tmp_path_factory):
     rng = np.random.default_rng(0)
     d = tmp_path_factory.mktemp("plays")
     shared = [f"SHARED {c}" for c in "ABCDEFGHIJKLMNOPQRST"]  # same role names in both plays
-    (d / "first_play_gut.txt").write_text(_make_play(rng, "The First Play", 20, shared))
-    (d / "second_play_gut.txt").write_text(_make_play(rng, "The Second Play", 20, shared))
-    (d / "third_play_gut.txt").write_text(_make_play(rng, "The Third Play", 30))
+    (d / "first_play_gut.txt").write_text(make_play(rng, "The First Play", 20, shared))
+    (d / "second_play_gut.txt").write_text(make_play(rng, "The Second Play", 20, shared))
+    (d / "third_play_gut.txt").write_text(make_play(rng, "The Third Play", 30))
     return d
 
 

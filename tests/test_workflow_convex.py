@@ -53,6 +53,12 @@ def test_convex_tables_end_to_end_and_rerun_is_noop(tmp_path):
     again = snakemake(tmp_path, cfg, "-n")
     assert again.returncode == 0 and planned_jobs(again) == {}
 
+    report = snakemake(tmp_path, cfg, "--report", "results/report.html")
+    assert report.returncode == 0, report.stderr[-3000:]
+    html = (res / "report.html").read_text()
+    for name in ("table2a.csv", "table2b.csv", "convex_epsilon_lb.png"):
+        assert f"{name};base64," in html, f"{name} is not embedded in the report"
+
 
 def test_unknown_mechanism_parameter_is_refused_before_running(tmp_path):
     bad = {"convex": {"mechanisms": {"cubic_newton": {"params": {"lambda0": 0.2}}}}}

@@ -5,10 +5,12 @@ schedules nothing, and that changing one unlearning hyperparameter reruns only t
 experiment's jobs (never base training).
 """
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
+from generated_plays import make_play
 from workflow_utils import planned_jobs, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
@@ -91,3 +93,46 @@ def test_r_larger_than_m_refused(tmp_path):
     bad["nn"]["experiments"]["tiny_ft"]["r"] = [8, 30]
     proc = snakemake(tmp_path, write_config(tmp_path, bad, replace=("nn",)), "-n")
     assert proc.returncode != 0 and "nn.experiments.tiny_ft.r[1]" in proc.stderr and "<= m = 24" in proc.stderr
+
+
+def test_text_audit_end_to_end_table1a(tmp_path):
+    """Table 1a on generated plays: CharLSTM, chunks of windows (batch_size null), sequence scores."""
+    plays = tmp_path / "plays"
+    plays.mkdir()
+    rng = np.random.default_rng(3)
+    for k in range(3):
+        (plays / f"play_{k}_gut.txt").write_text(make_play(rng, f"Play {k}", 20))
+    ft = {"epochs": 1, "lr": 0.5, "batch_size": 16, "momentum": 0.0, "weight_decay": 0.0, "schedule": "constant", "grad_clip": 1.0}
+    text = {
+        "perfect_prediction": {"enabled": False},
+        "convex": {"enabled": False},
+        "gaussian_unlearning": {"enabled": False},
+        "nn": {
+            "enabled": True,
+            "designs": {
+                "plays": {
+                    "dataset": "shakespeare", "split": "uniform", "batch_size": None, "m": 6,
+                    "dataset_params": {"source": str(plays), "num_roles": 40, "window": 12, "stride": 3},
+                    "model": {"name": "charlstm", "params": {"hidden_size": 8}},
+                    "train": {"epochs": 1, "batch_size": 16, "lr": 0.5, "momentum": 0.0, "schedule": "constant", "grad_clip": 1.0},
+                    "calibration_runs": 16, "evaluation_runs": 2, "chunk_size": 9,
+                }
+            },
+            "experiments": {
+                "plays_ft": {"design": "plays", "method": "retain_finetune", "label": "Retain fine-tune", "params": ft,
+                             "r": [2, 6], "report_r": 6, "tables": ["table1a"]},
+            },
+        },
+    }
+    cfg = write_config(tmp_path, text, replace=("nn",))
+    proc = snakemake(tmp_path, cfg, cores=2)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = tmp_path / "results"
+    t1a = pd.read_csv(res / "tables" / "table1a.csv")
+    assert t1a.method.tolist() == ["Retain fine-tune"] and t1a.r.tolist() == [6]
+    assert t1a.epsilon_lb.iloc[0] >= 0 and t1a.test_acc.between(0, 1).all()
+    scores = pd.read_parquet(res / "plays_ft" / "runs" / "eval" / "1" / "scores.parquet")
+    sizes = scores.groupby("batch").size()
+    assert len(sizes) == 6 and sizes.nunique() == 1  # equal chunks of windows
+    assert (scores.score_logit == -scores.score_loss).all()  # text: logit score is minus the mean CE
+    assert scores.in_forget.groupby(scores.batch).first().sum() == 3

@@ -50,7 +50,7 @@ def prepare_design_data(design: str, cfg: Mapping, root_seed: int, resources_dir
     data = prepare_audit_data(
         cfg["dataset"],
         split=cfg["split"],
-        batch_size=int(cfg["batch_size"]),
+        batch_size=None if cfg["batch_size"] is None else int(cfg["batch_size"]),
         m=int(cfg["m"]),
         forget_fraction=None,
         seed=int(seq.generate_state(1)[0]),

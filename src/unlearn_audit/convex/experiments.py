@@ -390,6 +390,12 @@ def _run(mechanism: str, release: GaussianRelease, epsilon: float, delta: float,
     )
 
 
+def _audit_mechanism(name: str, build: Callable, epsilon: float, rng: SeedLike, params, settings: AuditSettings) -> ConvexAuditResult:
+    """Release the mechanism built from ``params`` at certified (ε, params.delta) and audit it."""
+    epsilon, delta = check_epsilon_delta(epsilon, params.delta)
+    return _run(name, build(params).release(epsilon, delta), epsilon, delta, rng, settings)
+
+
 def audit_cubic_newton(
     epsilon: float,
     rng: SeedLike,
@@ -397,9 +403,7 @@ def audit_cubic_newton(
     settings: AuditSettings = AuditSettings(),
 ) -> ConvexAuditResult:
     """Table 2a cell: Perturbed Newton on the cubic loss audited at certified (ε, params.delta)."""
-    epsilon, delta = check_epsilon_delta(epsilon, params.delta)
-    release = build_cubic_newton(params).release(epsilon, delta)
-    return _run("cubic_newton", release, epsilon, delta, rng, settings)
+    return _audit_mechanism("cubic_newton", build_cubic_newton, epsilon, rng, params, settings)
 
 
 def audit_logistic_newton(
@@ -409,9 +413,7 @@ def audit_logistic_newton(
     settings: AuditSettings = AuditSettings(),
 ) -> ConvexAuditResult:
     """App. H.4.2: Perturbed Newton on the logistic loss audited at certified (ε, params.delta)."""
-    epsilon, delta = check_epsilon_delta(epsilon, params.delta)
-    release = build_logistic_newton(params).release(epsilon, delta)
-    return _run("logistic_newton", release, epsilon, delta, rng, settings)
+    return _audit_mechanism("logistic_newton", build_logistic_newton, epsilon, rng, params, settings)
 
 
 def audit_output_perturbation(
@@ -421,9 +423,7 @@ def audit_output_perturbation(
     settings: AuditSettings = AuditSettings(),
 ) -> ConvexAuditResult:
     """Table 2b cell: output perturbation on linear regression audited at certified (ε, params.delta)."""
-    epsilon, delta = check_epsilon_delta(epsilon, params.delta)
-    release = build_output_perturbation(params).release(epsilon, delta)
-    return _run("output_perturbation", release, epsilon, delta, rng, settings)
+    return _audit_mechanism("output_perturbation", build_output_perturbation, epsilon, rng, params, settings)
 
 
 def audit_epsilon_sweep(
