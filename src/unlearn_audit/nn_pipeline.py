@@ -29,6 +29,7 @@ from .data import load_audit_data, prepare_audit_data, save_audit_data, split_in
 from .experiment import sign_table
 from .io import atomic_path, read_parquet, write_parquet
 from .models import build_model, initial_model
+from .runtime import resolve_device
 from .scores import model_scores
 from .seeds import seed_sequence, torch_seed
 from .training import TrainConfig, shuffle_orders, train_model
@@ -98,8 +99,12 @@ def _signs_for(signs_path, phase: str, runs: Sequence[int]) -> dict[int, np.ndar
     return found
 
 
-def train_base_models(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, phase: str, runs: Sequence[int], outputs: Sequence[str]) -> None:
-    """Train the base model A(D(S)) of each run from the design's fixed x0 and π."""
+def train_base_models(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, phase: str, runs: Sequence[int], outputs: Sequence[str], device: str = "cpu") -> None:
+    """Train the base model A(D(S)) of each run from the design's fixed x0 and π on ``device``.
+
+    Models are saved with CPU tensors, so they load anywhere.
+    """
+    dev = resolve_device(device)
     data = load_audit_data(data_path)
     signs = _signs_for(signs_path, phase, runs)
     model_cfg = dict(cfg["model"])
@@ -111,9 +116,9 @@ def train_base_models(design: str, cfg: Mapping, root_seed: int, data_path, sign
         x, y, ids = training_set(data, signs[run])
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(x0)
-        train_model(model, x, y, ids, orders, tcfg)
+        train_model(model.to(dev), x, y, ids, orders, tcfg)
         with atomic_path(out) as tmp:
-            torch.save(model.state_dict(), tmp)
+            torch.save({k: v.cpu() for k, v in model.state_dict().items()}, tmp)
 
 
 def _forget_ids(data) -> np.ndarray:
@@ -142,8 +147,10 @@ def unlearn_and_score(
     base_models: Sequence[str],
     score_outputs: Sequence[str],
     metric_outputs: Sequence[str],
+    device: str = "cpu",
 ) -> None:
-    """Unlearn each run's base model with ``method`` and score the candidate forget pool."""
+    """Unlearn each run's base model with ``method`` on ``device`` and score the candidate forget pool."""
+    dev = resolve_device(device)
     data = load_audit_data(data_path)
     signs_table = read_parquet(signs_path, schemas.SIGNS)
     signs = _signs_for(signs_path, phase, runs)
@@ -151,7 +158,8 @@ def unlearn_and_score(
     for run, base, score_out, metric_out in zip(runs, base_models, score_outputs, metric_outputs):
         s = signs[run]
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
-        model.load_state_dict(torch.load(base, weights_only=True))
+        model.load_state_dict(torch.load(base, map_location="cpu", weights_only=True))
+        model.to(dev)
         fx, fy = forget_set(data, s)
         gen = torch.Generator().manual_seed(torch_seed(seed_sequence(root_seed, experiment, "unlearn", phase, run)))
         model = unlearn(method, model, (torch.as_tensor(data.retain_x), torch.as_tensor(data.retain_y)), (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["limit_threads"]
+__all__ = ["limit_threads", "resolve_device"]
 
 
 def limit_threads(n: int) -> None:
@@ -25,3 +25,22 @@ def limit_threads(n: int) -> None:
 
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(n)
+
+
+def resolve_device(name: str):
+    """The ``torch.device`` of the config's ``device``: ``cpu``, ``cuda`` or ``auto`` (cuda when available).
+
+    ``cuda`` without a visible GPU is refused with a message saying how to fix the config.
+    """
+    import torch
+
+    key = str(name).lower()
+    if key == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if key == "cpu":
+        return torch.device("cpu")
+    if key == "cuda":
+        if not torch.cuda.is_available():
+            raise RuntimeError("config device is 'cuda' but this job sees no CUDA GPU; set device: cpu or device: auto")
+        return torch.device("cuda")
+    raise ValueError(f"device must be 'cpu', 'cuda' or 'auto', got {name!r}")

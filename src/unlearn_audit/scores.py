@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from .training import model_device
+
 __all__ = ["logit_scores", "loss_scores", "sequence_scores", "model_scores"]
 
 
@@ -45,11 +47,12 @@ def model_scores(model: torch.nn.Module, x, y, *, kind: str = "image", batch_siz
     "correct" is then the per-sequence fraction of correctly predicted characters).
     """
     model.eval()
+    device = model_device(model)
     x = torch.as_tensor(x)
     y = torch.as_tensor(y)
     logit, loss, correct = [], [], []
     for start in range(0, len(x), batch_size):
-        xb, yb = x[start : start + batch_size], y[start : start + batch_size]
+        xb, yb = x[start : start + batch_size].to(device), y[start : start + batch_size].to(device)
         out = model(xb)
         if kind == "image":
             logit.append(logit_scores(out, yb))

@@ -380,7 +380,7 @@ def sgd_run(
                 group["lr"] = float(lrs[t])
             opt.zero_grad(set_to_none=True)
             if step_loss is None:
-                idx = torch.from_numpy(np.asarray(rows, dtype=np.int64))
+                idx = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(x.device)
                 loss = loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx))
             else:
                 loss = step_loss(model, t, rows)
@@ -391,6 +391,11 @@ def sgd_run(
             if bar is not None:
                 bar.update(1)
     return model
+
+
+def model_device(model: nn.Module) -> torch.device:
+    """The device of the model's parameters (CPU for a model without parameters)."""
+    return next((p.device for p in model.parameters()), torch.device("cpu"))
 
 
 def _check_data(x: Any, y: Any, example_ids: np.ndarray | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -437,6 +442,8 @@ def train_model(
     momentum; deterministic on CPU (module docstring).
     """
     xt, yt = _check_data(x, y, example_ids)
+    device = model_device(model)
+    xt, yt = xt.to(device), yt.to(device)
     if orders is None:
         batches = random_batches(len(xt), cfg.batch_size, cfg.epochs, as_torch_generator(generator))
     else:

@@ -12,4 +12,5 @@ unlearn_and_score(
     p.experiment, p.design, p.design_cfg, p.method, p.method_params, p.seed,
     snakemake.input.data, snakemake.input.signs, p.phase, p.runs,  # noqa: F821
     list(snakemake.input.base), list(snakemake.output.scores), list(snakemake.output.metrics),  # noqa: F821
+    device=snakemake.config["device"],  # noqa: F821
 )

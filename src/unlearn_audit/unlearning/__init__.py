@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..training import as_tensor, as_torch_generator
+from ..training import as_tensor, as_torch_generator, model_device
 
 __all__ = [
     "Data",
@@ -181,7 +181,9 @@ def unlearn(
         raise ValueError(f"unlearning method {name!r} needs a generator (or seed) for its randomness")
     g = as_torch_generator(generator)
     out = copy.deepcopy(model)
-    return method.fn(out, _as_data(retain, "retain"), _as_data(forget, "forget"), p, g)
+    device = model_device(out)
+    on_device = lambda d: tuple(t.to(device) for t in d)  # noqa: E731
+    return method.fn(out, on_device(_as_data(retain, "retain")), on_device(_as_data(forget, "forget")), p, g)
 
 
 # Register the built-in algorithms (import for the side effect of registration).

@@ -155,7 +155,7 @@ def _minibatch_hvp(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], 
     coef = p.weight_decay + p.gamma
 
     def hvp(h: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-        idx = torch.randint(0, len(x), (p.batch_size,), generator=generator)
+        idx = torch.randint(0, len(x), (p.batch_size,), generator=generator).to(x.device)
         loss = loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx))
         if coef:
             loss = loss + coef * regularizer(params, p.regularizer)
@@ -180,5 +180,5 @@ def hessian(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget:
         for q, d in zip(plist, step):
             q.sub_(d)
             if params.sigma:
-                q.add_(params.sigma * torch.randn(q.shape, generator=generator, dtype=q.dtype))
+                q.add_(params.sigma * torch.randn(q.shape, generator=generator, dtype=q.dtype).to(q.device))
     return model

@@ -82,10 +82,10 @@ def interleave(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forg
         return forget_queue.pop(0)
 
     def step_loss(m: nn.Module, t: int, rows: np.ndarray) -> torch.Tensor:
-        idx = torch.from_numpy(np.asarray(rows, dtype=np.int64))
+        idx = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(xr.device)
         loss = loss_fn(m(xr.index_select(0, idx)), yr.index_select(0, idx))
         if len(xf) and p.lam > 0 and (t + 1) % (p.q + 1) == 0:
-            fidx = torch.from_numpy(next_forget_rows())
+            fidx = torch.from_numpy(next_forget_rows()).to(xf.device)
             loss = loss - p.lam * loss_fn(m(xf.index_select(0, fidx)), yf.index_select(0, fidx))
         return loss
 

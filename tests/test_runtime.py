@@ -1,0 +1,30 @@
+"""Device resolution and thread limits of workflow jobs."""
+
+import pytest
+import torch
+
+from unlearn_audit.models import build_model
+from unlearn_audit.runtime import resolve_device
+from unlearn_audit.scores import model_scores
+from unlearn_audit.training import TrainConfig, model_device, train_model
+
+
+def test_resolve_device():
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ValueError, match="device must be"):
+        resolve_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="set device: cpu or device: auto"):
+            resolve_device("cuda")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_training_and_scores_follow_the_model_to_cuda():
+    torch.manual_seed(0)
+    x = torch.randn(32, 1, 8, 8)
+    y = torch.randint(0, 10, (32,))
+    model = build_model("tinynet", in_channels=1, num_classes=10, width=0.25).cuda()
+    train_model(model, x.numpy(), y.numpy(), None, None, TrainConfig(epochs=1, batch_size=8), generator=0)
+    assert model_device(model).type == "cuda"
+    assert model_scores(model, x.numpy(), y.numpy())["loss"].shape == (32,)
