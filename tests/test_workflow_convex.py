@@ -3,15 +3,12 @@
 import pandas as pd
 import pytest
 
-from workflow_utils import planned_jobs, snakemake, write_config
+from workflow_utils import only, planned_jobs, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
-SMALL = {
-    "perfect_prediction": {"enabled": False},
-    "nn": {"enabled": False},
-    "gaussian_unlearning": {"enabled": False},
-    "convex": {
+SMALL = only(
+    convex={
         "enabled": True,
         "settings": {"n_calibration": 50, "n_test_draws": 2000},
         "mechanisms": {
@@ -20,7 +17,7 @@ SMALL = {
             "logistic_newton": {"enabled": False, "epsilons": [1], "table": "table2c"},
         },
     },
-}
+)
 
 
 def test_convex_tables_end_to_end_and_rerun_is_noop(tmp_path):

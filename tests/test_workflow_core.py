@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from workflow_utils import REPO, planned_jobs, snakemake, write_config
+from workflow_utils import REPO, only, planned_jobs, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -48,12 +48,7 @@ def test_bad_config_is_refused_naming_the_key(tmp_path, override, needle):
 
 
 def test_run_then_rerun_schedules_nothing(tmp_path):
-    only_statistics = {
-        "perfect_prediction": {"grid": [{"m": 6, "r": 6}, {"m": 100, "r": 60}]},
-        "convex": {"enabled": False},
-        "gaussian_unlearning": {"enabled": False},
-        "nn": {"enabled": False},
-    }
+    only_statistics = only(perfect_prediction={"enabled": True, "grid": [{"m": 6, "r": 6}, {"m": 100, "r": 60}]})
     cfg = write_config(tmp_path, only_statistics)
     proc = snakemake(tmp_path, cfg)
     assert proc.returncode == 0, proc.stderr

@@ -3,15 +3,12 @@
 import pandas as pd
 import pytest
 
-from workflow_utils import planned_jobs, snakemake, write_config
+from workflow_utils import only, planned_jobs, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
-SMALL = {
-    "perfect_prediction": {"enabled": False},
-    "convex": {"enabled": False},
-    "nn": {"enabled": False},
-    "gaussian_unlearning": {
+SMALL = only(
+    gaussian_unlearning={
         "enabled": True,
         "model": {"n_removal_sets": 1, "n_test": 200, "n_noise_draws": 5},
         "ged_vs_p": {"p": [40, 80, 160], "m": [1, 5], "epsilon": 0.75, "replications": 3},
@@ -20,7 +17,7 @@ SMALL = {
         "audit": {"n": 60, "p": 60, "m": 3, "epsilon": 0.75,
                   "settings": {"n_calibration": 20000, "n_fit": 2000, "n_eval": 20000, "n_alg1_runs": 10000}},
     },
-}
+)
 
 
 def test_gaussian_unlearning_end_to_end(tmp_path):

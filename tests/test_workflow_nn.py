@@ -11,16 +11,13 @@ import pytest
 import yaml
 
 from generated_plays import make_play
-from workflow_utils import planned_jobs, snakemake, write_config
+from workflow_utils import only, planned_jobs, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
 FT = {"epochs": 1, "lr": 0.01, "batch_size": 64, "momentum": 0.9, "weight_decay": 0.0}
-TINY = {
-    "perfect_prediction": {"enabled": False},
-    "convex": {"enabled": False},
-    "gaussian_unlearning": {"enabled": False},
-    "nn": {
+TINY = only(
+    nn={
         "enabled": True,
         "designs": {
             "tiny": {
@@ -37,7 +34,7 @@ TINY = {
                              "params": {"s1": 1, "s2": 10, "scale": 500.0, "sigma": 0.001}, "tables": ["table7"]},
         },
     },
-}
+)
 
 
 def test_nn_audit_end_to_end(tmp_path):
@@ -103,11 +100,8 @@ def test_text_audit_end_to_end_table1a(tmp_path):
     for k in range(3):
         (plays / f"play_{k}_gut.txt").write_text(make_play(rng, f"Play {k}", 20))
     ft = {"epochs": 1, "lr": 0.5, "batch_size": 16, "momentum": 0.0, "weight_decay": 0.0, "schedule": "constant", "grad_clip": 1.0}
-    text = {
-        "perfect_prediction": {"enabled": False},
-        "convex": {"enabled": False},
-        "gaussian_unlearning": {"enabled": False},
-        "nn": {
+    text = only(
+        nn={
             "enabled": True,
             "designs": {
                 "plays": {
@@ -123,7 +117,7 @@ def test_text_audit_end_to_end_table1a(tmp_path):
                              "r": [2, 6], "report_r": 6, "tables": ["table1a"]},
             },
         },
-    }
+    )
     cfg = write_config(tmp_path, text, replace=("nn",))
     proc = snakemake(tmp_path, cfg, cores=2)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -13,6 +13,17 @@ REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
 
 
+SECTIONS = ("perfect_prediction", "convex", "gaussian_unlearning", "nn")
+
+
+def only(**sections: dict) -> dict:
+    """Config overrides that run only the given sections; every other section is disabled."""
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        raise ValueError(f"unknown config sections {sorted(unknown)}")
+    return {name: sections.get(name, {"enabled": False}) for name in SECTIONS}
+
+
 def write_config(tmp_path: Path, overrides: dict | None = None, base: str = "config/config.yaml", replace: tuple[str, ...] = ()) -> Path:
     """Base config with ``overrides`` merged in; top-level keys in ``replace`` are replaced whole."""
     cfg = yaml.safe_load((REPO / base).read_text())
