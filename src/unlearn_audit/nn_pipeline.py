@@ -155,6 +155,7 @@ def unlearn_and_score(
     signs_table = read_parquet(signs_path, schemas.SIGNS)
     signs = _signs_for(signs_path, phase, runs)
     model_cfg = dict(design_cfg["model"])
+    retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
     for run, base, score_out, metric_out in zip(runs, base_models, score_outputs, metric_outputs):
         s = signs[run]
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
@@ -162,7 +163,7 @@ def unlearn_and_score(
         model.to(dev)
         fx, fy = forget_set(data, s)
         gen = torch.Generator().manual_seed(torch_seed(seed_sequence(root_seed, experiment, "unlearn", phase, run)))
-        model = unlearn(method, model, (torch.as_tensor(data.retain_x), torch.as_tensor(data.retain_y)), (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen)
+        model = unlearn(method, model, retain, (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen)
         sc = model_scores(model, data.forget_x, data.forget_y, kind=data.kind)
         row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
         in_forget = s[data.forget_batch] == 1

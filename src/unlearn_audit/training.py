@@ -55,6 +55,8 @@ __all__ = [
     "deterministic_algorithms",
     "as_tensor",
     "as_torch_generator",
+    "check_xy",
+    "model_device",
     "random_batches",
     "sgd_run",
     "train_model",
@@ -398,14 +400,20 @@ def model_device(model: nn.Module) -> torch.device:
     return next((p.device for p in model.parameters()), torch.device("cpu"))
 
 
-def _check_data(x: Any, y: Any, example_ids: np.ndarray | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def check_xy(
+    x: Any, y: Any, example_ids: np.ndarray | None = None, *, what: str = "", device: torch.device | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(x, y)`` as tensors (float32 images or int64 character ids; int64 labels) on ``device``.
+
+    Mismatched row counts raise ``ValueError`` (prefixed with ``what`` when given).
+    """
     xt, yt = as_tensor(x), as_tensor(y, torch.int64)
     xt = xt.to(torch.float32) if torch.is_floating_point(xt) else xt.to(torch.int64)
     if len(xt) != len(yt):
-        raise ValueError(f"x has {len(xt)} rows but y has {len(yt)}")
+        raise ValueError(f"{what + ': ' if what else ''}x has {len(xt)} rows but y has {len(yt)}")
     if example_ids is not None and len(example_ids) != len(xt):
         raise ValueError(f"example_ids has {len(example_ids)} entries for {len(xt)} rows")
-    return xt, yt
+    return (xt, yt) if device is None else (xt.to(device), yt.to(device))
 
 
 def _check_orders(orders: np.ndarray, epochs: int) -> np.ndarray:
@@ -441,9 +449,7 @@ def train_model(
     ``generator`` instead (not the audit's threat model).  SGD with ``cfg``'s schedule and
     momentum; deterministic on CPU (module docstring).
     """
-    xt, yt = _check_data(x, y, example_ids)
-    device = model_device(model)
-    xt, yt = xt.to(device), yt.to(device)
+    xt, yt = check_xy(x, y, example_ids, device=model_device(model))
     if orders is None:
         batches = random_batches(len(xt), cfg.batch_size, cfg.epochs, as_torch_generator(generator))
     else:
@@ -510,7 +516,7 @@ def train_models_grouped(
         ids_list += [ids_list[-1]] * (group_size - k_real)
         states += [states[-1]] * (group_size - k_real)
     k = len(ids_list)
-    xt, yt = _check_data(x, y)
+    xt, yt = check_xy(x, y)
     orders = _check_orders(orders, cfg.epochs)
     if orders.shape[1] != len(xt):
         raise ValueError(f"x must hold the whole universe ({orders.shape[1]} rows), got {len(xt)}")
@@ -581,7 +587,7 @@ def train_many(
             out += train_models_grouped(init_state, x, y, ids_list[i : i + group_size], orders, cfg, model_params,
                                         group_size=group_size, progress=progress)
         return out
-    xt, yt = _check_data(x, y)
+    xt, yt = check_xy(x, y)
     out = []
     for ids in ids_list:
         model = build_model(model_name, **dict(model_params or {}))

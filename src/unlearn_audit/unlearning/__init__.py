@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..training import as_tensor, as_torch_generator, model_device
+from ..training import as_torch_generator, check_xy, model_device
 
 __all__ = [
     "Data",
@@ -133,17 +133,12 @@ def make_params(name: str, params: Mapping[str, Any] | Any | None = None) -> Any
         raise ValueError(f"unlearning method {name!r}: {exc}") from exc
 
 
-def _as_data(data: Data, what: str) -> tuple[torch.Tensor, torch.Tensor]:
+def _as_data(data: Data, what: str, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     try:
         x, y = data
     except (TypeError, ValueError):
         raise ValueError(f"{what} must be an (x, y) pair") from None
-    xt = as_tensor(x)
-    xt = xt.to(torch.float32) if torch.is_floating_point(xt) else xt.to(torch.int64)
-    yt = as_tensor(y, torch.int64)
-    if len(xt) != len(yt):
-        raise ValueError(f"{what}: x has {len(xt)} rows but y has {len(yt)}")
-    return xt, yt
+    return check_xy(x, y, what=what, device=device)
 
 
 def unlearn(
@@ -182,8 +177,7 @@ def unlearn(
     g = as_torch_generator(generator)
     out = copy.deepcopy(model)
     device = model_device(out)
-    on_device = lambda d: tuple(t.to(device) for t in d)  # noqa: E731
-    return method.fn(out, on_device(_as_data(retain, "retain")), on_device(_as_data(forget, "forget")), p, g)
+    return method.fn(out, _as_data(retain, "retain", device), _as_data(forget, "forget", device), p, g)
 
 
 # Register the built-in algorithms (import for the side effect of registration).
