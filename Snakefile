@@ -1,17 +1,21 @@
 # unlearn-audit: reproduces "Auditing of Unlearning Algorithms" and the Gaussian
-# certified-unlearning experiments.  Run `snakemake --cores all` (default config) or
-# `snakemake --cores all --configfile config/paper.yaml` (paper scale).
+# certified-unlearning experiments.  `snakemake --cores all` runs the default config;
+# `snakemake --cores all --configfile config/paper.yaml` runs the paper's scale.  A config file
+# given on the command line stands alone (the default is not merged under it); to merge, name
+# both: `--configfile config/config.yaml my_overrides.yaml`.
 import sys
 from pathlib import Path
 
 from snakemake.utils import min_version
 
-from unlearn_audit.config import ConfigError, validate_config
+from unlearn_audit.pipeline.config import ConfigError, validate_config
 
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+if not workflow.overwrite_configfiles:
+
+    configfile: Path(workflow.basedir) / "config" / "config.yaml"
 
 
 try:
@@ -21,7 +25,7 @@ except ConfigError as error:
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/report.smk"
+include: "workflow/rules/statistics.smk"
 include: "workflow/rules/convex.smk"
 include: "workflow/rules/gaussian_unlearning.smk"
 include: "workflow/rules/nn.smk"

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from reference_bounds import reference_epsilon  # noqa: E402
 
-from unlearn_audit import bounds  # noqa: E402
+from unlearn_audit.stats import bounds  # noqa: E402
 
 
 def timed(fn, *args, **kwargs):

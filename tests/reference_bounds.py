@@ -1,6 +1,6 @@
 """An independent, deliberately naive implementation of Theorem 4.2 / Lemma C.1 for tests.
 
-It shares no code with ``unlearn_audit.bounds``: N_u is summed over the full (α1, α2)
+It shares no code with ``unlearn_audit.stats.bounds``: N_u is summed over the full (α1, α2)
 grid, the λ-infimum is found by a bounded scalar minimiser on every call, and ε is found
 by root-finding on the full bound, without the closed form of the factorisation.
 """

@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from unlearn_audit.auditors import batch_scores, batchwise_overlaps, bounds_table, fit_gaussians
-from unlearn_audit.signs import sample_sign_vectors
+from unlearn_audit.auditors import batch_scores, batchwise_overlaps, bounds_table
+from unlearn_audit.auditors import fit_per_example as fit_gaussians
+from unlearn_audit.stats.signs import sample_sign_vectors
 
 
 def simulate(rng, runs, m, per_batch, shift, noise=1.0):
@@ -79,7 +80,7 @@ def test_null_mechanism_validity():
         fit = fit_gaussians(sc_cal, in_cal)
         s_ev, _, sc_ev, _ = simulate(rng, L, m, per_batch, 0.0)
         v = batchwise_overlaps(batch_scores(sc_ev, fit, batch, m), s_ev, [20])[20]
-        from unlearn_audit.bounds import epsilon_lower_bound
+        from unlearn_audit.stats.bounds import epsilon_lower_bound
 
         positives += epsilon_lower_bound(v, m, 20).rejected
     assert positives / reps <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)

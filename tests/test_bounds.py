@@ -5,8 +5,8 @@ import time
 import numpy as np
 import pytest
 
-from unlearn_audit import bounds, signs
-from unlearn_audit.gaussian_mechanism import hockey_stick_delta
+from unlearn_audit.stats import bounds, signs
+from unlearn_audit.stats.gaussian_mechanism import hockey_stick_delta
 
 from reference_bounds import log_nu_full_grid, reference_epsilon
 

@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from unlearn_audit.bounds import epsilon_lower_bound, log_num_guesses, log_num_sign_vectors, log_overlap_counts
-from unlearn_audit.simulation import randomized_response_overlaps
+from unlearn_audit.stats.bounds import epsilon_lower_bound, log_num_guesses, log_num_sign_vectors, log_overlap_counts
+from unlearn_audit.stats.simulation import randomized_response_overlaps
 
 ZETA = 0.05
 REPS = 600

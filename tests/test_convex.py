@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from unlearn_audit.bounds import gdp_epsilon
+from unlearn_audit.stats.bounds import gdp_epsilon
+from unlearn_audit.auditors.weight_space import WeightGaussian, audit_release, audit_weight_space
+from unlearn_audit.auditors.weight_space import WeightSpaceSettings as AuditSettings
 from unlearn_audit.convex import (
     TABLE2_EPSILON_LB,
     TABLE2_EPSILONS,
     TABLE2_SIGMA,
-    AuditSettings,
     ConvexData,
     CubicLoss,
     CubicNewtonParams,
@@ -21,13 +22,10 @@ from unlearn_audit.convex import (
     LogisticNewtonParams,
     OutputPerturbationParams,
     SquaredLoss,
-    WeightGaussian,
     audit_cubic_newton,
     audit_epsilon_sweep,
     audit_logistic_newton,
     audit_output_perturbation,
-    audit_release,
-    audit_weight_space,
     build_cubic_newton,
     build_logistic_newton,
     build_output_perturbation,
@@ -40,7 +38,7 @@ from unlearn_audit.convex import (
     perturbed_newton,
     project_l2_ball,
 )
-from unlearn_audit.gaussian_mechanism import gaussian_sigma, hockey_stick_delta
+from unlearn_audit.stats.gaussian_mechanism import gaussian_sigma, hockey_stick_delta
 
 SMALL = AuditSettings(n_calibration=200, n_test_draws=20_000, keep_draws=True)
 

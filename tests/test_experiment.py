@@ -2,8 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from unlearn_audit.experiment import audit_tables, fit_table, sign_matrix, sign_table
-from unlearn_audit.signs import is_balanced
+from unlearn_audit.auditors.batchwise import audit_tables, fit_table
+from unlearn_audit.auditors.runs import sign_matrix, sign_table
+from unlearn_audit.stats.signs import is_balanced
 
 
 def test_sign_table_is_deterministic_balanced_and_phase_separated():

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from unlearn_audit.auditors.weight_space import ProjectionSettings as AuditSettings
 from unlearn_audit.gaussian_unlearning import (
-    AuditSettings,
     GaussianReleaseSampler,
     GLMUnlearningConfig,
     RegularizedGLM,

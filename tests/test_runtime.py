@@ -4,9 +4,10 @@ import pytest
 import torch
 
 from unlearn_audit.models import build_model
-from unlearn_audit.runtime import resolve_device
+from unlearn_audit.pipeline.runtime import resolve_device
 from unlearn_audit.scores import model_scores
-from unlearn_audit.training import TrainConfig, model_device, train_model
+from unlearn_audit.torch_utils import model_device
+from unlearn_audit.training import TrainConfig, train_model
 
 
 def test_resolve_device():

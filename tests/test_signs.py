@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from unlearn_audit import signs
+from unlearn_audit.stats import signs
 
 
 @pytest.mark.parametrize("m", range(1, 11))

@@ -1,7 +1,65 @@
 """unlearn-audit: membership-inference audits of machine-unlearning algorithms.
 
-The statistical core (:mod:`unlearn_audit.signs`, :mod:`unlearn_audit.bounds`,
-:mod:`unlearn_audit.gaussian_mechanism`) depends on numpy and scipy only.
+The public API, importable from the package top without torch::
+
+    from unlearn_audit import epsilon_lower_bound
+    res = epsilon_lower_bound([2050, 2011, 1990], m=4500, r=3000, statistic="mean", zeta=0.05)
+
+* statistics (:mod:`unlearn_audit.stats`, numpy/scipy only): :func:`epsilon_lower_bound`
+  (Theorem 4.2, Lemma C.1), :func:`pairwise_epsilon_lower_bound` (Eq. 3),
+  :func:`gdp_mu_lower_bound` and the other μ-GDP conversions;
+* auditors (:mod:`unlearn_audit.auditors`): the batchwise auditor of Algorithm 2 and the
+  weight-space auditors of App. H.1.
+
+Training, models and unlearning (torch) live in :mod:`unlearn_audit.training`,
+:mod:`unlearn_audit.models` and :mod:`unlearn_audit.unlearning`; the workflow's steps in
+:mod:`unlearn_audit.pipeline`.
 """
 
+from .auditors import (
+    PerExampleFit,
+    WeightSpaceAudit,
+    audit_projection,
+    audit_tables,
+    audit_weight_space,
+    batch_scores,
+    bounds_table,
+    fit_per_example,
+    fit_table,
+    sign_table,
+)
+from .stats.bounds import (
+    EpsilonBound,
+    PairwiseBound,
+    audit_tail_bound,
+    epsilon_lower_bound,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu_lower_bound,
+    gdp_mu_lower_bound_from_accuracy,
+    pairwise_epsilon_lower_bound,
+)
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "EpsilonBound",
+    "PairwiseBound",
+    "PerExampleFit",
+    "WeightSpaceAudit",
+    "audit_projection",
+    "audit_tables",
+    "audit_tail_bound",
+    "audit_weight_space",
+    "batch_scores",
+    "bounds_table",
+    "epsilon_lower_bound",
+    "fit_per_example",
+    "fit_table",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_mu_lower_bound",
+    "gdp_mu_lower_bound_from_accuracy",
+    "pairwise_epsilon_lower_bound",
+    "sign_table",
+]

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .bounds import (
+from .stats.bounds import (
     STATISTICS,
     epsilon_lower_bound,
     gdp_epsilon,

@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["atomic_path", "write_text_atomic", "write_parquet", "read_parquet"]
+__all__ = ["atomic_path", "write_text_atomic", "write_bytes_atomic", "write_csv", "write_parquet", "read_parquet", "read_concat"]
 
 
 @contextmanager
@@ -42,6 +42,18 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         tmp.write_text(text)
 
 
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_csv(df: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write ``df`` as CSV (no index) atomically."""
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False)
+
+
 def write_parquet(df: pd.DataFrame, path: str | os.PathLike, schema: pa.Schema | None = None) -> None:
     """Write ``df`` as Parquet atomically, cast to ``schema`` (column order and types) if given."""
     if schema is not None:
@@ -63,3 +75,9 @@ def read_parquet(path: str | os.PathLike, schema: pa.Schema | None = None) -> pd
         if missing:
             raise ValueError(f"{path}: missing columns {missing}; was it written by another version?")
     return df
+
+
+def read_concat(paths, schema: pa.Schema | None = None) -> pd.DataFrame:
+    """Read several Parquet files (checked against ``schema`` if given) into one frame."""
+    frames = [read_parquet(p, schema) for p in paths]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

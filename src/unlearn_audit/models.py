@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .seeds import torch_seed
+from .seeds import torch_seed_of
 
 __all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "MODELS", "build_model", "initial_model", "count_parameters"]
 
@@ -203,7 +203,7 @@ MODELS: dict[str, Callable[..., nn.Module]] = {
 _ALIASES = {"tinynetcifar100": "tinynet", "tinynet_cifar100": "tinynet", "char_lstm": "charlstm", "lstm": "charlstm"}
 
 
-def _canonical(name: str) -> str:
+def canonical_model_name(name: str) -> str:
     key = str(name).lower()
     key = _ALIASES.get(key, key)
     if key not in MODELS:
@@ -217,21 +217,13 @@ def build_model(name: str, **params: Any) -> nn.Module:
     ``params`` are the constructor's keyword arguments; an unknown one raises ``ValueError``
     naming it and the model.
     """
-    key = _canonical(name)
+    key = canonical_model_name(name)
     cls = MODELS[key]
     allowed = set(inspect.signature(cls).parameters)
     unknown = sorted(set(params) - allowed)
     if unknown:
         raise ValueError(f"unknown parameter(s) {unknown} for model {key!r}; allowed: {sorted(allowed)}")
     return cls(**params)
-
-
-def _torch_seed(seed: int | np.random.SeedSequence | np.random.Generator) -> int:
-    if isinstance(seed, np.random.SeedSequence):
-        return torch_seed(seed)
-    if isinstance(seed, np.random.Generator):
-        return int(seed.integers(0, 2**63 - 1))
-    return int(seed)
 
 
 def initial_model(name: str, params: Mapping[str, Any] | None, seed: int | np.random.SeedSequence | np.random.Generator) -> dict[str, torch.Tensor]:
@@ -242,7 +234,7 @@ def initial_model(name: str, params: Mapping[str, Any] | None, seed: int | np.ra
     ``seed`` may be an int or a SeedSequence (e.g. the experiment's ``init`` stream).
     """
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(_torch_seed(seed))
+        torch.manual_seed(torch_seed_of(seed))
         model = build_model(name, **dict(params or {}))
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["SIGNS", "SCORES", "RUN_METRICS", "FIT", "OVERLAPS", "BOUNDS", "CONVEX_DECISIONS"]
+__all__ = ["SIGNS", "SCORES", "RUN_METRICS", "FIT", "OVERLAPS", "BOUNDS", "CONVEX_DECISIONS", "CONVEX_SUMMARY"]
 
 SIGNS = pa.schema(
     [
@@ -85,6 +85,8 @@ BOUNDS = pa.schema(
         ("epsilon_ldp", pa.float64()),
         ("epsilon_lb", pa.float64()),
         ("rejected", pa.bool_()),
+        ("selection", pa.string()),    # "preregistered" or "bonferroni" (unlearn_audit.stats.selection)
+        ("role", pa.string()),         # preregistered | exploratory (or selected | candidate under Bonferroni)
     ]
 )
 
@@ -97,4 +99,12 @@ CONVEX_DECISIONS = pa.schema(
         ("truth", pa.int8()),          # 1: drawn from the non-empty-forget-set side, 0: empty forget set
         ("decision", pa.int8()),
     ]
+)
+
+CONVEX_SUMMARY = pa.schema(
+    [("mechanism", pa.string())]
+    + [(name, pa.float64()) for name in ("epsilon", "delta", "sigma", "sensitivity", "distance", "rho", "true_mu")]
+    + [(name, pa.int64()) for name in ("n_calibration", "n_test_draws", "fp", "n_neg", "fn", "n_pos")]
+    + [(name, pa.float64()) for name in ("accuracy", "zeta", "pairwise_delta", "joint_delta", "epsilon_lb_pairwise",
+                                         "epsilon_lb_joint", "mu_lb", "mu_lb_accuracy")]
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .training import model_device
+from .torch_utils import model_device
 
 __all__ = ["logit_scores", "loss_scores", "sequence_scores", "model_scores"]
 

@@ -9,10 +9,27 @@ phase code, so calibration and evaluation streams can never coincide.
 from __future__ import annotations
 
 import hashlib
+from typing import Union
 
 import numpy as np
 
-__all__ = ["PHASES", "STREAMS", "name_key", "seed_sequence", "generator", "torch_seed", "check_phase_separation"]
+#: What the library accepts wherever randomness is needed: a Generator, a SeedSequence or an int seed.
+SeedLike = Union[np.random.Generator, np.random.SeedSequence, int]
+
+__all__ = [
+    "PHASES",
+    "STREAMS",
+    "SeedLike",
+    "name_key",
+    "seed_sequence",
+    "generator",
+    "as_seed_sequence",
+    "as_generator",
+    "spawn_generators",
+    "torch_seed",
+    "torch_seed_of",
+    "check_phase_separation",
+]
 
 PHASES: dict[str, int] = {"calib": 1, "eval": 2}
 STREAMS: dict[str, int] = {"signs": 1, "train": 2, "unlearn": 3, "noise": 4, "init": 5, "order": 6, "data": 7, "audit": 8}
@@ -46,9 +63,45 @@ def generator(root: int, design: str, stream: str, phase: str | None = None, run
     return np.random.default_rng(seed_sequence(root, design, stream, phase, run))
 
 
+def as_seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
+    """A SeedSequence from a SeedSequence (returned as is) or an int seed; the one coercion of the library."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return np.random.SeedSequence(int(seed))
+    raise ValueError(f"seed must be a numpy SeedSequence or an int, got {type(seed).__name__}")
+
+
+def as_generator(seed: SeedLike) -> np.random.Generator:
+    """A numpy Generator from a Generator (returned as is), a SeedSequence or an int seed."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(as_seed_sequence(seed))
+
+
+def spawn_generators(seed: SeedLike, n: int) -> list[np.random.Generator]:
+    """``n`` independent child generators (SeedSequence spawning) of a Generator, SeedSequence or int."""
+    if isinstance(seed, np.random.Generator):
+        return list(seed.spawn(n))
+    if isinstance(seed, (np.random.SeedSequence, int, np.integer)) and not isinstance(seed, bool):
+        return [np.random.default_rng(s) for s in as_seed_sequence(seed).spawn(n)]
+    raise ValueError(f"rng must be a numpy Generator, a SeedSequence or an int seed, got {type(seed).__name__}")
+
+
 def torch_seed(seq: np.random.SeedSequence) -> int:
     """A 63-bit integer seed for torch derived from a SeedSequence."""
     return int(seq.generate_state(2, dtype=np.uint32).astype(np.uint64) @ np.array([1, 2**31], dtype=np.uint64)) & (2**63 - 1)
+
+
+def torch_seed_of(seed: SeedLike) -> int:
+    """The 63-bit torch seed of a SeedSequence (:func:`torch_seed`), a numpy Generator (one draw) or an int."""
+    if isinstance(seed, np.random.SeedSequence):
+        return torch_seed(seed)
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63 - 1))
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return int(seed)
+    raise ValueError(f"seed must be a SeedSequence, a numpy Generator or an int, got {type(seed).__name__}")
 
 
 def check_phase_separation(calib_seeds, eval_seeds) -> None:

@@ -1,14 +1,12 @@
-# Config helpers, target lists and global wildcard constraints (one place for all of them).
+# Config helpers, target lists, input functions and global wildcard constraints (one place for
+# all of them).  Paths come from unlearn_audit.pipeline.paths, one helper per kind of file.
+from unlearn_audit.pipeline import paths
 
 RESULTS = config["results_dir"]
-TABLES = f"{RESULTS}/tables"
-FIGURES = f"{RESULTS}/figures"
 LOGS = f"{RESULTS}/logs"
 BENCH = f"{RESULTS}/benchmarks"
 CPU_ENV = "../../envs/cpu.yaml"
 GPU_ENV = "../../envs/cuda.yaml"
-TABLE_EXTS = ["csv", "md", "tex"]
-FIGURE_EXTS = ["png", "pdf"]
 
 
 wildcard_constraints:
@@ -16,11 +14,19 @@ wildcard_constraints:
 
 
 def table_files(name):
-    return expand(f"{TABLES}/{name}.{{ext}}", ext=TABLE_EXTS)
+    return paths.table_files(RESULTS, name)
 
 
 def figure_files(name):
-    return expand(f"{FIGURES}/{name}.{{ext}}", ext=FIGURE_EXTS)
+    return paths.figure_files(RESULTS, name)
+
+
+def table_stem(name):
+    return f"{RESULTS}/tables/{name}"
+
+
+def figure_stem(name):
+    return f"{RESULTS}/figures/{name}"
 
 
 def all_targets():
@@ -28,13 +34,12 @@ def all_targets():
     if config["perfect_prediction"]["enabled"]:
         targets += table_files("attainable_bounds")
     targets += convex_targets()
-    targets += gu_targets()
+    targets += gaussian_unlearning_targets()
     targets += nn_targets()
     return targets
 
 
 # ----------------------------------------------------------------------------- neural-network audits
-DESIGNS = f"{RESULTS}/designs"
 NN = config["nn"]
 
 
@@ -62,8 +67,12 @@ def nn_design(name, keys=None):
     return dict(cfg) if keys is None else {k: cfg[k] for k in keys if k in cfg}
 
 
+def nn_design_of(experiment):
+    return nn_experiment(experiment)["design"]
+
+
 def nn_used_designs():
-    return sorted({nn_experiment(e)["design"] for e in nn_experiments()})
+    return sorted({nn_design_of(e) for e in nn_experiments()})
 
 
 def nn_phase_runs(design, phase):
@@ -87,24 +96,31 @@ def nn_design_chunks():
 def nn_experiment_chunks():
     out = []
     for exp in nn_experiments():
-        design = nn_experiment(exp)["design"]
+        design = nn_design_of(exp)
         for phase in ("calib", "eval"):
             for i, runs in enumerate(_chunks(nn_phase_runs(design, phase), nn_design(design)["chunk_size"])):
                 out.append((exp, phase, i, runs))
     return out
 
 
+def design_file(design, name):
+    return paths.design_file(RESULTS, design, name)
+
+
 def base_model_path(design, phase, run):
-    return f"{DESIGNS}/{design}/base/{phase}/{run}.pt"
+    return paths.base_model(RESULTS, design, phase, run)
+
+
+def experiment_file(experiment, name):
+    return paths.experiment_file(RESULTS, experiment, name)
 
 
 def run_file(experiment, phase, run, name):
-    return f"{RESULTS}/{experiment}/runs/{phase}/{run}/{name}"
+    return paths.run_file(RESULTS, experiment, phase, run, name)
 
 
 def nn_run_files(experiment, phase, name):
-    design = nn_experiment(experiment)["design"]
-    return [run_file(experiment, phase, run, name) for run in nn_phase_runs(design, phase)]
+    return [run_file(experiment, phase, run, name) for run in nn_phase_runs(nn_design_of(experiment), phase)]
 
 
 def nn_runtime_minutes(design, n_runs):
@@ -141,6 +157,49 @@ def nn_experiment_summary(name):
         "report_r": exp.get("report_r") or max(exp["r"]),
         "r": exp["r"],
     }
+
+
+# input and params functions of the nn rules (named, one per use)
+def nn_data_params(wildcards):
+    return nn_design(wildcards.design, keys=("dataset", "split", "batch_size", "m", "dataset_params"))
+
+
+def nn_signs_params(wildcards):
+    return nn_design(wildcards.design, keys=("m", "calibration_runs", "evaluation_runs"))
+
+
+def nn_calibration_scores(wildcards):
+    return nn_run_files(wildcards.experiment, "calib", "scores.parquet")
+
+
+def nn_evaluation_scores(wildcards):
+    return nn_run_files(wildcards.experiment, "eval", "scores.parquet")
+
+
+def nn_experiment_signs(wildcards):
+    return design_file(nn_design_of(wildcards.experiment), "signs.parquet")
+
+
+def nn_audit_m(wildcards):
+    return nn_design(nn_design_of(wildcards.experiment))["m"]
+
+
+def nn_audit_cell(wildcards):
+    """What the audit's result depends on: the r grid and the pre-registered cell and selection."""
+    exp = nn_experiment(wildcards.experiment)
+    return {k: exp[k] for k in ("r", "report_r", "statistic", "score", "selection") if k in exp}
+
+
+def nn_table_bounds(wildcards):
+    return [experiment_file(e, "bounds.parquet") for e in nn_table_experiments(wildcards.table)]
+
+
+def nn_table_metrics(wildcards):
+    return [f for e in nn_table_experiments(wildcards.table) for f in nn_run_files(e, "eval", "metrics.parquet")]
+
+
+def nn_table_summaries(wildcards):
+    return {e: nn_experiment_summary(e) for e in nn_table_experiments(wildcards.table)}
 
 
 def nn_targets():
@@ -183,6 +242,18 @@ def convex_table_mechanism(table):
     raise ValueError(f"no enabled convex mechanism renders {table}")
 
 
+def convex_mechanism_params(wildcards):
+    return config["convex"]["mechanisms"][wildcards.mechanism]["params"]
+
+
+def convex_table_summaries(wildcards):
+    return convex_summaries(convex_table_mechanism(wildcards.table))
+
+
+def convex_all_summaries():
+    return [f for mech in convex_mechanisms() for f in convex_summaries(mech)]
+
+
 def convex_targets():
     mechs = convex_mechanisms()
     targets = [f for m in mechs for f in table_files(config["convex"]["mechanisms"][m]["table"])]
@@ -201,16 +272,21 @@ wildcard_constraints:
     x="[0-9][0-9.e+\-]*",
 
 
-def gu_grid(experiment):
+def gaussian_unlearning_grid(experiment):
     spec = config["gaussian_unlearning"][experiment]
     return spec["epsilons"] if experiment == "ged_vs_eps" else spec["p"]
 
 
-def gu_cells(experiment):
-    return [f"{GU}/{experiment}/cells/{x!r}.parquet" for x in gu_grid(experiment)]
+def gaussian_unlearning_cells(wildcards):
+    experiment = wildcards.gu_experiment
+    return [f"{GU}/{experiment}/cells/{x!r}.parquet" for x in gaussian_unlearning_grid(experiment)]
 
 
-def gu_targets():
+def gaussian_unlearning_spec(wildcards):
+    return config["gaussian_unlearning"][wildcards.gu_experiment]
+
+
+def gaussian_unlearning_targets():
     if not config["gaussian_unlearning"]["enabled"]:
         return []
     targets = table_files("gaussian_unlearning_slopes") + table_files("gaussian_unlearning_audit")

@@ -8,7 +8,7 @@ rule convex_audit:
         decisions=f"{CONVEX}/{{mechanism}}/eps_{{epsilon}}/decisions.parquet",
         summary=f"{CONVEX}/{{mechanism}}/eps_{{epsilon}}/summary.parquet",
     params:
-        params=lambda wc: config["convex"]["mechanisms"][wc.mechanism]["params"],
+        params=convex_mechanism_params,
         settings=config["convex"]["settings"],
         zeta=config["zeta"],
         seed=config["seed"],
@@ -29,17 +29,16 @@ rule convex_audit:
 rule convex_table:
     """Table 2a/2b (and the logistic-loss table): one row per certified epsilon."""
     input:
-        lambda wc: convex_summaries(convex_table_mechanism(wc.table)),
+        convex_table_summaries,
     output:
         report(
-            multiext(f"{TABLES}/{{table}}", ".csv", ".md", ".tex"),
+            multiext(table_stem("{table}"), ".csv", ".md", ".tex"),
             caption="../report/convex_table.rst",
             category="Convex audits",
             subcategory="{table}",
         ),
         details=f"{CONVEX}/{{table}}_details.csv",
     params:
-        mechanism=lambda wc: convex_table_mechanism(wc.table),
     wildcard_constraints:
         table="table2[a-z]",
     log:
@@ -54,10 +53,10 @@ rule convex_table:
 rule convex_figure:
     """Figure: epsilon_LB against the certified epsilon, with the diagonal."""
     input:
-        [f for mech in convex_mechanisms() for f in convex_summaries(mech)],
+        convex_all_summaries(),
     output:
         report(
-            multiext(f"{FIGURES}/convex_epsilon_lb", ".png", ".pdf"),
+            multiext(figure_stem("convex_epsilon_lb"), ".png", ".pdf"),
             caption="../report/convex_figure.rst",
             category="Convex audits",
         ),

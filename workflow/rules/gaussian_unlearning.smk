@@ -2,12 +2,12 @@
 # vs m for Gaussian and l2-Laplace noise, their log-log slopes, and an audit of the mechanism.
 
 
-rule gu_cell:
+rule gaussian_unlearning_cell:
     """All replications of one experiment at one grid value (p, epsilon or p for vs-m)."""
     output:
         f"{GU}/{{gu_experiment}}/cells/{{x}}.parquet",
     params:
-        spec=lambda wc: config["gaussian_unlearning"][wc.gu_experiment],
+        spec=gaussian_unlearning_spec,
         model=config["gaussian_unlearning"]["model"],
         seed=config["seed"],
     log:
@@ -21,17 +21,17 @@ rule gu_cell:
     conda:
         CPU_ENV
     script:
-        "../scripts/gu_cell.py"
+        "../scripts/gaussian_unlearning_cell.py"
 
 
-rule gu_gather:
+rule gaussian_unlearning_gather:
     """Raw per-replication results of one experiment, and its figure."""
     input:
-        lambda wc: gu_cells(wc.gu_experiment),
+        gaussian_unlearning_cells,
     output:
         raw=f"{GU}/{{gu_experiment}}.parquet",
         figure=report(
-            multiext(f"{FIGURES}/gaussian_unlearning_{{gu_experiment}}", ".png", ".pdf"),
+            multiext(figure_stem("gaussian_unlearning_{gu_experiment}"), ".png", ".pdf"),
             caption="../report/gaussian_unlearning_figure.rst",
             category="Gaussian certified unlearning",
         ),
@@ -41,16 +41,16 @@ rule gu_gather:
     conda:
         CPU_ENV
     script:
-        "../scripts/gu_gather.py"
+        "../scripts/gaussian_unlearning_gather.py"
 
 
-rule gu_slopes:
+rule gaussian_unlearning_slopes:
     """Fitted log-log slopes with standard errors for every experiment."""
     input:
         expand(f"{GU}/{{e}}.parquet", e=GU_EXPERIMENTS),
     output:
         report(
-            multiext(f"{TABLES}/gaussian_unlearning_slopes", ".csv", ".md", ".tex"),
+            multiext(table_stem("gaussian_unlearning_slopes"), ".csv", ".md", ".tex"),
             caption="../report/gaussian_unlearning_slopes.rst",
             category="Gaussian certified unlearning",
         ),
@@ -60,14 +60,14 @@ rule gu_slopes:
     conda:
         CPU_ENV
     script:
-        "../scripts/gu_slopes.py"
+        "../scripts/gaussian_unlearning_slopes.py"
 
 
-rule gu_audit:
+rule gaussian_unlearning_audit:
     """Audit of one-step Newton + Gaussian noise, with two positive controls."""
     output:
         report(
-            multiext(f"{TABLES}/gaussian_unlearning_audit", ".csv", ".md", ".tex"),
+            multiext(table_stem("gaussian_unlearning_audit"), ".csv", ".md", ".tex"),
             caption="../report/gaussian_unlearning_audit.rst",
             category="Gaussian certified unlearning",
         ),
@@ -76,6 +76,7 @@ rule gu_audit:
         spec=config["gaussian_unlearning"]["audit"],
         model=config["gaussian_unlearning"]["model"],
         seed=config["seed"],
+        zeta=config["zeta"],
     log:
         f"{LOGS}/gaussian_unlearning/audit.log",
     threads: 1
@@ -85,4 +86,4 @@ rule gu_audit:
     conda:
         CPU_ENV
     script:
-        "../scripts/gu_audit.py"
+        "../scripts/gaussian_unlearning_audit.py"

@@ -5,18 +5,18 @@
 # Training and unlearning process a chunk of runs per job (Python and torch start-up cost
 # more than a small model's training), but every run keeps its own output files, so caching
 # and invalidation stay per run.  Chunk rules are generated per (design or experiment,
-# phase, chunk) so that their outputs are concrete lists of per-run files.
+# phase, chunk) so that their outputs are concrete lists of per-run files; a job reads its
+# runs from its output paths, so `chunk_size` is not a param and changing it reruns nothing.
 
 
 rule nn_prepare_data:
     """Dataset split of a design: retain set, m candidate forget batches of size B, val/test."""
     output:
-        data=f"{DESIGNS}/{{design}}/data.npz",
-        split=f"{DESIGNS}/{{design}}/split.parquet",
+        data=design_file("{design}", "data.npz"),
+        split=design_file("{design}", "split.parquet"),
     params:
-        cfg=lambda wc: nn_design(wc.design, keys=("dataset", "split", "batch_size", "m", "dataset_params")),
+        cfg=nn_data_params,
         seed=config["seed"],
-        resources=config["resources_dir"],
     log:
         f"{LOGS}/nn/{{design}}/prepare_data.log",
     conda:
@@ -28,9 +28,9 @@ rule nn_prepare_data:
 rule nn_sample_signs:
     """Every sign vector of a design, calibration and evaluation phases from disjoint streams."""
     output:
-        f"{DESIGNS}/{{design}}/signs.parquet",
+        design_file("{design}", "signs.parquet"),
     params:
-        cfg=lambda wc: nn_design(wc.design, keys=("m", "calibration_runs", "evaluation_runs")),
+        cfg=nn_signs_params,
         seed=config["seed"],
     log:
         f"{LOGS}/nn/{{design}}/signs.log",
@@ -47,16 +47,14 @@ for _design, _phase, _chunk, _runs in nn_design_chunks():
         name:
             f"nn_train_{_design}_{_phase}_{_chunk}"
         input:
-            data=f"{DESIGNS}/{_design}/data.npz",
-            signs=f"{DESIGNS}/{_design}/signs.parquet",
+            data=design_file(_design, "data.npz"),
+            signs=design_file(_design, "signs.parquet"),
         output:
             [base_model_path(_design, _phase, run) for run in _runs],
         params:
             design=_design,
             cfg=nn_design(_design, keys=("model", "train", "dataset", "split", "batch_size", "m", "dataset_params")),
             seed=config["seed"],
-            phase=_phase,
-            runs=_runs,
         threads: 1
         resources:
             mem_mb=2000,
@@ -79,21 +77,18 @@ for _exp, _phase, _chunk, _runs in nn_experiment_chunks():
         name:
             f"nn_unlearn_{_exp}_{_phase}_{_chunk}"
         input:
-            data=f"{DESIGNS}/{_design}/data.npz",
-            signs=f"{DESIGNS}/{_design}/signs.parquet",
+            data=design_file(_design, "data.npz"),
+            signs=design_file(_design, "signs.parquet"),
             base=[base_model_path(_design, _phase, run) for run in _runs],
         output:
             scores=[run_file(_exp, _phase, run, "scores.parquet") for run in _runs],
             metrics=[run_file(_exp, _phase, run, "metrics.parquet") for run in _runs],
         params:
             experiment=_exp,
-            design=_design,
             design_cfg=nn_design(_design, keys=("model", "dataset")),
             method=nn_experiment(_exp)["method"],
             method_params=nn_experiment(_exp)["params"],
             seed=config["seed"],
-            phase=_phase,
-            runs=_runs,
         threads: 1
         resources:
             mem_mb=2000,
@@ -106,17 +101,17 @@ for _exp, _phase, _chunk, _runs in nn_experiment_chunks():
         conda:
             nn_env()
         script:
-            "../scripts/nn_unlearn_score.py"
+            "../scripts/nn_unlearn.py"
 
 
 rule nn_fit:
     """Per-example in/out Gaussians from calibration runs only (Algorithm 2, step 7)."""
     input:
-        scores=lambda wc: nn_run_files(wc.experiment, "calib", "scores.parquet"),
+        scores=nn_calibration_scores,
     output:
-        f"{RESULTS}/{{experiment}}/fit.parquet",
+        experiment_file("{experiment}", "fit.parquet"),
     params:
-        fit=lambda wc: config["nn"]["fit"],
+        fit=config["nn"]["fit"],
     log:
         f"{LOGS}/{{experiment}}/fit.log",
     conda:
@@ -126,17 +121,18 @@ rule nn_fit:
 
 
 rule nn_audit:
-    """Guesses, overlaps for every r and Theorem 4.2 bounds from evaluation runs only."""
+    """Guesses, overlaps for every r and Theorem 4.2 bounds from evaluation runs only; the
+    pre-registered cell (report_r, statistic, score) is marked, the others are exploratory."""
     input:
-        fit=f"{RESULTS}/{{experiment}}/fit.parquet",
-        scores=lambda wc: nn_run_files(wc.experiment, "eval", "scores.parquet"),
-        signs=lambda wc: f"{DESIGNS}/{nn_experiment(wc.experiment)['design']}/signs.parquet",
+        fit=rules.nn_fit.output[0],
+        scores=nn_evaluation_scores,
+        signs=nn_experiment_signs,
     output:
-        overlaps=f"{RESULTS}/{{experiment}}/overlaps.parquet",
-        bounds=f"{RESULTS}/{{experiment}}/bounds.parquet",
+        overlaps=experiment_file("{experiment}", "overlaps.parquet"),
+        bounds=experiment_file("{experiment}", "bounds.parquet"),
     params:
-        m=lambda wc: nn_design(nn_experiment(wc.experiment)["design"])["m"],
-        r=lambda wc: nn_experiment(wc.experiment)["r"],
+        m=nn_audit_m,
+        cell=nn_audit_cell,
         zeta=config["zeta"],
     log:
         f"{LOGS}/{{experiment}}/audit.log",
@@ -150,17 +146,17 @@ rule nn_audit:
 rule nn_table:
     """Paper Tables 1a, 1b, 3, 4, 5, 7 from the bounds and run metrics of their experiments."""
     input:
-        bounds=lambda wc: [f"{RESULTS}/{e}/bounds.parquet" for e in nn_table_experiments(wc.table)],
-        metrics=lambda wc: [f for e in nn_table_experiments(wc.table) for f in nn_run_files(e, "eval", "metrics.parquet")],
+        bounds=nn_table_bounds,
+        metrics=nn_table_metrics,
     output:
         report(
-            multiext(f"{TABLES}/{{table}}", ".csv", ".md", ".tex"),
+            multiext(table_stem("{table}"), ".csv", ".md", ".tex"),
             caption="../report/nn_table.rst",
             category="Neural-network audits",
             subcategory="{table}",
         ),
     params:
-        experiments=lambda wc: {e: nn_experiment_summary(e) for e in nn_table_experiments(wc.table)},
+        experiments=nn_table_summaries,
     wildcard_constraints:
         table="table1a|table1b|table3|table4|table5|table7",
     log:
@@ -175,10 +171,10 @@ rule nn_table:
 rule nn_figure_r:
     """Figure: epsilon_LB against r, one line per experiment."""
     input:
-        bounds=[f"{RESULTS}/{e}/bounds.parquet" for e in nn_experiments()],
+        bounds=[experiment_file(e, "bounds.parquet") for e in nn_experiments()],
     output:
         report(
-            multiext(f"{FIGURES}/nn_epsilon_vs_r", ".png", ".pdf"),
+            multiext(figure_stem("nn_epsilon_vs_r"), ".png", ".pdf"),
             caption="../report/nn_epsilon_vs_r.rst",
             category="Neural-network audits",
         ),

@@ -1,12 +1,8 @@
-"""Thin entry point: figure of epsilon_LB against r."""
+"""Rule nn_figure_r -> unlearn_audit.pipeline.nn.figure_r."""
 
 import sys
-from pathlib import Path
 
-import pandas as pd
-
-from unlearn_audit.report.nn_figures import epsilon_vs_r_figure
+from unlearn_audit.pipeline import nn
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
-bounds = pd.concat([pd.read_parquet(f) for f in snakemake.input.bounds], ignore_index=True)  # noqa: F821
-epsilon_vs_r_figure(bounds, snakemake.params.experiments, Path(snakemake.output[0]).with_suffix(""))  # noqa: F821
+nn.figure_r(list(snakemake.input.bounds), snakemake.params.experiments, snakemake.output[0])  # noqa: F821

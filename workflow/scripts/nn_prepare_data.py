@@ -1,17 +1,12 @@
-"""Thin entry point: the data split of one design."""
+"""Rule nn_prepare_data -> unlearn_audit.pipeline.nn.prepare_data."""
 
 import sys
 
-from unlearn_audit.nn_pipeline import prepare_design_data
-from unlearn_audit.runtime import limit_threads
+from unlearn_audit.pipeline import nn
+from unlearn_audit.pipeline.runtime import limit_threads
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 limit_threads(snakemake.threads)  # noqa: F821
-prepare_design_data(
-    snakemake.wildcards.design,  # noqa: F821
-    snakemake.params.cfg,  # noqa: F821
-    snakemake.params.seed,  # noqa: F821
-    snakemake.params.resources,  # noqa: F821
-    snakemake.output.data,  # noqa: F821
-    snakemake.output.split,  # noqa: F821
-)
+p, out = snakemake.params, snakemake.output  # noqa: F821
+# resources_dir is where datasets are cached, not a param: moving the cache reruns nothing
+nn.prepare_data(snakemake.wildcards.design, p.cfg, p.seed, snakemake.config["resources_dir"], out.data, out.split)  # noqa: F821

@@ -1,8 +1,8 @@
-"""Thin entry point: all sign vectors of one design."""
+"""Rule nn_sample_signs -> unlearn_audit.pipeline.nn.sample_signs."""
 
 import sys
 
-from unlearn_audit.nn_pipeline import design_signs
+from unlearn_audit.pipeline import nn
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
-design_signs(snakemake.wildcards.design, snakemake.params.cfg, snakemake.params.seed, snakemake.output[0])  # noqa: F821
+nn.sample_signs(snakemake.wildcards.design, snakemake.params.cfg, snakemake.params.seed, snakemake.output[0])  # noqa: F821

@@ -6,18 +6,16 @@
   mechanism for sensitivity γ = 2Mm²L²/(μ³n²).
 * :mod:`.output_perturbation` — Π_{C0}(x̂) + N(0, σ²I) with Δ = 2·C0 (App. I.1).
 * :mod:`.release` — the audited pair of Gaussian releases (Definition H.1).
-* :mod:`.weight_space_auditor` — the auditor of App. H.1: Gaussian fits on Γ calibration
-  models per hypothesis, 2L test draws, pairwise (Eq. 3), joint (m = r = 2) and μ-GDP bounds.
 * :mod:`.experiments` — the Table 2 instances, one audit function per mechanism.
 
-numpy/scipy only.  Bounds are never halved here (no transitivity step, Section 8).
+The auditor of App. H.1 is :mod:`unlearn_audit.auditors.weight_space`.  numpy/scipy only.
+Bounds are never halved here (no transitivity step, Section 8).
 """
 
 from .experiments import (
     TABLE2_EPSILON_LB,
     TABLE2_EPSILONS,
     TABLE2_SIGMA,
-    AuditSettings,
     ConvexAuditResult,
     CubicNewtonParams,
     LogisticNewtonParams,
@@ -43,16 +41,8 @@ from .perturbed_newton import (
     perturbed_newton,
 )
 from .release import GaussianRelease
-from .weight_space_auditor import (
-    WeightGaussian,
-    WeightSpaceAudit,
-    audit_release,
-    audit_weight_space,
-    spawn_generators,
-)
 
 __all__ = [
-    "AuditSettings",
     "ConvexAuditResult",
     "ConvexData",
     "ConvexLoss",
@@ -68,15 +58,11 @@ __all__ = [
     "TABLE2_EPSILONS",
     "TABLE2_EPSILON_LB",
     "TABLE2_SIGMA",
-    "WeightGaussian",
-    "WeightSpaceAudit",
     "add_intercept",
     "audit_cubic_newton",
     "audit_epsilon_sweep",
     "audit_logistic_newton",
     "audit_output_perturbation",
-    "audit_release",
-    "audit_weight_space",
     "build_cubic_newton",
     "build_logistic_newton",
     "build_output_perturbation",
@@ -90,5 +76,4 @@ __all__ = [
     "output_perturbation_sigma",
     "perturbed_newton",
     "project_l2_ball",
-    "spawn_generators",
 ]

@@ -3,7 +3,7 @@
 Each ``audit_*`` function builds the paper's data set, runs the (noise-free part of the)
 mechanism and its empty-forget-set counterpart, calibrates σ with the exact Gaussian mechanism
 at the certified (ε, δ), and runs the weight-space auditor of App. H.1
-(:func:`~unlearn_audit.convex.weight_space_auditor.audit_weight_space`).  Nothing is halved.
+(:func:`~unlearn_audit.auditors.weight_space.audit_weight_space`).  Nothing is halved.
 
 Parameters reproducing Table 2
 ------------------------------
@@ -37,10 +37,11 @@ from .losses import ConvexData, CubicLoss, LogisticLoss
 from .output_perturbation import OutputPerturbation, output_perturbation
 from .perturbed_newton import NewtonUnlearning, check_epsilon_delta, perturbed_newton
 from .release import GaussianRelease
-from .weight_space_auditor import SeedLike, WeightSpaceAudit, audit_release, spawn_generators
+from ..auditors.weight_space import WeightSpaceAudit, WeightSpaceSettings, audit_release
+from ..checks import check_delta, check_int, check_positive
+from ..seeds import SeedLike, spawn_generators
 
 __all__ = [
-    "AuditSettings",
     "CubicNewtonParams",
     "LogisticNewtonParams",
     "OutputPerturbationParams",
@@ -82,59 +83,9 @@ TABLE2_EPSILON_LB: dict[str, dict[str, tuple[float, ...]]] = {
 }
 
 
-def _check_count(value: int, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or int(value) != value or int(value) < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _check_positive(value: float, name: str) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
-
-
-def _check_delta(delta: float) -> float:
-    delta = float(delta)
-    if not (0.0 < delta < 1.0):
-        raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
-    return delta
-
-
 # --------------------------------------------------------------------------------------
 # parameters
 # --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class AuditSettings:
-    """Weight-space auditor settings (App. H.1).
-
-    n_calibration : Γ, calibration draws per hypothesis.
-    n_test_draws : 2L, test draws (each hypothesis chosen uniformly at random).
-    zeta : significance level ζ.
-    pairwise_delta : δ of Eq. 3; ``None`` means the mechanism's certified δ (Section 8).
-    joint_delta : δ of the m = r = 2 Theorem 4.2 bound (Section 8: 0).
-    keep_draws : keep per-draw labels, predictions and log-likelihood ratios.
-    """
-
-    n_calibration: int = 500
-    n_test_draws: int = 200_000
-    zeta: float = 0.05
-    pairwise_delta: float | None = None
-    joint_delta: float = 0.0
-    keep_draws: bool = True
-
-    def __post_init__(self) -> None:
-        _check_count(self.n_calibration, "n_calibration (Gamma)", 2)
-        _check_count(self.n_test_draws, "n_test_draws (2L)", 2)
-        if not (0.0 < float(self.zeta) < 1.0):
-            raise ValueError(f"zeta must lie in (0, 1), got {self.zeta!r}")
-        if self.pairwise_delta is not None and not (0.0 <= float(self.pairwise_delta) < 1.0):
-            raise ValueError(f"pairwise_delta must lie in [0, 1), got {self.pairwise_delta!r}")
-        if not (0.0 <= float(self.joint_delta) < 1.0):
-            raise ValueError(f"joint_delta must lie in [0, 1), got {self.joint_delta!r}")
-
-
 @dataclass(frozen=True)
 class CubicNewtonParams:
     """Perturbed Newton on the 1-d cubic loss (App. H.2, H.4.1; Table 2a)."""
@@ -148,9 +99,9 @@ class CubicNewtonParams:
     delta: float = 0.01
 
     def __post_init__(self) -> None:
-        _check_count(self.n_retain, "n_retain", 1)
-        _check_count(self.n_forget, "n_forget", 0)
-        _check_delta(self.delta)
+        check_int(self.n_retain, "n_retain", 1)
+        check_int(self.n_forget, "n_forget", 0)
+        check_delta(self.delta, positive=True)
         self.loss()  # validates lam, M, B, R and mu = lam - M*B > 0
 
     def loss(self) -> CubicLoss:
@@ -178,15 +129,15 @@ class LogisticNewtonParams:
     data_seed: int = 0
 
     def __post_init__(self) -> None:
-        _check_positive(self.lam, "lam")
-        _check_count(self.d, "d", 1)
-        _check_count(self.n_retain, "n_retain", 1)
-        _check_count(self.n_forget, "n_forget", 0)
+        check_positive(self.lam, "lam")
+        check_int(self.d, "d", 1)
+        check_int(self.n_retain, "n_retain", 1)
+        check_int(self.n_forget, "n_forget", 0)
         if not (0.0 <= float(self.eta) <= 1.0):
             raise ValueError(f"eta (label probability) must lie in [0, 1], got {self.eta!r}")
-        _check_positive(self.forget_norm, "forget_norm (rho_f)")
-        _check_positive(self.theta_norm, "theta_norm")
-        _check_delta(self.delta)
+        check_positive(self.forget_norm, "forget_norm (rho_f)")
+        check_positive(self.theta_norm, "theta_norm")
+        check_delta(self.delta, positive=True)
 
 
 @dataclass(frozen=True)
@@ -212,16 +163,16 @@ class OutputPerturbationParams:
     data_seed: int = 0
 
     def __post_init__(self) -> None:
-        _check_positive(self.clip_radius, "clip_radius (C0)")
-        _check_count(self.n_retain, "n_retain", 1)
-        _check_count(self.n_forget, "n_forget", 0)
-        _check_count(self.d, "d", 1)
-        _check_positive(self.range_half, "range_half (r)")
+        check_positive(self.clip_radius, "clip_radius (C0)")
+        check_int(self.n_retain, "n_retain", 1)
+        check_int(self.n_forget, "n_forget", 0)
+        check_int(self.d, "d", 1)
+        check_positive(self.range_half, "range_half (r)")
         if not (math.isfinite(float(self.label_noise)) and float(self.label_noise) >= 0):
             raise ValueError(f"label_noise must be >= 0, got {self.label_noise!r}")
-        _check_positive(self.forget_norm, "forget_norm (rho_f)")
-        _check_positive(self.theta_norm, "theta_norm")
-        _check_delta(self.delta)
+        check_positive(self.forget_norm, "forget_norm (rho_f)")
+        check_positive(self.theta_norm, "theta_norm")
+        check_delta(self.delta, positive=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -229,8 +180,8 @@ class OutputPerturbationParams:
 # --------------------------------------------------------------------------------------
 def cubic_data(n_retain: int, n_forget: int, R: float) -> tuple[ConvexData, ConvexData]:
     """App. H.4.1: n_retain points at z = 0 and n_forget points at z = −R (labels unused)."""
-    n_retain = _check_count(n_retain, "n_retain", 0)
-    n_forget = _check_count(n_forget, "n_forget", 0)
+    n_retain = check_int(n_retain, "n_retain", 0)
+    n_forget = check_int(n_forget, "n_forget", 0)
     retain = ConvexData(np.zeros((n_retain, 1)), np.zeros(n_retain))
     forget = ConvexData(np.full((n_forget, 1), -float(R)), np.zeros(n_forget))
     return retain, forget
@@ -363,7 +314,7 @@ class ConvexAuditResult:
         }
 
 
-def _run(mechanism: str, release: GaussianRelease, epsilon: float, delta: float, rng: SeedLike, settings: AuditSettings) -> ConvexAuditResult:
+def _run(mechanism: str, release: GaussianRelease, epsilon: float, delta: float, rng: SeedLike, settings: WeightSpaceSettings) -> ConvexAuditResult:
     pairwise_delta = delta if settings.pairwise_delta is None else float(settings.pairwise_delta)
     audit = audit_release(
         release,
@@ -390,7 +341,7 @@ def _run(mechanism: str, release: GaussianRelease, epsilon: float, delta: float,
     )
 
 
-def _audit_mechanism(name: str, build: Callable, epsilon: float, rng: SeedLike, params, settings: AuditSettings) -> ConvexAuditResult:
+def _audit_mechanism(name: str, build: Callable, epsilon: float, rng: SeedLike, params, settings: WeightSpaceSettings) -> ConvexAuditResult:
     """Release the mechanism built from ``params`` at certified (ε, params.delta) and audit it."""
     epsilon, delta = check_epsilon_delta(epsilon, params.delta)
     return _run(name, build(params).release(epsilon, delta), epsilon, delta, rng, settings)
@@ -400,7 +351,7 @@ def audit_cubic_newton(
     epsilon: float,
     rng: SeedLike,
     params: CubicNewtonParams = CubicNewtonParams(),
-    settings: AuditSettings = AuditSettings(),
+    settings: WeightSpaceSettings = WeightSpaceSettings(),
 ) -> ConvexAuditResult:
     """Table 2a cell: Perturbed Newton on the cubic loss audited at certified (ε, params.delta)."""
     return _audit_mechanism("cubic_newton", build_cubic_newton, epsilon, rng, params, settings)
@@ -410,7 +361,7 @@ def audit_logistic_newton(
     epsilon: float,
     rng: SeedLike,
     params: LogisticNewtonParams = LogisticNewtonParams(),
-    settings: AuditSettings = AuditSettings(),
+    settings: WeightSpaceSettings = WeightSpaceSettings(),
 ) -> ConvexAuditResult:
     """App. H.4.2: Perturbed Newton on the logistic loss audited at certified (ε, params.delta)."""
     return _audit_mechanism("logistic_newton", build_logistic_newton, epsilon, rng, params, settings)
@@ -420,7 +371,7 @@ def audit_output_perturbation(
     epsilon: float,
     rng: SeedLike,
     params: OutputPerturbationParams = OutputPerturbationParams(),
-    settings: AuditSettings = AuditSettings(),
+    settings: WeightSpaceSettings = WeightSpaceSettings(),
 ) -> ConvexAuditResult:
     """Table 2b cell: output perturbation on linear regression audited at certified (ε, params.delta)."""
     return _audit_mechanism("output_perturbation", build_output_perturbation, epsilon, rng, params, settings)

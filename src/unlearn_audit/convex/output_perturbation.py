@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gaussian_mechanism import gaussian_sigma
+from ..stats.gaussian_mechanism import gaussian_sigma
 from .losses import ConvexData, SquaredLoss, add_intercept
 from .perturbed_newton import check_epsilon_delta
 from .release import GaussianRelease

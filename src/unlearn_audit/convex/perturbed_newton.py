@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gaussian_mechanism import gaussian_sigma
+from ..stats.gaussian_mechanism import gaussian_sigma
 from .losses import ConvexData, ConvexLoss
 from .release import GaussianRelease
 

@@ -8,7 +8,7 @@ noise, and Definition H.1 compares two such releases of the *same* procedure:
 
 A draw is therefore w + σ·N(0, I), sampled in one vectorised call.  The true Gaussian
 differential-privacy parameter of the pair is μ = ‖w_f − w_r‖/σ (Dong, Roth & Su 2022), and
-the pair is (ε, δ_G(ε; μ))-indistinguishable (:func:`unlearn_audit.gaussian_mechanism.hockey_stick_delta`).
+the pair is (ε, δ_G(ε; μ))-indistinguishable (:func:`unlearn_audit.stats.gaussian_mechanism.hockey_stick_delta`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gaussian_mechanism import hockey_stick_delta
+from ..stats.gaussian_mechanism import hockey_stick_delta
 
 __all__ = ["GaussianRelease"]
 

@@ -36,6 +36,7 @@ from .splits import (
 from .vocab import VOCAB_SIZE, CharVocab, default_vocab
 
 __all__ = [
+    "dataset_parameter_names",
     "AuditData",
     "DATASETS",
     "DatasetError",
@@ -107,6 +108,18 @@ def _accepted(fn: Callable[..., Any], skip: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(p for p, v in params.items() if p not in skip and v.kind in (v.KEYWORD_ONLY, v.POSITIONAL_OR_KEYWORD))
 
 
+def _parameter_sets(spec: DatasetSpec) -> tuple[set[str], set[str]]:
+    load_keys = set(_accepted(spec.load, ("resources_dir",)))
+    build_keys = set(_BUILD_SHAKESPEARE_PARAMS if spec.kind == "text" else _accepted(spec.build, ("src", "split", "batch_size", "forget_fraction", "m", "seed")))
+    return load_keys, build_keys
+
+
+def dataset_parameter_names(name: str) -> list[str]:
+    """Every ``dataset_params`` key that dataset ``name`` accepts (loader and split parameters)."""
+    load_keys, build_keys = _parameter_sets(_spec(name))
+    return sorted(load_keys | build_keys)
+
+
 def load_dataset(name: str, *, resources_dir: str | os.PathLike = "resources", **params: Any) -> ImageSource | ShakespeareCorpus:
     """Read the unsplit source of a registered dataset (images with labels, or parsed Shakespeare roles)."""
     spec = _spec(name)
@@ -154,8 +167,7 @@ def prepare_audit_data(
         ``forget_stride``, ``eval_stride``, ``max_retain_windows``, ``max_eval_windows``, ``fractions``).
     """
     spec = _spec(name)
-    load_keys = set(_accepted(spec.load, ("resources_dir",)))
-    build_keys = set(_BUILD_SHAKESPEARE_PARAMS if spec.kind == "text" else _accepted(spec.build, ("src", "split", "batch_size", "forget_fraction", "m", "seed")))
+    load_keys, build_keys = _parameter_sets(spec)
     unknown = sorted(set(dataset_params) - load_keys - build_keys)
     if unknown:
         raise DatasetError(f"unknown parameter(s) {unknown} for dataset {name!r}; accepted: {sorted(load_keys | build_keys)}")

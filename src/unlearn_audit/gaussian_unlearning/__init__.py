@@ -7,14 +7,15 @@ paper's simulations, and an audit of the mechanism against its exactly known μ.
 Modules: :mod:`.glm` (losses, ERM, Newton fit), :mod:`.removal` (Newton removal, retrain),
 :mod:`.noise` (calibration and samplers), :mod:`.data` (synthetic designs),
 :mod:`.estimators` (GED/UED), :mod:`.experiments` (replications and log–log slopes),
-:mod:`.audit` (weight-space and Algorithm 1 audits, the audit table).
+:mod:`.audit` (the privacy pair, the controls and the audit table; the auditor is
+:func:`unlearn_audit.auditors.weight_space.audit_projection`).
 
 Depends on numpy and scipy only.
 """
 
 from .audit import (
     MECHANISMS,
-    AuditSettings,
+
     GaussianReleaseSampler,
     PrivacyPair,
     ProjectionAudit,
@@ -54,7 +55,7 @@ from .removal import RemovalResult, newton_removal, remove, retrain, sample_remo
 
 __all__ = [
     "MECHANISMS",
-    "AuditSettings",
+
     "GaussianReleaseSampler",
     "PrivacyPair",
     "ProjectionAudit",

@@ -28,6 +28,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 from scipy import stats
 
+from ..checks import check_int
+from ..seeds import as_seed_sequence
 from .data import make_data, make_test_points
 from .estimators import RemovalPlan, estimate_error_divergences
 from .glm import DEFAULT_TOL, LOSSES, RegularizedGLM, fit_newton, get_loss
@@ -42,6 +44,8 @@ __all__ = [
     "SlopeFit",
     "fit_loglog_slope",
     "loglog_slopes",
+    "SLOPE_COLUMNS",
+    "slopes_table",
 ]
 
 _STREAM_DATA, _STREAM_TEST, _STREAM_REMOVAL = 1, 2, 3
@@ -98,22 +102,8 @@ class GLMUnlearningConfig:
         return get_loss(self.loss, prob_clip=self.prob_clip)
 
 
-def _root(seed: np.random.SeedSequence | int) -> np.random.SeedSequence:
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        return np.random.SeedSequence(int(seed))
-    raise ValueError(f"seed must be a numpy SeedSequence or an int, got {type(seed).__name__}")
-
-
 def _child(root: np.random.SeedSequence, *key: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + tuple(key)))
-
-
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or int(value) != value or int(value) < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def run_replication(
@@ -134,7 +124,7 @@ def run_replication(
     Records with ``experiment, loss, n, p, replication`` added to the fields of
     :func:`~.estimators.estimate_error_divergences`, plus ``fit_iterations``.
     """
-    n, p = _positive_int(n, "n"), _positive_int(p, "p")
+    n, p = check_int(n, "n", 1), check_int(p, "p", 1)
     replication = int(replication)
     if replication < 0:
         raise ValueError(f"replication must be >= 0, got {replication!r}")
@@ -147,7 +137,7 @@ def run_replication(
     epsilons = [check_epsilon(e) for e in epsilons]
     if not epsilons:
         raise ValueError("epsilons is empty")
-    root = _root(seed)
+    root = as_seed_sequence(seed)
     key = (n, p, replication)
     data = make_data(_child(root, *key, _STREAM_DATA), n, p, config.loss)
     X_test, y_test = make_test_points(_child(root, *key, _STREAM_TEST), data, config.n_test, config.loss)
@@ -311,3 +301,41 @@ def loglog_slopes(
             }
         )
     return out
+
+
+SLOPE_COLUMNS = ["experiment", "noise", "m", "p", "slope", "slope_se"]
+
+# (table experiment name, raw experiment, x column, y column, grouping)
+_FITS = [
+    ("ged_vs_p", "ged_vs_p", "p", "ged", ("noise", "m")),
+    ("ued_vs_p", "ged_vs_p", "p", "ued", ("noise", "m")),
+    ("ged_vs_eps", "ged_vs_eps", "epsilon", "ged", ("noise", "m", "p")),
+    ("ged_vs_m", "ged_vs_m", "m", "ged", ("noise", "p")),
+]
+
+
+def slopes_table(raw: Mapping[str, "pd.DataFrame"]) -> "pd.DataFrame":
+    """One fitted log–log line per (experiment, noise, fixed m or p); m or p empty where it varies."""
+    rows = []
+    for name, source, x, y, by in _FITS:
+        if source not in raw:
+            continue
+        for fit in loglog_slopes(raw[source], x, y, by):
+            rows.append(
+                {
+                    "experiment": name,
+                    "noise": fit["noise"],
+                    "m": fit.get("m") if x != "m" else None,
+                    "p": fit.get("p") if x != "p" else None,
+                    "slope": fit["slope"],
+                    "slope_se": fit["slope_se"],
+                }
+            )
+    import pandas as pd
+
+    table = pd.DataFrame(rows, columns=SLOPE_COLUMNS)
+    table["m"] = table["m"].astype("Int64")
+    table["p"] = table["p"].astype("Int64")
+    return table
+
+

@@ -7,45 +7,11 @@ from typing import Mapping
 
 import pandas as pd
 
-from ..gaussian_unlearning.experiments import loglog_slopes
 from .figures import new_figure, save_figure
 
-__all__ = ["SLOPE_COLUMNS", "AUDIT_COLUMNS", "slopes_table", "audit_table", "error_figure"]
+__all__ = ["AUDIT_COLUMNS", "audit_table", "error_figure"]
 
-SLOPE_COLUMNS = ["experiment", "noise", "m", "p", "slope", "slope_se"]
 AUDIT_COLUMNS = ["mechanism", "claimed_mu", "true_mu", "mu_lb", "mu_lb_alg1", "epsilon_lb", "falsified"]
-
-# (table experiment name, raw experiment, x column, y column, grouping)
-_FITS = [
-    ("ged_vs_p", "ged_vs_p", "p", "ged", ("noise", "m")),
-    ("ued_vs_p", "ged_vs_p", "p", "ued", ("noise", "m")),
-    ("ged_vs_eps", "ged_vs_eps", "epsilon", "ged", ("noise", "m", "p")),
-    ("ged_vs_m", "ged_vs_m", "m", "ged", ("noise", "p")),
-]
-
-
-def slopes_table(raw: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """One fitted log–log line per (experiment, noise, fixed m or p); m or p empty where it varies."""
-    rows = []
-    for name, source, x, y, by in _FITS:
-        if source not in raw:
-            continue
-        for fit in loglog_slopes(raw[source], x, y, by):
-            rows.append(
-                {
-                    "experiment": name,
-                    "noise": fit["noise"],
-                    "m": fit.get("m") if x != "m" else None,
-                    "p": fit.get("p") if x != "p" else None,
-                    "slope": fit["slope"],
-                    "slope_se": fit["slope_se"],
-                }
-            )
-    table = pd.DataFrame(rows, columns=SLOPE_COLUMNS)
-    table["m"] = table["m"].astype("Int64")
-    table["p"] = table["p"].astype("Int64")
-    return table
-
 
 def audit_table(rows: pd.DataFrame) -> pd.DataFrame:
     """The audit table with the columns of the issue, in the order certified, controls."""

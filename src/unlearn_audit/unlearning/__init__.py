@@ -8,9 +8,12 @@ candidate pool, never the whole training set — each an ``(x, y)`` pair of arra
 
     model = unlearn("forget_ascent", base_model, (xr, yr), (xf, yf), {"ascent_epochs": 2}, generator=seed)
 
-Registered here (uncertified, G.3–G.7): ``retain_finetune``, ``forget_ascent``, ``ida``,
-``hessian``.  A new algorithm registers itself with :func:`register` and becomes available to the
-workflow by name.
+Built in (uncertified, G.3–G.7): ``retain_finetune``, ``forget_ascent``, ``ida``, ``hessian``.  A new
+algorithm registers itself with :func:`register` and becomes available to the workflow by name.
+
+This module does not import torch: the names and hyperparameter dataclasses of the built-in
+algorithms (:mod:`.params`) are known without it, so a config is validated before any job runs
+and without torch; the implementations are imported on first use (:func:`get_method`).
 """
 
 from __future__ import annotations
@@ -21,11 +24,14 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-import numpy as np
-import torch
-from torch import nn
+from typing import TYPE_CHECKING
 
-from ..training import as_torch_generator, check_xy, model_device
+from .params import BUILTIN_PARAMS
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import torch
+    from torch import nn
 
 __all__ = [
     "Data",
@@ -34,6 +40,7 @@ __all__ = [
     "register",
     "get_method",
     "make_params",
+    "method_names",
     "unlearn",
 ]
 
@@ -41,7 +48,8 @@ Data = tuple[Any, Any]
 """An ``(x, y)`` pair: numpy arrays or CPU tensors (images: float ``(N, C, H, W)`` and int ``(N,)``;
 text: int ``(N, T)`` inputs and int ``(N, T)`` next-character targets)."""
 
-UnlearnFn = Callable[[nn.Module, tuple[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor], Any, torch.Generator], nn.Module]
+UnlearnFn = Callable[..., Any]
+"""``fn(model, retain, forget, params, generator) -> model`` (torch modules and tensors)."""
 
 
 @dataclass(frozen=True)
@@ -103,12 +111,38 @@ def register(
     return deco
 
 
+_BUILTINS_LOADED = False
+
+
+def _load_builtins() -> None:
+    """Import the built-in implementations (torch) once; they register themselves."""
+    global _BUILTINS_LOADED
+    if not _BUILTINS_LOADED:
+        _BUILTINS_LOADED = True
+        from . import forget_ascent, hessian, ida, retain_finetune  # noqa: F401
+
+
+def method_names() -> list[str]:
+    """Every known method name: the built-in ones and those registered so far (no torch import)."""
+    return sorted(set(BUILTIN_PARAMS) | set(UNLEARNING_METHODS))
+
+
+def _params_class(name: str) -> type:
+    if name in UNLEARNING_METHODS:
+        return UNLEARNING_METHODS[name].params_cls
+    if name in BUILTIN_PARAMS:
+        return BUILTIN_PARAMS[name]
+    raise ValueError(f"unknown unlearning method {name!r}; known: {', '.join(method_names())}")
+
+
 def get_method(name: str) -> UnlearningMethod:
     """The registered method ``name``; ``ValueError`` listing the known names otherwise."""
+    if name not in UNLEARNING_METHODS and name in BUILTIN_PARAMS:
+        _load_builtins()
     try:
         return UNLEARNING_METHODS[name]
     except KeyError:
-        raise ValueError(f"unknown unlearning method {name!r}; known: {sorted(UNLEARNING_METHODS)}") from None
+        raise ValueError(f"unknown unlearning method {name!r}; known: {', '.join(method_names())}") from None
 
 
 def make_params(name: str, params: Mapping[str, Any] | Any | None = None) -> Any:
@@ -117,23 +151,25 @@ def make_params(name: str, params: Mapping[str, Any] | Any | None = None) -> Any
     Unknown parameter names raise ``ValueError`` naming the parameter and the method; invalid
     values raise the dataclass's own ``ValueError``.
     """
-    method = get_method(name)
-    if isinstance(params, method.params_cls):
+    params_cls = _params_class(name)
+    if isinstance(params, params_cls):
         return params
     if params is not None and dataclasses.is_dataclass(params):
-        raise ValueError(f"parameters of type {type(params).__name__} given for unlearning method {name!r} (expects {method.params_cls.__name__})")
+        raise ValueError(f"parameters of type {type(params).__name__} given for unlearning method {name!r} (expects {params_cls.__name__})")
     values = dict(params or {})
-    allowed = {f.name for f in dataclasses.fields(method.params_cls)}
+    allowed = {f.name for f in dataclasses.fields(params_cls)}
     unknown = sorted(set(values) - allowed)
     if unknown:
         raise ValueError(f"unknown parameter {unknown[0]!r} for unlearning method {name!r}" + (f" (also {unknown[1:]})" if len(unknown) > 1 else "") + f"; allowed: {sorted(allowed)}")
     try:
-        return method.params_cls(**values)
+        return params_cls(**values)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"unlearning method {name!r}: {exc}") from exc
 
 
-def _as_data(data: Data, what: str, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+def _as_data(data: Data, what: str, device) -> tuple:
+    from ..torch_utils import check_xy
+
     try:
         x, y = data
     except (TypeError, ValueError):
@@ -163,13 +199,15 @@ def unlearn(
         Hyperparameters (mapping or the method's dataclass); defaults are the paper's values.
     generator
         Source of all randomness of the algorithm (data order, LiSSA minibatches, noise): a
-        ``torch.Generator`` or anything :func:`unlearn_audit.training.as_torch_generator` accepts
+        ``torch.Generator`` or anything :func:`unlearn_audit.torch_utils.as_torch_generator` accepts
         (e.g. the run's ``unlearn`` SeedSequence).
 
     Returns
     -------
     The unlearned model (a new module).
     """
+    from ..torch_utils import as_torch_generator, model_device
+
     method = get_method(name)
     p = make_params(name, params)
     if generator is None:
@@ -179,6 +217,3 @@ def unlearn(
     device = model_device(out)
     return method.fn(out, _as_data(retain, "retain", device), _as_data(forget, "forget", device), p, g)
 
-
-# Register the built-in algorithms (import for the side effect of registration).
-from . import forget_ascent, hessian, ida, retain_finetune  # noqa: E402,F401

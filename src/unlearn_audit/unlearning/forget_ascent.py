@@ -10,51 +10,15 @@ during the ascent (ascending a weight-decay term would only inflate the weights)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 from torch import nn
 
-from ..training import random_batches, sgd_run
+from ..training.sgd import random_batches, sgd_run
 from . import register
-from .common import FinetuneParams, check_nonneg, check_positive_int, finetune
+from .common import finetune
+from .params import ForgetAscentParams
 
-__all__ = ["ForgetAscentParams", "forget_ascent"]
-
-
-@dataclass(frozen=True)
-class ForgetAscentParams(FinetuneParams):
-    """Hyperparameters of ``forget_ascent`` (G.6).
-
-    Attributes
-    ----------
-    ascent_epochs
-        Epochs of gradient ascent over D_f(S) (2 in the paper).
-    ascent_lr
-        Constant ascent learning rate (1e-3 for CIFAR-100, 0.05 for Shakespeare).
-    ascent_batch_size
-        Mini-batch size of the ascent; ``None``: ``batch_size``.
-    ascent_momentum
-        SGD momentum of the ascent phase.
-    epochs, batch_size, lr, schedule, ...
-        The retain fine-tuning phase that follows (:class:`~.common.FinetuneParams`); 48 epochs so
-        that unlearning takes 50 epochs in total (G.1.2).
-    """
-
-    epochs: int = 48
-    ascent_epochs: int = 2
-    ascent_lr: float = 1e-3
-    ascent_batch_size: int | None = None
-    ascent_momentum: float = 0.0
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_positive_int("ascent_epochs", self.ascent_epochs, allow_zero=True)
-        check_nonneg("ascent_lr", self.ascent_lr)
-        if self.ascent_batch_size is not None:
-            check_positive_int("ascent_batch_size", self.ascent_batch_size)
-        if not 0 <= self.ascent_momentum < 1:
-            raise ValueError(f"ascent_momentum must be in [0, 1), got {self.ascent_momentum!r}")
+__all__ = ["ascend", "forget_ascent"]
 
 
 def ascend(model: nn.Module, forget: tuple[torch.Tensor, torch.Tensor], p: ForgetAscentParams, generator: torch.Generator) -> nn.Module:

@@ -25,73 +25,16 @@ sign and scale at a stationary point of the full loss).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import torch
 from torch import nn
 
-from ..training import loss_fn
+from ..training.sgd import loss_fn
 from . import register
-from .common import check_nonneg, check_positive_int
+from .params import REGULARIZERS, HessianParams
 
 __all__ = ["HessianParams", "hessian", "lissa_inverse_hvp", "retain_gradient", "regularizer", "REGULARIZERS"]
-
-REGULARIZERS: tuple[str, ...] = ("squared", "norm")
-
-
-@dataclass(frozen=True)
-class HessianParams:
-    """Hyperparameters of ``hessian`` (G.4; defaults: CIFAR-100).
-
-    Attributes
-    ----------
-    s1, s2
-        LiSSA repeats (averaged) and recursion depth (CIFAR-100: 10 and 1000; Shakespeare: 5 and 700).
-    scale
-        Must exceed the largest eigenvalue of H̃ (CIFAR-100: 1000; Shakespeare: 5000).
-    batch_size
-        Size of the retain minibatches, sampled with replacement, of each Hessian–vector product
-        (CIFAR-100: 10; Shakespeare: 256).
-    weight_decay
-        λ of the regulariser in H̃ (5e-4 for both datasets).
-    gamma
-        Extra convexity shift γ of H̃ (authors' code: 0.01 for CIFAR-100, 0.05 for Shakespeare).
-    regularizer
-        ``"squared"`` (½‖θ‖²) or ``"norm"`` (Σ_layers ‖θ_layer‖₂).
-    grad_regularizer
-        Add λ∇R to g (the authors' code) instead of the unregularised retain gradient (G.4 text).
-    sigma
-        Standard deviation of the final Gaussian noise on every parameter (1e-3; Table 7: 5e-3, 1e-2).
-    grad_batch_size
-        Chunk size for computing g over the retain set (memory only; no effect on the result
-        beyond floating-point summation order).
-    """
-
-    s1: int = 10
-    s2: int = 1000
-    scale: float = 1000.0
-    batch_size: int = 10
-    weight_decay: float = 5e-4
-    gamma: float = 0.01
-    regularizer: str = "squared"
-    grad_regularizer: bool = False
-    sigma: float = 1e-3
-    grad_batch_size: int = 1024
-
-    def __post_init__(self) -> None:
-        check_positive_int("s1", self.s1)
-        check_positive_int("s2", self.s2)
-        check_positive_int("batch_size", self.batch_size)
-        check_positive_int("grad_batch_size", self.grad_batch_size)
-        if not (isinstance(self.scale, (int, float)) and self.scale > 0 and math.isfinite(self.scale)):
-            raise ValueError(f"scale must be a positive number, got {self.scale!r}")
-        check_nonneg("weight_decay", self.weight_decay)
-        check_nonneg("gamma", self.gamma)
-        check_nonneg("sigma", self.sigma)
-        if self.regularizer not in REGULARIZERS:
-            raise ValueError(f"regularizer must be one of {REGULARIZERS}, got {self.regularizer!r}")
-
 
 def regularizer(params: Sequence[torch.Tensor], kind: str) -> torch.Tensor:
     """R(θ): ½‖θ‖² (``"squared"``) or Σ_layers ‖θ_layer‖₂ (``"norm"``).

@@ -15,55 +15,16 @@ only, reshuffled at every pass; the weight decay of the fine-tuning phase applie
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import torch
 from torch import nn
 
-from ..training import loss_fn, random_batches, sgd_run
+from ..training.sgd import loss_fn, random_batches, sgd_run
 from . import register
-from .common import FinetuneParams, check_nonneg, check_positive_int, finetune
+from .common import finetune
+from .params import IDAParams
 
-__all__ = ["IDAParams", "ida"]
-
-
-@dataclass(frozen=True)
-class IDAParams(FinetuneParams):
-    """Hyperparameters of ``ida`` (G.5).
-
-    Attributes
-    ----------
-    q
-        Plain retain steps between two combined steps (the paper varies q ∈ {1, 2, 4}).
-    lam
-        λ, the weight of the forget-gradient term (0.75 for CIFAR-100; {0.5, 1.0, 1.5} for Shakespeare).
-    forget_epochs
-        E_f, epochs (over the retain set) of the interleaved phase (10 for CIFAR-100; {5, 7} for Shakespeare).
-    interleaved_lr
-        Constant learning rate of the interleaved phase (1e-3 for CIFAR-100, 0.05 for Shakespeare).
-    forget_batch_size
-        Mini-batch size on D_f(S); ``None``: ``batch_size``.
-    epochs, batch_size, lr, schedule, ...
-        The plain retain-descent phase that follows (:class:`~.common.FinetuneParams`); 40 epochs
-        so that unlearning takes 50 epochs in total (G.1.2).
-    """
-
-    epochs: int = 40
-    q: int = 1
-    lam: float = 0.75
-    forget_epochs: int = 10
-    interleaved_lr: float = 1e-3
-    forget_batch_size: int | None = None
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        check_positive_int("q", self.q, allow_zero=True)
-        check_nonneg("lam", self.lam)
-        check_positive_int("forget_epochs", self.forget_epochs, allow_zero=True)
-        check_nonneg("interleaved_lr", self.interleaved_lr)
-        if self.forget_batch_size is not None:
-            check_positive_int("forget_batch_size", self.forget_batch_size)
+__all__ = ["interleave", "ida"]
 
 
 def interleave(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], p: IDAParams, generator: torch.Generator) -> nn.Module:

@@ -7,20 +7,14 @@ D_f(S) is not used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 from torch import nn
 
 from . import register
-from .common import FinetuneParams, finetune
+from .common import finetune
+from .params import RetainFinetuneParams
 
-__all__ = ["RetainFinetuneParams", "retain_finetune"]
-
-
-@dataclass(frozen=True)
-class RetainFinetuneParams(FinetuneParams):
-    """Hyperparameters of ``retain_finetune``: those of :class:`~.common.FinetuneParams` (50 epochs)."""
+__all__ = ["retain_finetune"]
 
 
 @register("retain_finetune", RetainFinetuneParams, uses_forget=False, description="fine-tune on the retain set (G.7)")

@@ -116,10 +116,13 @@ def _nn_method_params(config: dict) -> list[tuple[str, str]]:
     nn = config.get("nn", {})
     if not nn.get("enabled") or not nn.get("experiments"):
         return []
-    from .unlearning import make_params  # imports torch: only when neural audits are enabled
+    from ..unlearning import make_params, method_names  # torch-free
 
     problems = []
     for name, exp in nn["experiments"].items():
+        if exp["method"] not in method_names():
+            problems.append((f"nn.experiments.{name}.method", f"unknown unlearning method {exp['method']!r}; known: {', '.join(method_names())}"))
+            continue
         try:
             make_params(exp["method"], exp.get("params", {}))
         except (TypeError, ValueError) as exc:
@@ -127,12 +130,67 @@ def _nn_method_params(config: dict) -> list[tuple[str, str]]:
     return problems
 
 
+#: Constructor parameters of each model (checked against the classes in the tests), so that a
+#: misspelled ``model.params`` key is refused before any job runs, without importing torch.
+MODEL_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "tinynet": ("in_channels", "num_classes", "width"),
+    "charlstm": ("vocab_size", "embed_dim", "hidden_size", "num_layers"),
+}
+
+
+@semantic_check
+def _nn_designs(config: dict) -> list[tuple[str, str]]:
+    nn = config.get("nn", {})
+    if not nn.get("enabled"):
+        return []
+    from ..data import dataset_parameter_names
+    from ..training.config import TrainConfig
+    from ..checks import dataclass_from_mapping
+
+    used = {exp.get("design") for exp in nn.get("experiments", {}).values()}
+    problems = []
+    for name, design in nn.get("designs", {}).items():
+        if name not in used:
+            continue
+        key = f"nn.designs.{name}"
+        model = design["model"]
+        allowed = MODEL_PARAMETERS.get(model["name"], ())
+        unknown = sorted(set(model.get("params", {})) - set(allowed))
+        if unknown:
+            problems.append((f"{key}.model.params", f"unknown parameter(s) {unknown} for model {model['name']!r}; allowed: {list(allowed)}"))
+        accepted = dataset_parameter_names(design["dataset"])
+        unknown = sorted(set(design.get("dataset_params", {})) - set(accepted))
+        if unknown:
+            problems.append((f"{key}.dataset_params", f"unknown parameter(s) {unknown} for dataset {design['dataset']!r}; accepted: {sorted(accepted)}"))
+        try:
+            dataclass_from_mapping(TrainConfig, design["train"], "training parameter(s)")
+        except (TypeError, ValueError) as exc:
+            problems.append((f"{key}.train", str(exc)))
+        problems += _calibration_coverage(config, name, design)
+    return problems
+
+
+def _calibration_coverage(config: dict, name: str, design: dict) -> list[tuple[str, str]]:
+    """Every candidate batch needs >= 2 calibration runs with it in and >= 2 with it out (Algorithm 2
+    step 7); the sign vectors are a deterministic function of the seed, so this is known now."""
+    from ..auditors.runs import sign_matrix, sign_table
+
+    table = sign_table(name, int(design["m"]), int(design["calibration_runs"]), 0, int(config.get("seed", 0)))
+    _, signs = sign_matrix(table, "calib")
+    n_in = (signs == 1).sum(axis=0)
+    n_out = (signs == -1).sum(axis=0)
+    worst = int(min(n_in.min(), n_out.min()))
+    if worst < 2:
+        return [(f"nn.designs.{name}.calibration_runs", f"{design['calibration_runs']} calibration runs leave a candidate batch with only {worst} run(s) on one side; the Gaussian fits need >= 2 on each side: increase calibration_runs")]
+    return []
+
+
 @semantic_check
 def _convex_params(config: dict) -> list[tuple[str, str]]:
     convex = config.get("convex", {})
     if not convex.get("enabled"):
         return []
-    from .convex.cells import make_params, make_settings
+    from .convex import make_params, make_settings
 
     problems = []
     try:

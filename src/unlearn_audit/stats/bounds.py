@@ -16,7 +16,7 @@ g(ε) = (e^ε + a)/(e^ε + M' − 1), a = (M'−1)/M' · K · δ (Corollaries B.
 Hence the λ-minimisation of Eq. 1 and the tail of Eq. 2 do not depend on ε, and
 setting the bound to ζ gives log g(ε) in closed form; ε follows by inverting g.
 
-Depends on numpy and scipy only.
+Depends on numpy and scipy only (and the library's pure-Python :mod:`unlearn_audit.checks`).
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp, ndtri, polygamma, psi
 from scipy.stats import beta as beta_dist
 
+from ..checks import check_count as _check_count
+from ..checks import check_delta as _check_delta
+from ..checks import check_error_counts as _check_errors
+from ..checks import check_zeta as _check_zeta
 from .gaussian_mechanism import hockey_stick_delta
 from .signs import check_m_r
 
@@ -58,51 +62,6 @@ STATISTICS = ("mean", "median")
 # Terms more than this many nats below the largest summand of a log-concave sum are
 # dropped: their total is < 1e-30 of the sum, far below float64 resolution.
 _WINDOW_NATS = 80.0
-
-
-# --------------------------------------------------------------------------------------
-# argument checks
-# --------------------------------------------------------------------------------------
-def _check_zeta(zeta: float) -> float:
-    try:
-        zeta = float(zeta)
-    except (TypeError, ValueError):
-        raise ValueError(f"zeta (significance level) must be a number in (0, 1), got {zeta!r}") from None
-    if not (0.0 < zeta < 1.0):
-        raise ValueError(f"zeta (significance level) must lie in (0, 1), got {zeta!r}")
-    return zeta
-
-
-def _check_delta(delta: float) -> float:
-    try:
-        delta = float(delta)
-    except (TypeError, ValueError):
-        raise ValueError(f"delta must be a number in [0, 1), got {delta!r}") from None
-    if not (0.0 <= delta < 1.0):
-        raise ValueError(f"delta must lie in [0, 1), got {delta!r}")
-    return delta
-
-
-def _check_count(value, name: str) -> int:
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    try:
-        ivalue = int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}") from None
-    if ivalue != value or ivalue < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    return ivalue
-
-
-def _check_errors(errors, total, err_name: str, total_name: str) -> tuple[int, int]:
-    total = _check_count(total, total_name)
-    errors = _check_count(errors, err_name)
-    if total == 0:
-        raise ValueError(f"{total_name} must be > 0")
-    if errors > total:
-        raise ValueError(f"{err_name} = {errors} exceeds {total_name} = {total}")
-    return errors, total
 
 
 # --------------------------------------------------------------------------------------

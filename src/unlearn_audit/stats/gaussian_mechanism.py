@@ -18,14 +18,9 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
+from ..checks import check_epsilon as _check_epsilon
+
 __all__ = ["hockey_stick_delta", "gaussian_sigma", "gaussian_sigma_ratio", "classic_gaussian_sigma"]
-
-
-def _check_epsilon(epsilon: float, name: str = "epsilon") -> float:
-    epsilon = float(epsilon)
-    if not math.isfinite(epsilon) or epsilon < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {epsilon!r}")
-    return epsilon
 
 
 def hockey_stick_delta(epsilon, mu):

@@ -1,14 +1,22 @@
-"""Neural-network audits, one function per workflow step (DESIGN §3 steps 1, 3–5).
+"""Neural-network audits, one function per workflow rule (DESIGN §3).
 
-The workflow's scripts are thin wrappers around these functions:
+``workflow/rules/nn.smk`` → ``workflow/scripts/nn_<step>.py`` → the function of the same name here:
 
-* :func:`prepare_design_data` — the dataset split of a design (retain set, candidate forget
-  pool cut into m batches of size B, validation and test sets);
-* :func:`train_base_models` — one base model per sign vector from the design's fixed
-  initial model x0 and fixed shuffle order π (the threat model of Section 3.4), shared by
-  every experiment on the design;
-* :func:`unlearn_and_score` — the unlearned model of each run and its per-example scores on
-  the candidate forget pool, plus retain/forget/test accuracy.
+* :func:`prepare_data` (``nn_prepare_data``) — the dataset split of a design (retain set, candidate
+  forget pool cut into m batches of size B, validation and test sets);
+* :func:`sample_signs` (``nn_sample_signs``) — every sign vector of the design, calibration and
+  evaluation phases from disjoint streams;
+* :func:`train` (``nn_train_*``) — one base model per sign vector from the design's fixed initial
+  model x0 and fixed shuffle order π (the threat model of Section 3.4), shared by every experiment
+  on the design;
+* :func:`unlearn` (``nn_unlearn_*``) — the unlearned model of each run and its per-example scores
+  on the candidate forget pool, plus retain/forget/test accuracy;
+* :func:`fit` (``nn_fit``) — per-example Gaussians from calibration runs only;
+* :func:`audit` (``nn_audit``) — overlaps and bounds from evaluation runs only, the pre-registered
+  cell marked;
+* :func:`table` (``nn_table``) and :func:`figure_r` (``nn_figure_r``).
+
+Chunked jobs read each run's index from its output path (:func:`~.paths.run_of_path`).
 
 A *design* is everything that determines the base models (data, split, B, m, model, training
 configuration, Γ, L); an *experiment* is an unlearning method with its hyperparameters on a
@@ -24,28 +32,41 @@ import numpy as np
 import pandas as pd
 import torch
 
-from . import schemas
-from .data import load_audit_data, prepare_audit_data, save_audit_data, split_indices_frame
-from .experiment import sign_table
-from .io import atomic_path, read_parquet, write_parquet
-from .models import build_model, initial_model
+from .. import schemas
+from ..auditors.batchwise import DEFAULT_CELL, audit_tables, fit_table
+from ..auditors.runs import sign_table
+from ..data import load_audit_data, prepare_audit_data, save_audit_data, split_indices_frame
+from ..io import atomic_path, read_concat, read_parquet, write_parquet
+from ..models import build_model, initial_model
+from ..report import write_table
+from ..report.nn_figures import epsilon_vs_r_figure
+from ..report.nn_tables import NN_TABLES
+from ..scores import model_scores
+from ..stats.selection import Cell
+from ..torch_utils import save_state_dict
+from ..seeds import seed_sequence, torch_seed
+from ..training import TrainConfig, shuffle_orders, train_model
+from ..unlearning import unlearn as unlearn_model
+from .paths import run_of_path
 from .runtime import resolve_device
-from .scores import model_scores
-from .seeds import seed_sequence, torch_seed
-from .training import TrainConfig, shuffle_orders, train_model
-from .unlearning import unlearn
 
 __all__ = [
-    "prepare_design_data",
-    "design_signs",
+    "prepare_data",
+    "sample_signs",
     "train_config",
     "training_set",
-    "train_base_models",
-    "unlearn_and_score",
+    "forget_set",
+    "preregistered_cell",
+    "train",
+    "unlearn",
+    "fit",
+    "audit",
+    "table",
+    "figure_r",
 ]
 
 
-def prepare_design_data(design: str, cfg: Mapping, root_seed: int, resources_dir: str, data_path, split_path) -> None:
+def prepare_data(design: str, cfg: Mapping, root_seed: int, resources_dir: str, data_path, split_path) -> None:
     """Write the design's data split (.npz) and its index table (Parquet)."""
     seq = seed_sequence(root_seed, design, "data")
     data = prepare_audit_data(
@@ -62,7 +83,7 @@ def prepare_design_data(design: str, cfg: Mapping, root_seed: int, resources_dir
     write_parquet(split_indices_frame(data), split_path)
 
 
-def design_signs(design: str, cfg: Mapping, root_seed: int, path) -> None:
+def sample_signs(design: str, cfg: Mapping, root_seed: int, path) -> None:
     """Write every sign vector of the design (calibration and evaluation runs)."""
     table = sign_table(design, int(cfg["m"]), int(cfg["calibration_runs"]), int(cfg["evaluation_runs"]), root_seed)
     write_parquet(table, path, schemas.SIGNS)
@@ -99,11 +120,21 @@ def _signs_for(signs_path, phase: str, runs: Sequence[int]) -> dict[int, np.ndar
     return found
 
 
-def train_base_models(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, phase: str, runs: Sequence[int], outputs: Sequence[str], device: str = "cpu") -> None:
-    """Train the base model A(D(S)) of each run from the design's fixed x0 and π on ``device``.
+def _phase_runs(paths: Sequence[str]) -> tuple[str, list[int]]:
+    """The one phase and the run indices of a chunk's per-run output paths."""
+    parsed = [run_of_path(p) for p in paths]
+    phases = {ph for ph, _ in parsed}
+    if len(phases) != 1:
+        raise ValueError(f"a chunk's outputs must all belong to one phase, got {sorted(phases)}")
+    return phases.pop(), [run for _, run in parsed]
+
+
+def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outputs: Sequence[str], device: str = "cpu") -> None:
+    """Train the base model A(D(S)) of each output's run from the design's fixed x0 and π on ``device``.
 
     Models are saved with CPU tensors, so they load anywhere.
     """
+    phase, runs = _phase_runs(outputs)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
     signs = _signs_for(signs_path, phase, runs)
@@ -117,8 +148,7 @@ def train_base_models(design: str, cfg: Mapping, root_seed: int, data_path, sign
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(x0)
         train_model(model.to(dev), x, y, ids, orders, tcfg)
-        with atomic_path(out) as tmp:
-            torch.save({k: v.cpu() for k, v in model.state_dict().items()}, tmp)
+        save_state_dict(model.state_dict(), out)
 
 
 def _forget_ids(data) -> np.ndarray:
@@ -133,23 +163,21 @@ def _accuracy(model, x, y, kind: str) -> float:
     return float(np.mean(model_scores(model, x, y, kind=kind)["correct"]))
 
 
-def unlearn_and_score(
+def unlearn(
     experiment: str,
-    design: str,
     design_cfg: Mapping,
     method: str,
     params: Mapping,
     root_seed: int,
     data_path,
     signs_path,
-    phase: str,
-    runs: Sequence[int],
     base_models: Sequence[str],
     score_outputs: Sequence[str],
     metric_outputs: Sequence[str],
     device: str = "cpu",
 ) -> None:
     """Unlearn each run's base model with ``method`` on ``device`` and score the candidate forget pool."""
+    phase, runs = _phase_runs(score_outputs)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
     signs_table = read_parquet(signs_path, schemas.SIGNS)
@@ -163,7 +191,7 @@ def unlearn_and_score(
         model.to(dev)
         fx, fy = forget_set(data, s)
         gen = torch.Generator().manual_seed(torch_seed(seed_sequence(root_seed, experiment, "unlearn", phase, run)))
-        model = unlearn(method, model, retain, (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen)
+        model = unlearn_model(method, model, retain, (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen)
         sc = model_scores(model, data.forget_x, data.forget_y, kind=data.kind)
         row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
         in_forget = s[data.forget_batch] == 1
@@ -195,3 +223,41 @@ def unlearn_and_score(
             ]
         )
         write_parquet(metrics, metric_out, schemas.RUN_METRICS)
+
+
+def preregistered_cell(experiment_cfg: Mapping) -> Cell:
+    """The experiment's pre-registered cell (report_r, statistic, score); defaults: largest r, mean, logit."""
+    r = experiment_cfg.get("report_r") or max(experiment_cfg["r"])
+    return Cell(int(r), experiment_cfg.get("statistic", DEFAULT_CELL["statistic"]), experiment_cfg.get("score", DEFAULT_CELL["score"]))
+
+
+def fit(experiment: str, score_paths: Sequence[str], fit_options: Mapping, fit_path) -> None:
+    """Rule ``nn_fit``: per-example Gaussians (FIT schema) from calibration runs only."""
+    scores = read_concat(score_paths, schemas.SCORES)
+    write_parquet(fit_table(scores, experiment, **dict(fit_options)), fit_path, schemas.FIT)
+
+
+def audit(fit_path, score_paths: Sequence[str], signs_path, m: int, experiment_cfg: Mapping, zeta: float, overlaps_path, bounds_path) -> None:
+    """Rule ``nn_audit``: overlaps and bounds from evaluation runs only, the pre-registered cell marked."""
+    fitted = read_parquet(fit_path, schemas.FIT)
+    scores = read_concat(score_paths, schemas.SCORES)
+    signs = read_parquet(signs_path, schemas.SIGNS)
+    overlaps, bounds = audit_tables(
+        fitted, scores, signs[signs.phase == "eval"], int(m), experiment_cfg["r"], zeta=zeta,
+        primary=preregistered_cell(experiment_cfg), selection=experiment_cfg.get("selection", "preregistered"),
+    )
+    write_parquet(overlaps, overlaps_path, schemas.OVERLAPS)
+    write_parquet(bounds, bounds_path, schemas.BOUNDS)
+
+
+def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
+    """Rule ``nn_table``: one of the paper's Tables 1a, 1b, 3, 4, 5, 7."""
+    bounds = read_concat(bound_paths, schemas.BOUNDS)
+    metrics = read_concat(metric_paths, schemas.RUN_METRICS)
+    render, caption = NN_TABLES[name]
+    write_table(render(bounds, metrics, experiments), Path(table_path).with_suffix(""), caption=caption)
+
+
+def figure_r(bound_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path) -> None:
+    """Rule ``nn_figure_r``: ε_LB against r, one line per experiment."""
+    epsilon_vs_r_figure(read_concat(bound_paths, schemas.BOUNDS), experiments, Path(figure_path).with_suffix(""))

@@ -5,7 +5,7 @@ rule attainable_bounds:
     """App. F.1/F.3: the largest epsilon bound that perfect predictions can certify."""
     output:
         report(
-            multiext(f"{TABLES}/attainable_bounds", ".csv", ".md", ".tex"),
+            multiext(table_stem("attainable_bounds"), ".csv", ".md", ".tex"),
             caption="../report/attainable_bounds.rst",
             category="Statistics",
         ),

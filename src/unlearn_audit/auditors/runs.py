@@ -1,0 +1,76 @@
+"""The runs of a sign-vector audit (DESIGN §3 steps 2, 6, 7; Section 5).
+
+* :func:`sign_table` — every sign vector of a design (calibration and evaluation runs), each
+  drawn from its own SeedSequence stream (:mod:`unlearn_audit.seeds`);
+* :func:`sign_matrix`, :func:`score_matrix` — one phase's runs as arrays;
+* :func:`check_single_phase` — the guard that keeps calibration and evaluation apart.
+
+Section 5: "Calibration runs and evaluation runs are drawn independently, which is required for
+the audit's lower bound to be valid."  The phase of every row is checked, so a calibration run
+can never leak into evaluation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..seeds import check_phase_separation, seed_sequence
+from ..stats.signs import sample_sign_vectors
+
+__all__ = ["SCORE_COLUMNS", "sign_table", "sign_matrix", "score_matrix", "check_single_phase"]
+
+SCORE_COLUMNS = {"logit": "score_logit", "loss": "score_loss"}
+
+
+def sign_table(design: str, m: int, n_calib: int, n_eval: int, root_seed: int) -> pd.DataFrame:
+    """All sign vectors of a design: Γ calibration runs and L evaluation runs (SIGNS schema)."""
+    rows = []
+    for phase, count in (("calib", n_calib), ("eval", n_eval)):
+        for run in range(count):
+            seq = seed_sequence(root_seed, design, "signs", phase, run)
+            s = sample_sign_vectors(m, 1, np.random.default_rng(seq))[0]
+            rows.append(
+                {
+                    "design": design,
+                    "phase": phase,
+                    "run": run,
+                    "sign_index": len(rows),
+                    "seed": int(seq.generate_state(1, dtype=np.uint64)[0]),
+                    "signs": s.astype(np.int8),
+                }
+            )
+    table = pd.DataFrame(rows)
+    check_phase_separation(table.loc[table.phase == "calib", "seed"], table.loc[table.phase == "eval", "seed"])
+    return table
+
+
+def sign_matrix(signs: pd.DataFrame, phase: str) -> tuple[np.ndarray, np.ndarray]:
+    """(runs, sign vectors (runs, m)) of one phase, sorted by run."""
+    sub = signs[signs.phase == phase].sort_values("run")
+    return sub["run"].to_numpy(), np.stack([np.asarray(s, dtype=np.int8) for s in sub["signs"]])
+
+
+def score_matrix(scores: pd.DataFrame, score: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pivot long-format scores of one phase to (runs, examples) arrays.
+
+    Returns (runs, examples, values (R, n), in_forget (R, n)); every run must score the same
+    examples, once each.
+    """
+    if score not in SCORE_COLUMNS:
+        raise ValueError(f"score must be one of {sorted(SCORE_COLUMNS)}, got {score!r}")
+    if scores.duplicated(["run", "example"]).any():
+        raise ValueError("score files hold an example twice within one run: one row per example per run is required")
+    col = SCORE_COLUMNS[score]
+    values = scores.pivot(index="run", columns="example", values=col).sort_index()
+    inside = scores.pivot(index="run", columns="example", values="in_forget").sort_index()
+    if values.isna().any().any():
+        raise ValueError("score files do not cover the same examples in every run")
+    return values.index.to_numpy(), values.columns.to_numpy(), values.to_numpy(float), inside.to_numpy(bool)
+
+
+def check_single_phase(frame: pd.DataFrame, phase: str) -> None:
+    """Refuse a frame that holds rows of any phase other than ``phase``."""
+    phases = set(frame["phase"].unique())
+    if phases != {phase}:
+        raise ValueError(f"expected only {phase!r} runs here, got phases {sorted(phases)}: calibration and evaluation must not mix")

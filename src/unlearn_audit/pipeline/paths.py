@@ -1,0 +1,71 @@
+"""Every file path of the workflow, one helper per kind of file (DESIGN §4 layout).
+
+The Snakemake rules (``workflow/rules/common.smk``) and the pipeline functions both build paths
+here, so a layout change is made once.  :func:`run_of_path` reads the run index back from a per-run
+path, so chunked jobs need no list of runs in their ``params`` (changing ``chunk_size`` reruns
+nothing).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+__all__ = [
+    "TABLE_EXTS",
+    "FIGURE_EXTS",
+    "table_files",
+    "figure_files",
+    "design_file",
+    "base_model",
+    "experiment_file",
+    "run_file",
+    "run_of_path",
+]
+
+TABLE_EXTS = ("csv", "md", "tex")
+FIGURE_EXTS = ("png", "pdf")
+
+
+def table_files(results: str, name: str) -> list[str]:
+    """``results/tables/<name>.{csv,md,tex}``."""
+    return [f"{results}/tables/{name}.{ext}" for ext in TABLE_EXTS]
+
+
+def figure_files(results: str, name: str) -> list[str]:
+    """``results/figures/<name>.{png,pdf}``."""
+    return [f"{results}/figures/{name}.{ext}" for ext in FIGURE_EXTS]
+
+
+def design_file(results: str, design: str, name: str) -> str:
+    """A per-design file: ``results/designs/<design>/<name>`` (data split, sign vectors)."""
+    return f"{results}/designs/{design}/{name}"
+
+
+def base_model(results: str, design: str, phase: str, run: int | str) -> str:
+    """The base model A(D(S)) of one run: ``results/designs/<design>/base/<phase>/<run>.pt``."""
+    return f"{results}/designs/{design}/base/{phase}/{run}.pt"
+
+
+def experiment_file(results: str, experiment: str, name: str) -> str:
+    """A per-experiment file: ``results/<experiment>/<name>`` (fit, overlaps, bounds)."""
+    return f"{results}/{experiment}/{name}"
+
+
+def run_file(results: str, experiment: str, phase: str, run: int | str, name: str) -> str:
+    """A per-run file: ``results/<experiment>/runs/<phase>/<run>/<name>``."""
+    return f"{results}/{experiment}/runs/{phase}/{run}/{name}"
+
+
+_RUN_PATTERNS = (re.compile(r"/base/(calib|eval)/(\d+)\.pt$"), re.compile(r"/runs/(calib|eval)/(\d+)/[^/]+$"))
+
+
+def run_of_path(path: str | os.PathLike) -> tuple[str, int]:
+    """(phase, run) of a per-run path made by :func:`base_model` or :func:`run_file`."""
+    text = Path(path).as_posix()
+    for pattern in _RUN_PATTERNS:
+        found = pattern.search(text)
+        if found:
+            return found.group(1), int(found.group(2))
+    raise ValueError(f"{path}: not a per-run path (…/base/<phase>/<run>.pt or …/runs/<phase>/<run>/<file>)")

@@ -1,0 +1,45 @@
+"""One test, one level: the pre-registered cell, and the Bonferroni-corrected best cell.
+
+An audit computes a bound for every cell (r, statistic, score) it tries.  Each bound is a
+level-ζ test, but the largest of K of them is not: in no-signal runs the chance that at least one
+of 12 cells rejects was measured at 0.060 for ζ = 0.05.  Two valid protocols:
+
+* ``"preregistered"`` (default): the cell is fixed in the config before the run; only that cell
+  is reported, at level ζ; the others are exploratory.
+* ``"bonferroni"``: every cell is tested at ζ/K (K = number of cells tried) and the largest bound
+  is reported.  By the union bound, P(any of the K tests rejects a true null) ≤ K · ζ/K = ζ, so
+  the reported maximum is a level-ζ bound whatever the dependence between the cells (they share
+  the same runs).
+
+numpy-free and torch-free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..checks import check_int, check_zeta
+
+__all__ = ["SELECTIONS", "Cell", "cell_zeta"]
+
+SELECTIONS = ("preregistered", "bonferroni")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell of an audit: the guess budget r, the statistic (mean/median) and the score."""
+
+    r: int
+    statistic: str
+    score: str
+
+
+def cell_zeta(zeta: float, n_cells: int, selection: str) -> float:
+    """The level at which each cell is tested: ζ (pre-registered) or ζ/K (Bonferroni)."""
+    zeta = check_zeta(zeta)
+    n_cells = check_int(n_cells, "number of cells", 1)
+    if selection == "preregistered":
+        return zeta
+    if selection == "bonferroni":
+        return zeta / n_cells
+    raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")

@@ -1,0 +1,118 @@
+"""Torch helpers shared by models, scores, training and unlearning (one copy each).
+
+* :func:`as_tensor`, :func:`check_xy` — (x, y) data as tensors, checked once;
+* :func:`model_device` — where a model's parameters live;
+* :func:`as_torch_generator` — a ``torch.Generator`` from any seed the library accepts
+  (:mod:`unlearn_audit.seeds` is the only seed source);
+* :func:`deterministic_algorithms` — deterministic kernels for the duration of a run;
+* :func:`progress_enabled`, :func:`progress` — progress bars on a TTY, and progress lines in job
+  logs (:class:`ProgressLog`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+import torch
+from torch import nn
+
+from .io import write_bytes_atomic
+from .seeds import torch_seed_of
+
+__all__ = [
+    "as_tensor",
+    "check_xy",
+    "model_device",
+    "as_torch_generator",
+    "deterministic_algorithms",
+    "progress_enabled",
+    "progress",
+    "save_state_dict",
+]
+
+
+@contextlib.contextmanager
+def deterministic_algorithms(enabled: bool = True) -> Iterator[None]:
+    """Temporarily set ``torch.use_deterministic_algorithms`` (warn-only), restoring the previous state."""
+    prev, prev_warn = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(enabled, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(prev, warn_only=prev_warn)
+
+
+
+def as_tensor(a: Any, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """A CPU tensor view of a numpy array or tensor (no copy when possible)."""
+    t = a if isinstance(a, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(a))
+    return t.to(dtype) if dtype is not None and t.dtype != dtype else t
+
+
+
+def as_torch_generator(generator: torch.Generator | np.random.Generator | np.random.SeedSequence | int | None) -> torch.Generator:
+    """A CPU ``torch.Generator`` from a torch Generator (returned as is), a seed, a SeedSequence or a numpy Generator."""
+    if isinstance(generator, torch.Generator):
+        return generator
+    if generator is None:
+        raise ValueError("a generator (or seed) is required for randomised steps")
+    g = torch.Generator()
+    g.manual_seed(torch_seed_of(generator))
+    return g
+
+
+
+def model_device(model: nn.Module) -> torch.device:
+    """The device of the model's parameters (CPU for a model without parameters)."""
+    return next((p.device for p in model.parameters()), torch.device("cpu"))
+
+
+
+def check_xy(
+    x: Any, y: Any, example_ids: np.ndarray | None = None, *, what: str = "", device: torch.device | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(x, y)`` as tensors (float32 images or int64 character ids; int64 labels) on ``device``.
+
+    Mismatched row counts raise ``ValueError`` (prefixed with ``what`` when given).
+    """
+    xt, yt = as_tensor(x), as_tensor(y, torch.int64)
+    xt = xt.to(torch.float32) if torch.is_floating_point(xt) else xt.to(torch.int64)
+    if len(xt) != len(yt):
+        raise ValueError(f"{what + ': ' if what else ''}x has {len(xt)} rows but y has {len(yt)}")
+    if example_ids is not None and len(example_ids) != len(xt):
+        raise ValueError(f"example_ids has {len(example_ids)} entries for {len(xt)} rows")
+    return (xt, yt) if device is None else (xt.to(device), yt.to(device))
+
+
+
+def progress_enabled(progress: bool | None) -> bool:
+    """Progress bars: on when asked, or by default when stderr is a TTY."""
+    if progress is None:
+        return bool(getattr(sys.stderr, "isatty", lambda: False)())
+    return bool(progress)
+
+
+def progress(total: int, desc: str, progress: bool | None):
+    if not progress_enabled(progress):
+        return contextlib.nullcontext(None)
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, leave=False)
+
+
+
+
+def save_state_dict(state: Mapping[str, torch.Tensor], path: str | os.PathLike) -> None:
+    """Save a state dict with CPU tensors, atomically and byte-reproducibly.
+
+    ``torch.save`` to a file names the archive's records after the file, and the atomic write's
+    temporary file has a random name; saving to memory first gives every rerun the same bytes.
+    """
+    buffer = io.BytesIO()
+    torch.save({k: v.detach().cpu() for k, v in state.items()}, buffer)
+    write_bytes_atomic(path, buffer.getvalue())

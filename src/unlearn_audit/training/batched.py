@@ -1,0 +1,114 @@
+"""Many TinyNets at once: K models on K training sets as one grouped-convolution network (DESIGN §8).
+
+:func:`train_models_grouped` trains K TinyNets on K training sets of equal size at once — the
+same training as :func:`~.base.train_model` up to floating-point evaluation order.  On the
+project's 2-core CPU machines the grouped network was not reliably faster for the default digits
+model (``benchmarks/training.py``: loop/grouped 0.83–1.36 for K = 1–16, width 0.25, 8x8; the loop is
+compute-bound in the convolution kernels at ≈ 2.3 ms per step of 64 images), so the loop is the
+default of :func:`~.base.train_many`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..torch_utils import check_xy, deterministic_algorithms
+from ..torch_utils import progress as show
+from .base import check_orders, training_batches
+from .sgd import TrainConfig
+
+__all__ = ["grouped_applicable", "train_models_grouped"]
+
+
+def grouped_applicable(model_name: str, example_ids_list: Sequence[np.ndarray]) -> bool:
+    """Whether :func:`train_models_grouped` can train these runs: TinyNet and equal training-set sizes."""
+    from ..models import canonical_model_name
+
+    try:
+        key = canonical_model_name(model_name)
+    except ValueError:
+        return False
+    return key == "tinynet" and len(example_ids_list) > 0 and len({len(e) for e in example_ids_list}) == 1
+
+
+def train_models_grouped(
+    init_states: Mapping[str, torch.Tensor] | Sequence[Mapping[str, torch.Tensor]],
+    x: Any,
+    y: Any,
+    example_ids_list: Sequence[np.ndarray],
+    orders: np.ndarray,
+    cfg: TrainConfig,
+    model_params: Mapping[str, Any] | None = None,
+    *,
+    group_size: int | None = None,
+    progress: bool | None = None,
+) -> list[dict[str, torch.Tensor]]:
+    """Train K TinyNets on K training sets at once as one :class:`~unlearn_audit.models.GroupedTinyNet`.
+
+    ``x, y`` hold the universe of examples (row u is universe example u); training set k is
+    ``example_ids_list[k]``, and all K sets must have the same size (then every model takes the
+    same number of steps with batches of the same sizes).  Model k follows exactly the
+    training of :func:`train_model` on its set — same batches, schedule, momentum, weight decay and
+    per-model gradient clipping — because the summed loss Σ_k L_k has gradient ∇L_k with respect to
+    model k's weights; only the floating-point evaluation order differs from the loop.
+
+    The kernels' evaluation order depends on the number of models in the network, not on the
+    other models' data, so model k's weights are bitwise the same whatever the other training sets
+    of its group, for a given network size.  ``group_size`` (>= K) pads the network to that many
+    models (repeating the last set; the copies are discarded), so that a short last chunk trains
+    exactly as a full one.  ``init_states`` is one x0 shared by all models or one state dict per
+    model.  Returns the K trained ``TinyNetCIFAR100`` state dicts.
+    """
+    from ..models import GroupedTinyNet
+
+    ids_list = [np.asarray(e, dtype=np.int64) for e in example_ids_list]
+    k_real = len(ids_list)
+    if k_real == 0:
+        return []
+    if len({len(e) for e in ids_list}) != 1:
+        raise ValueError("train_models_grouped needs training sets of equal size; use train_many (loop fallback)")
+    states = [init_states] * k_real if isinstance(init_states, Mapping) else list(init_states)
+    if len(states) != k_real:
+        raise ValueError(f"{len(states)} initial state dicts for {k_real} training sets")
+    if group_size is not None:
+        if group_size < k_real:
+            raise ValueError(f"group_size={group_size} is smaller than the {k_real} training sets")
+        ids_list += [ids_list[-1]] * (group_size - k_real)
+        states += [states[-1]] * (group_size - k_real)
+    k = len(ids_list)
+    xt, yt = check_xy(x, y)
+    orders = check_orders(orders, cfg.epochs)
+    if orders.shape[1] != len(xt):
+        raise ValueError(f"x must hold the whole universe ({orders.shape[1]} rows), got {len(xt)}")
+    net = GroupedTinyNet(k, **dict(model_params or {})).load_state_dicts(states)
+    # universe rows of every batch of every model: (K, b) per step
+    per_model = [training_batches(orders, ids, cfg) for ids in ids_list]
+    steps = len(per_model[0])
+    lrs = cfg.lrs(steps)
+    opt = torch.optim.SGD(list(net.parameters()), lr=float(lrs[0]) if steps else 0.0, momentum=cfg.momentum,
+                          weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
+    net.train()
+    with deterministic_algorithms(), show(steps, f"base training x{k_real}", progress) as bar:
+        for t in range(steps):
+            rows = np.stack([ids_list[j][per_model[j][t]] for j in range(k)])
+            for group in opt.param_groups:
+                group["lr"] = float(lrs[t])
+            opt.zero_grad(set_to_none=True)
+            idx = torch.from_numpy(rows.reshape(-1))
+            xb = xt.index_select(0, idx).view(k, rows.shape[1], *xt.shape[1:])
+            yb = yt.index_select(0, idx)
+            logits = net(xb)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), yb, reduction="sum") / rows.shape[1]
+            loss.backward()
+            if cfg.grad_clip is not None:
+                net.clip_grad_norms_(cfg.grad_clip)
+            opt.step()
+            if bar is not None:
+                bar.update(1)
+    return net.state_dicts()[:k_real]
+
+

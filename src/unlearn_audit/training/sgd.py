@@ -1,0 +1,111 @@
+"""SGD with momentum and a per-step learning-rate schedule (App. G.1.2, G.3).
+
+PyTorch semantics: ``buf = μ·buf + (g + wd·θ)``, ``θ -= lr·buf``; the learning rate of every step
+comes from the one-cycle, cosine or constant schedule (:func:`lr_schedule`).  :func:`sgd_run` is
+the one optimisation loop of the library: base training, retain fine-tuning, forget ascent and
+IDA all call it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..torch_utils import deterministic_algorithms, progress
+
+from .config import ANNEALING, SCHEDULES, TrainConfig, lr_schedule
+
+__all__ = ["SCHEDULES", "ANNEALING", "TrainConfig", "lr_schedule", "loss_fn", "random_batches", "sgd_run", "StepLoss"]
+
+
+def loss_fn(logits: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
+    """Cross-entropy; per-character for sequence logits ``(N, T, V)`` with targets ``(N, T)``.
+
+    ``reduction="mean"`` averages over all examples (images) or all characters (text, the
+    per-character loss of G.3); ``"none"`` gives one value per example (text: the mean over its
+    characters).
+    """
+    if reduction not in ("mean", "none"):
+        raise ValueError(f"reduction must be 'mean' or 'none', got {reduction!r}")
+    if logits.dim() == 3:
+        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none").view(y.shape)
+        return ce.mean() if reduction == "mean" else ce.mean(dim=1)
+    return F.cross_entropy(logits, y, reduction=reduction)
+
+
+def random_batches(n: int, batch_size: int, epochs: int, generator: torch.Generator) -> list[np.ndarray]:
+    """Mini-batches of ``epochs`` shuffled passes over ``n`` rows, the permutations drawn from ``generator``."""
+    out: list[np.ndarray] = []
+    for _ in range(int(epochs)):
+        perm = torch.randperm(int(n), generator=generator).numpy()
+        out.extend(perm[i : i + batch_size] for i in range(0, n, batch_size))
+    return out
+
+
+
+def _clip_grad_norm(params: Sequence[torch.Tensor], max_norm: float) -> None:
+    grads = [p.grad for p in params if p.grad is not None]
+    if not grads:
+        return
+    total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+    coef = max_norm / (total + 1e-6)
+    if coef < 1:
+        for g in grads:
+            g.mul_(coef)
+
+
+StepLoss = Callable[[nn.Module, int, np.ndarray], torch.Tensor]
+
+
+def sgd_run(
+    model: nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    batches: Sequence[np.ndarray],
+    lrs: np.ndarray,
+    *,
+    momentum: float = 0.0,
+    weight_decay: float = 0.0,
+    nesterov: bool = False,
+    grad_clip: float | None = None,
+    ascent: bool = False,
+    step_loss: StepLoss | None = None,
+    show_progress: bool | None = None,
+    desc: str = "train",
+) -> nn.Module:
+    """Run one SGD step per batch of rows of ``(x, y)`` with learning rate ``lrs[t]`` (in place).
+
+    ``ascent=True`` ascends the loss (gradient ascent, G.6).  ``step_loss(model, t, rows)``
+    replaces the default objective (mean loss of the batch) — used by IDA (G.5).  The optimiser's
+    momentum buffer starts at zero.
+    """
+    if len(lrs) != len(batches):
+        raise ValueError(f"{len(batches)} batches but {len(lrs)} learning rates")
+    params = [p for p in model.parameters() if p.requires_grad]
+    if not batches:
+        return model
+    opt = torch.optim.SGD(params, lr=float(lrs[0]), momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    model.train()
+    with deterministic_algorithms(), progress(len(batches), desc, show_progress) as bar:
+        for t, rows in enumerate(batches):
+            for group in opt.param_groups:
+                group["lr"] = float(lrs[t])
+            opt.zero_grad(set_to_none=True)
+            if step_loss is None:
+                idx = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(x.device)
+                loss = loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx))
+            else:
+                loss = step_loss(model, t, rows)
+            (-loss if ascent else loss).backward()
+            if grad_clip is not None:
+                _clip_grad_norm(params, grad_clip)
+            opt.step()
+            if bar is not None:
+                bar.update(1)
+    return model
+
+
