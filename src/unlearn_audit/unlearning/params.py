@@ -16,37 +16,26 @@ __all__ = ["FinetuneParams", "RetainFinetuneParams", "ForgetAscentParams", "IDAP
 
 
 @dataclass(frozen=True)
-class FinetuneParams:
+class FinetuneParams(TrainConfig):
     """Retain-set fine-tuning phase (G.3, G.7): SGD on D_r with its own schedule.
 
-    Defaults are the CIFAR-100 values: one-cycle with maximum 0.1, weight decay 5e-4 (the
-    regulariser of G.1.2), batch 128, momentum 0 (as in the authors' configuration), 50 epochs
-    of unlearning in total (G.1.2).  Shakespeare (G.3): constant 0.1, 8 epochs in total, batch
-    256, gradient clipping 1.0.  The data order of every epoch is drawn from the run's generator.
+    The fields are those of :class:`~unlearn_audit.training.config.TrainConfig` (one definition,
+    one validation), with the CIFAR-100 defaults: one-cycle with maximum 0.1, weight decay 5e-4
+    (the regulariser of G.1.2), batch 128, momentum 0 (as in the authors' configuration), 50
+    epochs of unlearning in total (G.1.2).  Shakespeare (G.3): constant 0.1, 8 epochs in total,
+    batch 256, gradient clipping 1.0.  The data order of every epoch is drawn from the run's
+    generator.
     """
 
     epochs: int = 50
     batch_size: int = 128
     lr: float = 0.1
-    schedule: str = "onecycle"
     momentum: float = 0.0
     weight_decay: float = 5e-4
-    nesterov: bool = False
-    pct_start: float = 0.3
-    div_factor: float = 25.0
-    final_div_factor: float = 1e4
-    anneal: str = "cos"
-    min_lr: float = 0.0
-    grad_clip: float | None = None
-
-    def __post_init__(self) -> None:
-        check_positive_int(self.epochs, "epochs", allow_zero=True)
-        self.finetune_config()  # validates the schedule fields
 
     def finetune_config(self) -> TrainConfig:
-        """The fine-tuning phase as a :class:`~unlearn_audit.training.TrainConfig`."""
-        names = {f.name for f in fields(TrainConfig)}
-        return TrainConfig(**{f.name: getattr(self, f.name) for f in fields(FinetuneParams) if f.name in names})
+        """The fine-tuning phase as a plain :class:`~unlearn_audit.training.config.TrainConfig`."""
+        return TrainConfig(**{f.name: getattr(self, f.name) for f in fields(TrainConfig)})
 
 
 @dataclass(frozen=True)
