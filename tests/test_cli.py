@@ -2,13 +2,99 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
+
+from unlearn_audit import cli, schemas
+from unlearn_audit.auditors.batchwise import audit_tables, fit_table
+from unlearn_audit.auditors.runs import sign_matrix, sign_table
+from unlearn_audit.io import write_parquet
+from unlearn_audit.stats.bounds import epsilon_lower_bound
 
 
 def run_cli(*args):
     proc = subprocess.run([sys.executable, "-m", "unlearn_audit", *args], capture_output=True, text=True)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def _long_scores(signs, phase, experiment, rng, shift=0.6):
+    """Synthetic SCORES rows (one example per batch); loss is not a mirror of logit."""
+    runs, s = sign_matrix(signs, phase)
+    n_runs, m = s.shape
+    logit = np.linspace(-1, 1, m) + shift * (s == 1) + rng.normal(0, 0.3, s.shape)
+    loss = -np.linspace(-1, 1, m) - shift * (s == 1) + rng.normal(0, 0.3, s.shape)
+    return pd.DataFrame({
+        "experiment": experiment, "phase": phase, "run": np.repeat(runs, m), "sign_index": 0, "seed": 0,
+        "batch": np.tile(np.arange(m), n_runs), "example": np.tile(np.arange(m), n_runs),
+        "in_forget": (s == 1).ravel(), "score_logit": logit.ravel(), "score_loss": loss.ravel(),
+    })
+
+
+def pipeline_overlaps(m, r_values, n_eval, experiment="e", n_calib=12, seed=0):
+    """An OVERLAPS table as the workflow writes it: both scores, every r, ``n_eval`` evaluation runs."""
+    rng = np.random.default_rng(seed)
+    signs = sign_table("synthetic", m, n_calib, n_eval, root_seed=seed + 1)
+    fit = fit_table(_long_scores(signs, "calib", experiment, rng), experiment)
+    ev = _long_scores(signs, "eval", experiment, rng)
+    overlaps, _ = audit_tables(fit, ev, signs[signs.phase == "eval"], m, r_values)
+    return overlaps
+
+
+def main_json(argv, capsys):
+    rc = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, (json.loads(out) if rc == 0 else None), err
+
+
+def test_bound_from_pipeline_overlaps_counts_each_run_once(tmp_path, capsys):
+    m, n_eval = 40, 9
+    ov = pipeline_overlaps(m, [10, 20], n_eval)
+    path = tmp_path / "overlaps.parquet"
+    write_parquet(ov, path, schemas.OVERLAPS)
+    results = {}
+    for score in ("logit", "loss"):
+        for r in (10, 20):
+            args = ["bound", "--m", m, "--r", r, "--overlaps-file", path] + (["--score", score] if score == "loss" else [])
+            rc, res, err = main_json(args, capsys)
+            assert rc == 0, err
+            v = ov[(ov.score == score) & (ov.r == r)].sort_values("run")["overlap"].to_numpy()
+            assert res["L"] == n_eval == len(v)
+            assert res["score"] == score and res["auditor"] == "batchwise" and res["experiment"] == "e"
+            assert res["epsilon_ldp"] == pytest.approx(epsilon_lower_bound(v, m, r).epsilon_ldp)
+            results[score, r] = v
+    assert any(not np.array_equal(results["logit", r], results["loss", r]) for r in (10, 20))
+
+
+def test_bound_parquet_filters_refuse_ambiguous_rows(tmp_path, capsys):
+    m = 20
+    a, b = pipeline_overlaps(m, [10], 4, "exp_a"), pipeline_overlaps(m, [10], 4, "exp_b", seed=5)
+    both = tmp_path / "both.parquet"
+    write_parquet(pd.concat([a, b]), both, schemas.OVERLAPS)
+    base = ["bound", "--m", m, "--r", 10, "--overlaps-file", both]
+    rc, _, err = main_json(base, capsys)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "exp_a, exp_b" in err and "--experiment" in err
+    rc, res, _ = main_json(base + ["--experiment", "exp_b"], capsys)
+    v = b[(b.score == "logit") & (b.r == 10)]["overlap"].to_numpy()
+    assert rc == 0 and res["L"] == 4 and res["epsilon_ldp"] == pytest.approx(epsilon_lower_bound(v, m, 10).epsilon_ldp)
+    rc, _, err = main_json(base + ["--experiment", "exp_c"], capsys)
+    assert rc == 2 and "exp_a, exp_b" in err
+    rc, _, err = main_json(base + ["--experiment", "exp_a", "--auditor", "weights"], capsys)
+    assert rc == 2 and "auditors present: batchwise" in err
+    # two reruns of one experiment written to one file: run ids repeat after every filter
+    dup = tmp_path / "dup.parquet"
+    write_parquet(pd.concat([a, b.assign(experiment="exp_a")]), dup, schemas.OVERLAPS)
+    rc, _, err = main_json(["bound", "--m", m, "--r", 10, "--overlaps-file", dup], capsys)
+    lines = err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1, err
+    assert "run 0 occurs 2 times" in lines[0] and "--experiment/--auditor/--score/--r" in lines[0]
+    # a file without the score column pools logit and loss: refused, not counted as 2L runs
+    noscore = tmp_path / "noscore.parquet"
+    a.drop(columns="score").to_parquet(noscore)
+    rc, _, err = main_json(["bound", "--m", m, "--r", 10, "--overlaps-file", noscore], capsys)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "occurs 2 times" in err
+    rc, _, err = main_json(["bound", "--m", m, "--r", 10, "--overlaps-file", noscore, "--score", "loss"], capsys)
+    assert rc == 2 and "no 'score' column" in err
 
 
 def test_bound_prints_json():
@@ -54,6 +140,7 @@ def test_pairwise_and_gdp():
         (["bound", "--m", "6", "--r", "6"], "exactly one of --overlaps"),
         (["bound", "--m", "6", "--r", "6", "--overlaps-file", "/nonexistent/v.txt"], "no such file"),
         (["bound", "--m", "6"], "--r"),
+        (["bound", "--m", "6", "--r", "6", "--overlaps", "3", "--score", "loss"], "only to --overlaps-file"),
         (["bound", "--m", "4500", "--r", "3000", "--overlaps", "2000", "--delta", "1e-9"], "M'/K"),
         (["pairwise", "--fp", "5", "--n-neg", "3", "--fn", "0", "--n-pos", "3"], "fp"),
         (["gdp", "--correct", "3"], "--correct and --total"),
@@ -69,3 +156,20 @@ def test_bad_input_exit_2_one_line(args, needle):
     assert len(lines) == 1, err
     assert needle in lines[0]
     assert "Traceback" not in err
+
+
+def test_bad_overlaps_file_exit_2_one_line(tmp_path):
+    (tmp_path / "results").mkdir()
+    bad = tmp_path / "broken.parquet"
+    bad.write_bytes(b"PAR1 not really parquet\n\x00\x01")
+    binary = tmp_path / "v.txt"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    text = tmp_path / "ok.txt"
+    text.write_text("6 6\n")
+    for path, needle in [(tmp_path / "results", "is a directory"), (bad, "cannot read Parquet"),
+                         (binary, "cannot read text"), (text, "apply only to Parquet")]:
+        extra = ["--experiment", "e"] if path == text else []
+        rc, out, err = run_cli("bound", "--m", "6", "--r", "6", "--overlaps-file", str(path), *extra)
+        lines = err.strip().splitlines()
+        assert rc == 2 and out == "" and len(lines) == 1, err
+        assert needle in lines[0] and "Traceback" not in err

@@ -15,7 +15,7 @@ from unlearn_audit.data import (
     save_audit_data,
     split_indices_frame,
 )
-from unlearn_audit.data.cifar100 import write_cifar100_pickles
+from unlearn_audit.data.cifar100 import cifar100_folder, write_cifar100_pickles
 
 
 def _digits(tmp_path, **kw):
@@ -154,7 +154,7 @@ def test_bad_parameters_are_reported(tmp_path):
 
 def _tiny_cifar(resources, n_train=1000, n_test=200, classes=20, seed=0):
     rng = np.random.default_rng(seed)
-    folder = resources / "cifar100" / "cifar-100-python"
+    folder = resources / "cifar-100-python"  # the one place CIFAR-100 is read from
     train_y = np.arange(n_train) % classes
     test_y = np.arange(n_test) % classes
     train_x = rng.integers(0, 256, size=(n_train, 3, 32, 32), dtype=np.uint8)
@@ -192,17 +192,37 @@ def test_tiny_cifar100_loads_and_splits_90_10(tmp_path):
     assert len(fc & rc) <= 1 and len(fc) <= 3  # 90 images from classes of about 45
 
 
+def test_cifar100_is_read_from_resources_dir_cifar_100_python(tmp_path):
+    assert cifar100_folder(tmp_path) == tmp_path / "cifar-100-python"
+    _tiny_cifar(tmp_path, n_train=40, n_test=10)
+    src = load_dataset("cifar100", resources_dir=tmp_path)
+    assert src.meta["source"] == str(tmp_path / "cifar-100-python")
+
+
 def test_missing_cifar100_names_the_directory(tmp_path):
     with pytest.raises(DatasetNotFoundError) as info:
         prepare_audit_data("cifar100", batch_size=1, forget_fraction=0.1, seed=0, resources_dir=tmp_path)
     msg = str(info.value)
-    assert str(tmp_path / "cifar100" / "cifar-100-python") in msg
-    assert "download=True" in msg and "cifar-100-python.tar.gz" in msg
+    folder = tmp_path / "cifar-100-python"
+    assert f"{folder}/ " in msg  # the exact folder: <resources_dir>/cifar-100-python
+    assert str(folder / "train") in msg and str(folder / "meta") in msg
+    assert str(tmp_path / "cifar100") not in msg  # no second, stale location
+    # how to get the files: the python version from the CIFAR site, unpacked in resources_dir ...
+    assert "cifar-100-python.tar.gz" in msg and "https://www.cs.toronto.edu/~kriz/cifar.html" in msg
+    assert f"tar xzf cifar-100-python.tar.gz -C {tmp_path}" in msg
+    # ... or the config's download switch where the internet is reachable
+    assert "dataset_params: {download: true}" in msg
     assert isinstance(info.value, FileNotFoundError)
+
+
+def test_missing_cifar100_names_the_directory_under_a_relative_resources_dir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DatasetNotFoundError, match=r"resources/cifar-100-python/ "):
+        load_dataset("cifar100", resources_dir="resources")
 
 
 def test_corrupt_cifar100_is_reported(tmp_path):
     _tiny_cifar(tmp_path, n_train=40, n_test=10)
-    (tmp_path / "cifar100" / "cifar-100-python" / "train").write_bytes(b"not a pickle")
+    (tmp_path / "cifar-100-python" / "train").write_bytes(b"not a pickle")
     with pytest.raises(DatasetNotFoundError, match="unreadable"):
         load_dataset("cifar100", resources_dir=tmp_path)

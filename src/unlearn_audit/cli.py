@@ -44,32 +44,91 @@ def _parse_overlap_list(text: str) -> list[float]:
         raise UsageError(f"--overlaps must be comma-separated integers, got {text!r}") from None
 
 
-def read_overlaps_file(path: Path, r: int | None = None) -> list[float]:
-    """Read overlaps from a text file (numbers separated by whitespace/commas; '#' comments)
-    or a Parquet file with an ``overlap`` column (rows filtered to ``r`` when an ``r`` column exists)."""
-    if not path.exists():
-        raise UsageError(f"--overlaps-file {path}: no such file")
-    if path.suffix.lower() in (".parquet", ".pq"):
-        import pandas as pd
+#: Parquet filter columns and the defaults of their options (None: required when the file holds several values).
+FILTERS = {"experiment": None, "auditor": "batchwise", "score": "logit"}
 
-        try:
-            df = pd.read_parquet(path)
-        except Exception as exc:  # noqa: BLE001 - report any reader failure as one line
-            raise UsageError(f"--overlaps-file {path}: cannot read Parquet ({exc})") from None
-        if "overlap" not in df.columns:
-            raise UsageError(f"--overlaps-file {path}: no 'overlap' column (columns: {', '.join(map(str, df.columns))})")
-        if r is not None and "r" in df.columns:
-            df = df[df["r"] == r]
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _is_parquet(path: Path) -> bool:
+    if path.suffix.lower() in (".parquet", ".pq"):
+        return True
+    with path.open("rb") as fh:
+        return fh.read(4) == b"PAR1"
+
+
+def _filter_parquet(df, where: str, r: int | None, chosen: dict) -> tuple[list[float], dict]:
+    """Rows of one (experiment, auditor, score, r) cell; refuses repeated run ids."""
+    used = {}
+    for col, default in FILTERS.items():
+        value = chosen.get(col)
+        if col not in df.columns:
+            if value is not None:
+                raise UsageError(f"{where}: --{col} given but the file has no '{col}' column")
+            continue
+        present = sorted(map(str, df[col].unique()))
+        value = value if value is not None else default
+        if value is None:
+            if len(present) > 1:
+                raise UsageError(f"{where}: holds {col}s {', '.join(present)}; choose one with --{col}")
+            value = present[0] if present else None
+        if value is not None:
+            df = df[df[col].astype(str) == value]
             if df.empty:
-                raise UsageError(f"--overlaps-file {path}: no rows with r = {r}")
-        return df["overlap"].astype(float).tolist()
-    text = "\n".join(line.split("#", 1)[0] for line in path.read_text().splitlines())
-    if not text.strip():
-        raise UsageError(f"--overlaps-file {path}: no numbers in file")
+                raise UsageError(f"{where}: no rows with {col} = {value!r} ({col}s present: {', '.join(present)}); choose with --{col}")
+            used[col] = value
+    if r is not None and "r" in df.columns:
+        df = df[df["r"] == r]
+        if df.empty:
+            raise UsageError(f"{where}: no rows with r = {r}")
+    if "run" in df.columns and df["run"].duplicated().any():
+        dup = df["run"].duplicated(keep=False)
+        run = df.loc[dup, "run"].iloc[0]
+        others = [c for c in df.columns if c not in ("run", "overlap", *FILTERS, "r") and df.loc[dup, c].nunique() > 1]
+        hint = f"filter the file on column(s) {', '.join(others)}" if others else "remove the repeated rows"
+        raise UsageError(
+            f"{where}: run {run} occurs {int((df['run'] == run).sum())} times after filtering on "
+            f"{', '.join(f'{k}={v!r}' for k, v in {**used, 'r': r}.items())}; runs must be independent: "
+            f"filter with --experiment/--auditor/--score/--r or {hint}"
+        )
+    return df["overlap"].astype(float).tolist(), used
+
+
+def read_overlaps_file(path: Path, r: int | None = None, **chosen) -> tuple[list[float], dict]:
+    """Overlaps and the filters applied, from a text file (numbers separated by whitespace/commas;
+    '#' comments) or a Parquet file with an ``overlap`` column (OVERLAPS schema): rows are filtered
+    by ``r`` and by ``chosen`` experiment/auditor/score (defaults :data:`FILTERS`) where those columns exist."""
+    where = f"--overlaps-file {path}"
+    if not path.exists():
+        raise UsageError(f"{where}: no such file")
+    if path.is_dir():
+        raise UsageError(f"{where}: is a directory; give the file inside it, e.g. {path / 'overlaps.parquet'}")
+    parquet = None
     try:
-        return _parse_overlap_list(text)
+        parquet = _is_parquet(path)
+        if parquet:
+            import pandas as pd
+
+            df = pd.read_parquet(path)
+        else:
+            text = "\n".join(line.split("#", 1)[0] for line in path.read_text().splitlines())
+    except Exception as exc:  # noqa: BLE001 - report any reader failure as one line
+        kind = {True: "Parquet", False: "text", None: "file"}[parquet]
+        raise UsageError(f"{where}: cannot read {kind} ({_one_line(exc)}); give a Parquet file with an 'overlap' column or a text file of integers") from None
+    if parquet:
+        if "overlap" not in df.columns:
+            raise UsageError(f"{where}: no 'overlap' column (columns: {', '.join(map(str, df.columns))})")
+        return _filter_parquet(df, where, r, chosen)
+    if any(v is not None for v in chosen.values()):
+        raise UsageError(f"{where}: --experiment/--auditor/--score apply only to Parquet files")
+    if not text.strip():
+        raise UsageError(f"{where}: no numbers in file")
+    try:
+        return _parse_overlap_list(text), {}
     except UsageError:
-        raise UsageError(f"--overlaps-file {path}: expected integers separated by commas or whitespace") from None
+        raise UsageError(f"{where}: expected integers separated by commas or whitespace") from None
 
 
 def _json_default(x):
@@ -88,13 +147,15 @@ def _dump(obj: dict) -> str:
 def _cmd_bound(args) -> dict:
     if (args.overlaps is None) == (args.overlaps_file is None):
         raise UsageError("give exactly one of --overlaps or --overlaps-file")
-    overlaps = (
-        _parse_overlap_list(args.overlaps)
-        if args.overlaps is not None
-        else read_overlaps_file(Path(args.overlaps_file), args.r)
-    )
+    chosen = {col: getattr(args, col) for col in FILTERS}
+    if args.overlaps is not None:
+        if any(v is not None for v in chosen.values()):
+            raise UsageError("--experiment/--auditor/--score apply only to --overlaps-file; drop them when giving --overlaps")
+        overlaps, used = _parse_overlap_list(args.overlaps), {}
+    else:
+        overlaps, used = read_overlaps_file(Path(args.overlaps_file), args.r, **chosen)
     res = epsilon_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta)
-    return asdict(res)
+    return {**used, **asdict(res)}
 
 
 def _cmd_pairwise(args) -> dict:
@@ -131,7 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--m", type=int, required=True, help="number of candidate forget batches")
     b.add_argument("--r", type=int, required=True, help="guess budget (even, 0 < r <= m)")
     b.add_argument("--overlaps", help="comma-separated overlaps, one per evaluation run, e.g. 60,58,61")
-    b.add_argument("--overlaps-file", help="text file of overlaps, or Parquet with an 'overlap' column")
+    b.add_argument("--overlaps-file", help="text file of overlaps, or Parquet with an 'overlap' column "
+                   "(e.g. results/<experiment>/overlaps.parquet; rows filtered by --r and the options below)")
+    b.add_argument("--experiment", help="Parquet rows of this experiment (required when the file holds several)")
+    b.add_argument("--auditor", help="Parquet rows of this auditor (default: batchwise)")
+    b.add_argument("--score", help="Parquet rows of this score, logit or loss (default: logit)")
     b.add_argument("--statistic", choices=STATISTICS, default="mean")
     b.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
     b.add_argument("--delta", type=float, default=0.0, help="delta of the LDP mechanism (Lemma C.1)")

@@ -34,8 +34,10 @@ rule convex_table:
         report(
             multiext(table_stem("{table}"), ".csv", ".md", ".tex"),
             caption="../report/convex_table.rst",
-            category="Convex audits",
-            subcategory="{table}",
+            category="Convex audits (Table 2)",
+            subcategory=lambda wildcards: {"table2c": "Logistic loss (App. H.4.2)"}.get(
+                wildcards.table, f"Table {wildcards.table.removeprefix('table')}"
+            ),
         ),
         details=f"{CONVEX}/{{table}}_details.csv",
     params:
@@ -58,7 +60,8 @@ rule convex_figure:
         report(
             multiext(figure_stem("convex_epsilon_lb"), ".png", ".pdf"),
             caption="../report/convex_figure.rst",
-            category="Convex audits",
+            category="Convex audits (Table 2)",
+            subcategory="Figure: lower bound vs certified epsilon",
         ),
     log:
         f"{LOGS}/figures/convex_epsilon_lb.log",

@@ -34,6 +34,7 @@ rule gaussian_unlearning_gather:
             multiext(figure_stem("gaussian_unlearning_{gu_experiment}"), ".png", ".pdf"),
             caption="../report/gaussian_unlearning_figure.rst",
             category="Gaussian certified unlearning",
+            subcategory=lambda wildcards: f"Figure: GED vs {wildcards.gu_experiment.removeprefix('ged_vs_')}",
         ),
     log:
         f"{LOGS}/gaussian_unlearning/{{gu_experiment}}_gather.log",
@@ -53,6 +54,7 @@ rule gaussian_unlearning_slopes:
             multiext(table_stem("gaussian_unlearning_slopes"), ".csv", ".md", ".tex"),
             caption="../report/gaussian_unlearning_slopes.rst",
             category="Gaussian certified unlearning",
+            subcategory="Table: GED and UED slopes",
         ),
     log:
         f"{LOGS}/tables/gaussian_unlearning_slopes.log",
@@ -70,6 +72,7 @@ rule gaussian_unlearning_audit:
             multiext(table_stem("gaussian_unlearning_audit"), ".csv", ".md", ".tex"),
             caption="../report/gaussian_unlearning_audit.rst",
             category="Gaussian certified unlearning",
+            subcategory="Table: audit with positive controls",
         ),
         raw=f"{GU}/audit.parquet",
     params:

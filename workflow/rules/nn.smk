@@ -153,7 +153,7 @@ rule nn_table:
             multiext(table_stem("{table}"), ".csv", ".md", ".tex"),
             caption="../report/nn_table.rst",
             category="Neural-network audits",
-            subcategory="{table}",
+            subcategory=lambda wildcards: f"Table {wildcards.table.removeprefix('table')}",
         ),
     params:
         experiments=nn_table_summaries,
@@ -177,6 +177,7 @@ rule nn_figure_r:
             multiext(figure_stem("nn_epsilon_vs_r"), ".png", ".pdf"),
             caption="../report/nn_epsilon_vs_r.rst",
             category="Neural-network audits",
+            subcategory="Figure: lower bound vs r",
         ),
     params:
         experiments={e: nn_experiment_summary(e) for e in nn_experiments()},

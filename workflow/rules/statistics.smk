@@ -7,7 +7,8 @@ rule attainable_bounds:
         report(
             multiext(table_stem("attainable_bounds"), ".csv", ".md", ".tex"),
             caption="../report/attainable_bounds.rst",
-            category="Statistics",
+            category="Statistics (App. F)",
+            subcategory="Attainable bounds (App. F.1, F.3)",
         ),
     params:
         grid=config["perfect_prediction"]["grid"],

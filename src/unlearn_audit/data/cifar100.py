@@ -1,9 +1,10 @@
 """CIFAR-100 in torchvision's on-disk format (App. D.1).
 
-Files are expected under ``<resources_dir>/cifar100/cifar-100-python/`` as the three pickles
-``train`` (50,000 images), ``test`` (10,000) and ``meta`` written by the original archive
-(``cifar-100-python.tar.gz``), i.e. what ``torchvision.datasets.CIFAR100(root, download=True)``
-leaves in ``root``.  They are read directly (no integrity check against the archive's MD5 sums,
+Files are expected under ``<resources_dir>/cifar-100-python/`` as the three pickles
+``train`` (50,000 images), ``test`` (10,000) and ``meta`` of the python version of CIFAR-100
+(``cifar-100-python.tar.gz`` from https://www.cs.toronto.edu/~kriz/cifar.html, unpacked in
+``<resources_dir>``), i.e. what ``torchvision.datasets.CIFAR100(resources_dir, download=True)``
+leaves there.  They are read directly (no integrity check against the archive's MD5 sums,
 so small files in the same format work in tests; the SHA-256 of each file is recorded in
 ``meta["checksums"]``).  Downloading happens only when asked (``download=True``).
 
@@ -24,31 +25,47 @@ import numpy as np
 
 from .splits import DatasetNotFoundError, ImageSource
 
-__all__ = ["CIFAR100_DIRNAME", "CIFAR100_URL", "cifar100_root", "load_cifar100_source", "download_cifar100", "write_cifar100_pickles"]
+__all__ = [
+    "CIFAR100_DIRNAME",
+    "CIFAR100_URL",
+    "CIFAR100_PAGE",
+    "cifar100_root",
+    "cifar100_folder",
+    "load_cifar100_source",
+    "download_cifar100",
+    "write_cifar100_pickles",
+]
 
 CIFAR100_DIRNAME = "cifar-100-python"
 CIFAR100_URL = "https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz"
+CIFAR100_PAGE = "https://www.cs.toronto.edu/~kriz/cifar.html"
 _FILES = ("train", "test", "meta")
 
 
 def cifar100_root(resources_dir: str | os.PathLike) -> Path:
-    """The torchvision ``root`` used for CIFAR-100: ``<resources_dir>/cifar100``."""
-    return Path(resources_dir) / "cifar100"
+    """The torchvision ``root`` used for CIFAR-100: ``<resources_dir>`` itself."""
+    return Path(resources_dir)
+
+
+def cifar100_folder(resources_dir: str | os.PathLike) -> Path:
+    """The one folder CIFAR-100 is read from: ``<resources_dir>/cifar-100-python``."""
+    return cifar100_root(resources_dir) / CIFAR100_DIRNAME
 
 
 def _missing_message(root: Path, missing: list[str]) -> str:
     folder = root / CIFAR100_DIRNAME
     return (
         f"CIFAR-100 not found: missing {', '.join(str(folder / f) for f in missing)}.\n"
-        f"Put the files train, test and meta of the Python version of CIFAR-100 in {folder}/ . To get them, either\n"
-        f"  python -c \"from torchvision.datasets import CIFAR100; CIFAR100('{root}', download=True)\"\n"
-        f"or download {CIFAR100_URL} and extract it in {root}/ (tar xzf cifar-100-python.tar.gz -C {root}),\n"
-        f"or set download: true for the cifar100 dataset in the config on a machine with internet access."
+        f"Put the files train, test and meta of the python version of CIFAR-100 in {folder}/ . To get them, either\n"
+        f"  download the python version (cifar-100-python.tar.gz, {CIFAR100_URL}) from {CIFAR100_PAGE}\n"
+        f"  and unpack it in {root}/ (tar xzf cifar-100-python.tar.gz -C {root}), which creates {folder}/,\n"
+        f"or, where the internet is reachable, set dataset_params: {{download: true}} in the cifar100 design of the config."
     )
 
 
 def download_cifar100(resources_dir: str | os.PathLike) -> Path:
-    """Download and extract CIFAR-100 with torchvision (verifies the archive's MD5)."""
+    """Download CIFAR-100 with torchvision (verifies the archive's MD5) and unpack it in
+    ``<resources_dir>``, so the files land in ``<resources_dir>/cifar-100-python``."""
     from torchvision.datasets import CIFAR100
 
     root = cifar100_root(resources_dir)
@@ -57,7 +74,7 @@ def download_cifar100(resources_dir: str | os.PathLike) -> Path:
         CIFAR100(str(root), train=True, download=True)
     except Exception as exc:  # network errors come in many types
         raise DatasetNotFoundError(_missing_message(root, list(_FILES)) + f"\n(download failed: {exc})") from exc
-    return root / CIFAR100_DIRNAME
+    return cifar100_folder(resources_dir)
 
 
 def _load_pickle(path: Path) -> dict:
@@ -75,7 +92,7 @@ def _sha256(path: Path) -> str:
 
 
 def load_cifar100_source(resources_dir: str | os.PathLike, *, download: bool = False, label: str = "fine") -> ImageSource:
-    """Read CIFAR-100 from ``<resources_dir>/cifar100/cifar-100-python``.
+    """Read CIFAR-100 from ``<resources_dir>/cifar-100-python``.
 
     Parameters
     ----------
@@ -95,7 +112,7 @@ def load_cifar100_source(resources_dir: str | os.PathLike, *, download: bool = F
     if label not in ("fine", "coarse"):
         raise ValueError(f"label must be 'fine' or 'coarse', got {label!r}")
     root = cifar100_root(resources_dir)
-    folder = root / CIFAR100_DIRNAME
+    folder = cifar100_folder(resources_dir)
     missing = [f for f in _FILES if not (folder / f).is_file()]
     if missing and download:
         download_cifar100(resources_dir)

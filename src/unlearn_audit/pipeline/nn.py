@@ -43,7 +43,7 @@ from ..report.nn_figures import epsilon_vs_r_figure
 from ..report.nn_tables import NN_TABLES
 from ..scores import model_scores
 from ..stats.selection import Cell
-from ..torch_utils import save_state_dict
+from ..torch_utils import ProgressLog, save_state_dict
 from ..seeds import seed_sequence, torch_seed
 from ..training import TrainConfig, shuffle_orders, train_model
 from ..unlearning import unlearn as unlearn_model
@@ -143,12 +143,14 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     tcfg = train_config(cfg["train"])
     n_universe = len(data.retain_x) + len(data.forget_x)
     orders = shuffle_orders(n_universe, tcfg.epochs, int(seed_sequence(root_seed, design, "order").generate_state(1)[0]))
+    log = ProgressLog(len(runs), f"nn_train {design} {phase}")
     for run, out in zip(runs, outputs):
         x, y, ids = training_set(data, signs[run])
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(x0)
         train_model(model.to(dev), x, y, ids, orders, tcfg)
         save_state_dict(model.state_dict(), out)
+        log.step(run)
 
 
 def _forget_ids(data) -> np.ndarray:
@@ -184,6 +186,7 @@ def unlearn(
     signs = _signs_for(signs_path, phase, runs)
     model_cfg = dict(design_cfg["model"])
     retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
+    log = ProgressLog(len(runs), f"nn_unlearn {experiment} {phase}")
     for run, base, score_out, metric_out in zip(runs, base_models, score_outputs, metric_outputs):
         s = signs[run]
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
@@ -223,6 +226,7 @@ def unlearn(
             ]
         )
         write_parquet(metrics, metric_out, schemas.RUN_METRICS)
+        log.step(run)
 
 
 def preregistered_cell(experiment_cfg: Mapping) -> Cell:

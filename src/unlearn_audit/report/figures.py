@@ -1,4 +1,8 @@
-"""Figure helpers: one function per figure elsewhere; this module saves PNG + PDF atomically."""
+"""Figure helpers: one function per figure elsewhere; this module saves PNG + PDF atomically.
+
+Saved files are byte-reproducible: the PDF carries no creation date (matplotlib's PNG metadata
+holds only ``Software``), so rerunning a figure rule with the same inputs gives the same bytes.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,9 @@ from ..io import atomic_path  # noqa: E402
 
 __all__ = ["save_figure", "new_figure"]
 
+# Per-format metadata that keeps outputs free of timestamps.
+_METADATA = {"pdf": {"CreationDate": None}, "png": {}}
+
 plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "legend.fontsize": 9})
 
 
@@ -25,13 +32,13 @@ def new_figure(width: float = 5.5, height: float = 4.0):
 
 
 def save_figure(fig, stem: str | os.PathLike) -> list[Path]:
-    """Save ``fig`` as ``stem``.png (150 dpi) and ``stem``.pdf; close it; return the paths."""
+    """Save ``fig`` as ``stem``.png (150 dpi) and ``stem``.pdf (no creation date); close it; return the paths."""
     stem = Path(stem)
     paths = []
     for suffix in (".png", ".pdf"):
         dest = stem.with_suffix(suffix)
         with atomic_path(dest) as tmp:
-            fig.savefig(tmp, format=suffix[1:], dpi=150)
+            fig.savefig(tmp, format=suffix[1:], dpi=150, metadata=dict(_METADATA[suffix[1:]]))
         paths.append(dest)
     plt.close(fig)
     return paths

@@ -1,0 +1,83 @@
+"""Pipeline helpers: per-run paths, the pre-registered cell, the model parameters the config accepts."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from unlearn_audit.models import MODELS, CharLSTM, TinyNetCIFAR100
+from unlearn_audit.pipeline import paths
+from unlearn_audit.pipeline.config import MODEL_PARAMETERS
+from unlearn_audit.pipeline.nn import preregistered_cell
+from unlearn_audit.stats.selection import Cell
+
+
+@pytest.mark.parametrize("phase", ["calib", "eval"])
+@pytest.mark.parametrize("run", [0, 7, 123])
+def test_run_of_path_round_trips_base_model_paths(phase, run):
+    path = paths.base_model("results", "digits_uniform", phase, run)
+    assert path == f"results/designs/digits_uniform/base/{phase}/{run}.pt"
+    assert paths.run_of_path(path) == (phase, run)
+    assert paths.run_of_path(Path("/abs") / path) == (phase, run)
+
+
+@pytest.mark.parametrize("phase", ["calib", "eval"])
+@pytest.mark.parametrize("run", [0, 42])
+@pytest.mark.parametrize("name", ["scores.parquet", "metrics.parquet"])
+def test_run_of_path_round_trips_run_files(phase, run, name):
+    path = paths.run_file("/tmp/results", "exp_ga", phase, run, name)
+    assert path == f"/tmp/results/exp_ga/runs/{phase}/{run}/{name}"
+    assert paths.run_of_path(path) == (phase, run)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "results/designs/d/signs.parquet",
+        "results/exp/bounds.parquet",
+        "results/designs/d/base/test/3.pt",  # unknown phase
+        "results/designs/d/base/calib/x.pt",  # not a run index
+        "results/designs/d/base/calib/3.pt.tmp",
+        "results/exp/runs/eval/3",  # a run directory, not a file in it
+        "results/exp/runs/eval/3/sub/scores.parquet",
+        paths.design_file("results", "d", "data.npz"),
+        paths.experiment_file("results", "e", "fit.parquet"),
+    ],
+)
+def test_run_of_path_refuses_other_paths(path):
+    with pytest.raises(ValueError, match="not a per-run path"):
+        paths.run_of_path(path)
+
+
+def test_table_and_figure_files():
+    assert paths.table_files("res", "table2a") == ["res/tables/table2a.csv", "res/tables/table2a.md", "res/tables/table2a.tex"]
+    assert paths.figure_files("res", "fig") == ["res/figures/fig.png", "res/figures/fig.pdf"]
+
+
+def test_preregistered_cell_defaults_to_largest_r_mean_logit():
+    assert preregistered_cell({"r": [5, 50, 20]}) == Cell(50, "mean", "logit")
+
+
+def test_preregistered_cell_uses_explicit_values():
+    cell = preregistered_cell({"r": [5, 50, 20], "report_r": 20, "statistic": "median", "score": "loss"})
+    assert cell == Cell(20, "median", "loss")
+    assert isinstance(cell.r, int)
+    assert preregistered_cell({"r": [5, 50], "report_r": None}) == Cell(50, "mean", "logit")
+    assert preregistered_cell({"r": [5, 50], "score": "loss"}) == Cell(50, "mean", "loss")
+
+
+def _constructor_parameters(cls) -> tuple[str, ...]:
+    return tuple(name for name in inspect.signature(cls.__init__).parameters if name != "self")
+
+
+@pytest.mark.parametrize(("name", "cls"), [("tinynet", TinyNetCIFAR100), ("charlstm", CharLSTM)])
+def test_model_parameters_match_model_constructors(name, cls):
+    assert MODEL_PARAMETERS[name] == _constructor_parameters(cls)
+
+
+def test_model_parameters_cover_every_registered_model():
+    assert set(MODEL_PARAMETERS) == set(MODELS)
+    for name, cls in MODELS.items():
+        assert MODEL_PARAMETERS[name] == _constructor_parameters(cls), name
