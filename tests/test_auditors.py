@@ -4,8 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from unlearn_audit import schemas
 from unlearn_audit.auditors import batch_scores, batchwise_overlaps, bounds_table
 from unlearn_audit.auditors import fit_per_example as fit_gaussians
+from unlearn_audit.stats.selection import Cell
 from unlearn_audit.stats.signs import sample_sign_vectors
 
 
@@ -61,8 +63,12 @@ def test_strong_signal_gives_large_bound_and_null_gives_none():
                 for i, v in enumerate(vs)
             ]
         )
-        table = bounds_table(df, m)
+        table = bounds_table(df, m, primary=Cell(60, "mean", "logit"))
         assert set(table["statistic"]) == {"mean", "median"} and len(table) == 6
+        assert sorted(table.columns) == sorted(schemas.BOUNDS.names)
+        assert (table["selection"] == "preregistered").all() and (table["zeta"] == 0.05).all()
+        assert table.loc[table.role == "preregistered", ["r", "statistic", "score"]].values.tolist() == [[60, "mean", "logit"]]
+        assert (table.role == "exploratory").sum() == 5
         np.testing.assert_allclose(table["epsilon_lb"], table["epsilon_ldp"] / 2)
         if expect_positive:
             assert table["epsilon_lb"].max() > 5

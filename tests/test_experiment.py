@@ -2,8 +2,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from unlearn_audit import schemas
 from unlearn_audit.auditors.batchwise import audit_tables, fit_table
 from unlearn_audit.auditors.runs import sign_matrix, sign_table
+from unlearn_audit.stats.selection import Cell
 from unlearn_audit.stats.signs import is_balanced
 
 
@@ -43,10 +45,22 @@ def test_fit_and_audit_end_to_end_on_synthetic_scores():
     fit = fit_table(calib, "e")
     assert set(fit["score"]) == {"logit", "loss"} and len(fit) == 80
     ev = long_scores(signs, "eval", 2.0, rng)
-    overlaps, bounds = audit_tables(fit, ev, signs[signs.phase == "eval"], 40, [10, 20, 40])
+    overlaps, bounds = audit_tables(fit, ev, signs[signs.phase == "eval"], 40, [10, 20, 40], primary=Cell(20, "median", "loss"))
     assert len(overlaps) == 2 * 3 * 6
+    assert list(overlaps.columns) == schemas.OVERLAPS.names
+    assert sorted(bounds.columns) == sorted(schemas.BOUNDS.names)
     assert bounds["epsilon_lb"].max() > 5
     assert (bounds["epsilon_lb"] == bounds["epsilon_ldp"] / 2).all()
+    pre = bounds[bounds.role == "preregistered"]
+    assert pre[["r", "statistic", "score"]].values.tolist() == [[20, "median", "loss"]]
+    assert (bounds.role != "preregistered").sum() == 11 and set(bounds.role) == {"preregistered", "exploratory"}
+    assert (bounds.selection == "preregistered").all() and (bounds.zeta == 0.05).all()
+
+    _, bonf = audit_tables(fit, ev, signs[signs.phase == "eval"], 40, [10, 20, 40], selection="bonferroni")
+    assert len(bonf) == 12 and (bonf.zeta == 0.05 / 12).all() and (bonf.selection == "bonferroni").all()
+    selected = bonf[bonf.role == "selected"]
+    assert len(selected) == 1 and selected.epsilon_ldp.iloc[0] == bonf.epsilon_ldp.max()
+    assert selected.epsilon_ldp.iloc[0] <= bounds.epsilon_ldp.max()  # ζ/K costs power
 
 
 def test_phases_cannot_mix():

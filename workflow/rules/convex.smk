@@ -32,13 +32,14 @@ rule convex_table:
         convex_table_summaries,
     output:
         report(
-            multiext(table_stem("{table}"), ".csv", ".md", ".tex"),
+            table_stem("{table}") + ".csv",
             caption="../report/convex_table.rst",
             category="Convex audits (Table 2)",
             subcategory=lambda wildcards: {"table2c": "Logistic loss (App. H.4.2)"}.get(
                 wildcards.table, f"Table {wildcards.table.removeprefix('table')}"
             ),
         ),
+        multiext(table_stem("{table}"), ".md", ".tex"),
         details=f"{CONVEX}/{{table}}_details.csv",
     params:
     wildcard_constraints:
@@ -58,11 +59,12 @@ rule convex_figure:
         convex_all_summaries(),
     output:
         report(
-            multiext(figure_stem("convex_epsilon_lb"), ".png", ".pdf"),
+            figure_stem("convex_epsilon_lb") + ".png",
             caption="../report/convex_figure.rst",
             category="Convex audits (Table 2)",
             subcategory="Figure: lower bound vs certified epsilon",
         ),
+        multiext(figure_stem("convex_epsilon_lb"), ".pdf"),
     log:
         f"{LOGS}/figures/convex_epsilon_lb.log",
     localrule: True

@@ -80,6 +80,10 @@ for _exp, _phase, _chunk, _runs in nn_experiment_chunks():
             data=design_file(_design, "data.npz"),
             signs=design_file(_design, "signs.parquet"),
             base=[base_model_path(_design, _phase, run) for run in _runs],
+            # The phase's other base models, ancient (their timestamps are ignored): Snakemake
+            # reruns a job whose set of input files differs from the recorded one, so the set
+            # must not depend on chunk_size.  The script reads only `base`.
+            phase_base=[ancient(base_model_path(_design, _phase, run)) for run in nn_phase_runs(_design, _phase) if run not in _runs],
         output:
             scores=[run_file(_exp, _phase, run, "scores.parquet") for run in _runs],
             metrics=[run_file(_exp, _phase, run, "metrics.parquet") for run in _runs],
@@ -150,11 +154,12 @@ rule nn_table:
         metrics=nn_table_metrics,
     output:
         report(
-            multiext(table_stem("{table}"), ".csv", ".md", ".tex"),
+            table_stem("{table}") + ".csv",
             caption="../report/nn_table.rst",
             category="Neural-network audits",
             subcategory=lambda wildcards: f"Table {wildcards.table.removeprefix('table')}",
         ),
+        multiext(table_stem("{table}"), ".md", ".tex"),
     params:
         experiments=nn_table_summaries,
     wildcard_constraints:
@@ -174,11 +179,12 @@ rule nn_figure_r:
         bounds=[experiment_file(e, "bounds.parquet") for e in nn_experiments()],
     output:
         report(
-            multiext(figure_stem("nn_epsilon_vs_r"), ".png", ".pdf"),
+            figure_stem("nn_epsilon_vs_r") + ".png",
             caption="../report/nn_epsilon_vs_r.rst",
             category="Neural-network audits",
             subcategory="Figure: lower bound vs r",
         ),
+        multiext(figure_stem("nn_epsilon_vs_r"), ".pdf"),
     params:
         experiments={e: nn_experiment_summary(e) for e in nn_experiments()},
     log:

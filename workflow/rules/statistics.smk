@@ -5,11 +5,12 @@ rule attainable_bounds:
     """App. F.1/F.3: the largest epsilon bound that perfect predictions can certify."""
     output:
         report(
-            multiext(table_stem("attainable_bounds"), ".csv", ".md", ".tex"),
+            table_stem("attainable_bounds") + ".csv",
             caption="../report/attainable_bounds.rst",
             category="Statistics (App. F)",
             subcategory="Attainable bounds (App. F.1, F.3)",
         ),
+        multiext(table_stem("attainable_bounds"), ".md", ".tex"),
     params:
         grid=config["perfect_prediction"]["grid"],
         L=config["perfect_prediction"]["L"],

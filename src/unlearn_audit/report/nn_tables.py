@@ -3,6 +3,14 @@
 Every renderer takes (bounds, metrics, experiments) where ``bounds`` has the BOUNDS schema,
 ``metrics`` the RUN_METRICS schema (evaluation runs), and ``experiments`` maps experiment
 name → summary (design, dataset, split, batch_size, m, method, label, params, report_r, r).
+
+Which bound is *the* result of an experiment was fixed before it ran
+(:mod:`unlearn_audit.stats.selection`) and is recorded in the bounds' ``role`` column: the row
+with role ``preregistered`` (or ``selected`` under ``selection="bonferroni"``, where every cell
+was tested at ζ/K).  Tables 1 and 7 report that row; Tables 3, 4 and 5, which show several cells,
+label each row in a last ``cell`` column (``preregistered`` / ``bonferroni-selected`` naming the
+reported cell, else ``exploratory``: not a level-ζ claim on its own).  The renderers only select
+and render; no statistic is computed here.
 """
 
 from __future__ import annotations
@@ -12,7 +20,11 @@ from typing import Callable, Mapping
 
 import pandas as pd
 
-__all__ = ["NN_TABLES", "table1", "table3", "table4", "table5", "table7", "params_text"]
+__all__ = ["NN_TABLES", "REPORTED_ROLES", "table1", "table3", "table4", "table5", "table7", "params_text"]
+
+#: Roles of the row an experiment reports (BOUNDS ``role``), and how the tables label them.
+REPORTED_ROLES = {"preregistered": "preregistered", "selected": "bonferroni-selected"}
+EXPLORATORY = "exploratory"
 
 
 def params_text(params: Mapping) -> str:
@@ -27,16 +39,57 @@ def _pick(bounds: pd.DataFrame, experiment: str, r: int, score: str = "logit", s
     return sel.iloc[0]
 
 
+def _check_roles(bounds: pd.DataFrame) -> None:
+    if "role" not in bounds.columns:
+        raise ValueError("bounds have no 'role' column: they were written before cells were pre-registered; rerun the audit")
+
+
+def _reported(bounds: pd.DataFrame, experiment: str, summary: Mapping) -> pd.Series:
+    """The experiment's reported row: role ``preregistered`` (or ``selected`` under Bonferroni).
+
+    A pre-registered row must sit at the summary's ``report_r`` (else the bounds are stale).
+    """
+    _check_roles(bounds)
+    sel = bounds[(bounds.experiment == experiment) & bounds.role.isin(list(REPORTED_ROLES))]
+    if len(sel) != 1:
+        raise ValueError(
+            f"experiment {experiment!r} has {len(sel)} bounds rows with role in {sorted(REPORTED_ROLES)}; "
+            "exactly one (its pre-registered or Bonferroni-selected cell) must be marked"
+        )
+    row = sel.iloc[0]
+    report_r = summary.get("report_r")
+    if row.role == "preregistered" and report_r is not None and int(row.r) != int(report_r):
+        raise ValueError(f"experiment {experiment!r}: the pre-registered bound is at r={int(row.r)} but report_r={report_r}; rerun the audit")
+    return row
+
+
+def _cell_text(row: pd.Series) -> str:
+    """``preregistered: logit/mean`` for a reported row, else ``exploratory``."""
+    label = REPORTED_ROLES.get(row.role)
+    return f"{label}: {row.score}/{row.statistic}" if label else EXPLORATORY
+
+
+def _row_label(picked: list[pd.Series]) -> str:
+    """Label of a table row that shows the cells ``picked``: which of them, if any, is reported."""
+    for row in picked:
+        if row.role in REPORTED_ROLES:
+            return _cell_text(row)
+    return EXPLORATORY
+
+
 def _accuracies(metrics: pd.DataFrame, experiment: str) -> dict[str, float]:
     sub = metrics[(metrics.experiment == experiment) & (metrics.phase == "eval")]
     return {k: float(sub[k].mean()) for k in ("retain_acc", "forget_acc", "test_acc")}
 
 
 def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
-    """Table 1: one row per (method, hyperparameters, split) at the experiment's reported r."""
+    """Table 1: one row per (method, hyperparameters, split), the experiment's pre-registered cell.
+
+    The last column ``cell`` names the reported cell (score/statistic; r is its own column).
+    """
     rows = []
     for name, e in experiments.items():
-        b = _pick(bounds, name, int(e["report_r"]))
+        b = _reported(bounds, name, e)
         rows.append(
             {
                 "method": e["label"],
@@ -48,18 +101,22 @@ def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str
                 "m": int(b.m),
                 "L": int(b.L),
                 **_accuracies(metrics, name),
+                "cell": _cell_text(b),
             }
         )
     return pd.DataFrame(rows)
 
 
 def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]]) -> pd.DataFrame:
+    _check_roles(bounds)
     rows = []
     for name, e in experiments.items():
         for r in sorted(e["r"]):
             row = {"method": e["label"], "split": e["split"], "r": int(r)}
-            for col, (score, statistic) in columns.items():
-                row[col] = _pick(bounds, name, int(r), score, statistic).epsilon_lb
+            picked = [_pick(bounds, name, int(r), score, statistic) for score, statistic in columns.values()]
+            for col, b in zip(columns, picked):
+                row[col] = b.epsilon_lb
+            row["cell"] = _row_label(picked)
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -75,21 +132,27 @@ def table4(bounds, metrics, experiments) -> pd.DataFrame:
 
 
 def table5(bounds, metrics, experiments) -> pd.DataFrame:
-    """Table 5 (App. F.3): batch size B × guess budget r; r·B is the number of reported examples."""
+    """Table 5 (App. F.3): batch size B × guess budget r; r·B is the number of reported examples.
+
+    Every row is the logit/mean cell; ``cell`` says whether it is the experiment's reported one.
+    """
+    _check_roles(bounds)
     rows = []
     for name, e in experiments.items():
         for r in sorted(e["r"]):
             b = _pick(bounds, name, int(r))
-            rows.append({"batch_size": int(e["batch_size"]), "m": int(e["m"]), "r": int(r), "r_times_B": int(r) * int(e["batch_size"]), "epsilon_lb": b.epsilon_lb})
+            rows.append({"batch_size": int(e["batch_size"]), "m": int(e["m"]), "r": int(r), "r_times_B": int(r) * int(e["batch_size"]),
+                         "epsilon_lb": b.epsilon_lb, "cell": REPORTED_ROLES.get(b.role, EXPLORATORY)})
     return pd.DataFrame(rows).sort_values(["batch_size", "r"]).reset_index(drop=True)
 
 
 def table7(bounds, metrics, experiments) -> pd.DataFrame:
-    """Table 7 (App. G.4): Hessian-based unlearning for several final noise levels σ."""
+    """Table 7 (App. G.4): Hessian-based unlearning for several final noise levels σ (pre-registered cells)."""
     rows = []
     for name, e in experiments.items():
-        b = _pick(bounds, name, int(e["report_r"]))
-        rows.append({"sigma": float(e["params"].get("sigma", float("nan"))), "split": e["split"], "epsilon_lb": b.epsilon_lb, "epsilon_ldp": b.epsilon_ldp, "r": int(b.r), **_accuracies(metrics, name)})
+        b = _reported(bounds, name, e)
+        rows.append({"sigma": float(e["params"].get("sigma", float("nan"))), "split": e["split"], "epsilon_lb": b.epsilon_lb, "epsilon_ldp": b.epsilon_ldp, "r": int(b.r),
+                     **_accuracies(metrics, name), "cell": _cell_text(b)})
     return pd.DataFrame(rows).sort_values(["split", "sigma"]).reset_index(drop=True)
 
 
