@@ -4,7 +4,7 @@ Every dataset is split into a retain set, a candidate forget pool of ``m`` batch
 examples, and validation/test sets, returned as an :class:`AuditData`:
 
 - ``digits``: scikit-learn's bundled 8x8 digits (offline; the default configuration);
-- ``cifar100``: CIFAR-100 under ``<resources_dir>/cifar100`` (App. D.1; uniform or adversarial split);
+- ``cifar100``: CIFAR-100 under ``<resources_dir>/cifar-100-python`` (App. D.1; uniform or adversarial split);
 - ``shakespeare``: Gutenberg plays as (play, role) clients (App. D.2).
 
 >>> data = prepare_audit_data("digits", batch_size=1, m=144, seed=0, resources_dir="resources")
