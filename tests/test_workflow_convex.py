@@ -3,25 +3,13 @@
 import pandas as pd
 import pytest
 
-from workflow_utils import only, planned_jobs, snakemake, write_config
+from workflow_utils import planned_jobs, small_config, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
-SMALL = only(
-    convex={
-        "enabled": True,
-        "settings": {"n_calibration": 50, "n_test_draws": 2000},
-        "mechanisms": {
-            "cubic_newton": {"epsilons": [0.1, 800], "table": "table2a"},
-            "output_perturbation": {"epsilons": [1, 100], "table": "table2b"},
-            "logistic_newton": {"enabled": False, "epsilons": [1], "table": "table2c"},
-        },
-    },
-)
-
 
 def test_convex_tables_end_to_end_and_rerun_is_noop(tmp_path):
-    cfg = write_config(tmp_path, SMALL)
+    cfg = write_config(tmp_path, small_config("convex"))
     dry = snakemake(tmp_path, cfg, "-n")
     assert dry.returncode == 0, dry.stderr
     jobs = planned_jobs(dry)
@@ -59,7 +47,7 @@ def test_convex_tables_end_to_end_and_rerun_is_noop(tmp_path):
 
 def test_unknown_mechanism_parameter_is_refused_before_running(tmp_path):
     bad = {"convex": {"mechanisms": {"cubic_newton": {"params": {"lambda0": 0.2}}}}}
-    cfg = write_config(tmp_path, bad)
+    cfg = write_config(tmp_path, small_config("convex"), overrides=bad)
     proc = snakemake(tmp_path, cfg, "-n")
     assert proc.returncode != 0
     assert "convex.mechanisms.cubic_newton.params" in proc.stderr and "lambda0" in proc.stderr

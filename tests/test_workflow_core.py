@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from workflow_utils import REPO, only, planned_jobs, snakemake, write_config
+from workflow_utils import planned_jobs, small_config, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -16,7 +16,7 @@ EVERY_TABLE = [
 
 def test_dry_run_default_and_paper_configs_plan_every_table(tmp_path):
     for name in ("config/config.yaml", "config/paper.yaml"):
-        cfg = write_config(tmp_path, base=name)
+        cfg = write_config(tmp_path, name)
         proc = snakemake(tmp_path, cfg, "-n")
         assert proc.returncode == 0, proc.stderr
         assert "attainable_bounds" in planned_jobs(proc)
@@ -41,15 +41,14 @@ def test_lint_is_clean(tmp_path):
     ],
 )
 def test_bad_config_is_refused_naming_the_key(tmp_path, override, needle):
-    proc = snakemake(tmp_path, write_config(tmp_path, override), "-n")
+    proc = snakemake(tmp_path, write_config(tmp_path, overrides=override), "-n")
     assert proc.returncode != 0
     assert needle in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def test_run_then_rerun_schedules_nothing(tmp_path):
-    only_statistics = only(perfect_prediction={"enabled": True, "grid": [{"m": 6, "r": 6}, {"m": 100, "r": 60}]})
-    cfg = write_config(tmp_path, only_statistics)
+    cfg = write_config(tmp_path, small_config("statistics"))
     proc = snakemake(tmp_path, cfg)
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(tmp_path / "results" / "tables" / "attainable_bounds.csv")

@@ -1,27 +1,18 @@
-"""End-to-end Snakemake run of the Gaussian certified-unlearning experiments and audit."""
+"""End-to-end Snakemake run of the Gaussian certified-unlearning experiments and audit
+(.test/gaussian_unlearning.yaml), and that the top-level zeta reaches the audit alone."""
 
 import pandas as pd
 import pytest
 
-from workflow_utils import only, planned_jobs, snakemake, write_config
+from workflow_utils import executed_rules, planned_jobs, small_config, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
-SMALL = only(
-    gaussian_unlearning={
-        "enabled": True,
-        "model": {"n_removal_sets": 1, "n_test": 200, "n_noise_draws": 5},
-        "ged_vs_p": {"p": [40, 80, 160], "m": [1, 5], "epsilon": 0.75, "replications": 3},
-        "ged_vs_eps": {"p": 60, "m": 1, "epsilons": [0.5, 1.0, 1.5], "replications": 2},
-        "ged_vs_m": {"p": [80], "m": [2, 4, 8], "epsilon": 0.75, "replications": 2},
-        "audit": {"n": 60, "p": 60, "m": 3, "epsilon": 0.75,
-                  "settings": {"n_calibration": 20000, "n_fit": 2000, "n_eval": 20000, "n_alg1_runs": 10000}},
-    },
-)
+CONFIG = small_config("gaussian_unlearning")
 
 
-def test_gaussian_unlearning_end_to_end(tmp_path):
-    cfg = write_config(tmp_path, SMALL)
+def test_gaussian_unlearning_end_to_end_and_zeta_reruns_only_the_audit(tmp_path):
+    cfg = write_config(tmp_path, CONFIG)
     proc = snakemake(tmp_path, cfg, cores=2)
     assert proc.returncode == 0, proc.stderr
     res = tmp_path / "results"
@@ -49,3 +40,20 @@ def test_gaussian_unlearning_end_to_end(tmp_path):
         assert (res / "figures" / f"gaussian_unlearning_{e}.png").stat().st_size > 1000
     again = snakemake(tmp_path, cfg, "-n")
     assert again.returncode == 0 and planned_jobs(again) == {}
+
+    # zeta is the level of the audit's bounds: a larger zeta (weaker guarantee) gives larger
+    # lower bounds, and only the audit job depends on it (cells, gather and slopes do not)
+    slopes_before = (res / "tables" / "gaussian_unlearning_slopes.csv").read_bytes()
+    cfg_zeta = write_config(tmp_path, CONFIG, overrides={"zeta": 0.2}, name="config_zeta.yaml")
+    dry = snakemake(tmp_path, cfg_zeta, "-n")
+    assert dry.returncode == 0, dry.stderr
+    assert planned_jobs(dry) == {"gaussian_unlearning_audit": 1, "all": 1}, planned_jobs(dry)
+    rerun = snakemake(tmp_path, cfg_zeta, cores=2)
+    assert rerun.returncode == 0, rerun.stderr
+    assert planned_jobs(rerun) == {"gaussian_unlearning_audit": 1, "all": 1}, planned_jobs(rerun)
+    assert sorted(executed_rules(rerun)) == ["all", "gaussian_unlearning_audit"], executed_rules(rerun)
+    b = pd.read_csv(res / "tables" / "gaussian_unlearning_audit.csv").set_index("mechanism")
+    assert list(b.index) == list(a.index) and (b.true_mu == a.true_mu).all()
+    assert (b.mu_lb >= a.mu_lb - 1e-12).all(), pd.concat({"zeta=0.05": a.mu_lb, "zeta=0.2": b.mu_lb}, axis=1)
+    assert (b.mu_lb > a.mu_lb).any(), pd.concat({"zeta=0.05": a.mu_lb, "zeta=0.2": b.mu_lb}, axis=1)
+    assert (res / "tables" / "gaussian_unlearning_slopes.csv").read_bytes() == slopes_before

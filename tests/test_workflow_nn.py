@@ -1,47 +1,61 @@
-"""End-to-end Snakemake run of the neural-network audits on a tiny digits design.
+"""End-to-end Snakemake runs of the neural-network audits on tiny designs (.test/nn_digits.yaml,
+.test/nn_shakespeare.yaml on generated plays).
 
-Checks the outputs of Tables 1b, 3, 4, 5, 7 and the figure, that a finished workflow
-schedules nothing, and that changing one unlearning hyperparameter reruns only that
-experiment's jobs (never base training).
+Checks the outputs of Tables 1a, 1b, 3, 4, 5, 7 and the figure, that a finished workflow
+schedules nothing, that changing one unlearning hyperparameter reruns only that experiment's
+jobs (never base training), that chunk_size and resources_dir are not part of any result,
+and that two runs of one config give byte-identical outputs.
 """
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from generated_plays import make_play
-from workflow_utils import only, planned_jobs, snakemake, write_config
+from workflow_utils import output_hashes, planned_jobs, small_config, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
-FT = {"epochs": 1, "lr": 0.01, "batch_size": 64, "momentum": 0.9, "weight_decay": 0.0}
-TINY = only(
-    nn={
-        "enabled": True,
-        "designs": {
-            "tiny": {
-                "dataset": "digits", "split": "uniform", "batch_size": 1, "m": 24,
-                "model": {"name": "tinynet", "params": {"in_channels": 1, "num_classes": 10, "width": 0.25}},
-                "train": {"epochs": 2, "batch_size": 64, "lr": 0.01, "momentum": 0.9, "schedule": "onecycle"},
-                "calibration_runs": 20, "evaluation_runs": 3, "chunk_size": 12,
-            }
-        },
-        "experiments": {
-            "tiny_ft": {"design": "tiny", "method": "retain_finetune", "params": FT, "r": [8, 24],
-                        "tables": ["table1b", "table3", "table4", "table5"]},
-            "tiny_hessian": {"design": "tiny", "method": "hessian", "r": [8],
-                             "params": {"s1": 1, "s2": 10, "scale": 500.0, "sigma": 0.001}, "tables": ["table7"]},
-        },
-    },
-)
+DIGITS = small_config("nn_digits")
+TEXT = small_config("nn_shakespeare")
 
 
-def test_nn_audit_end_to_end(tmp_path):
-    cfg = write_config(tmp_path, TINY, replace=("nn",))
-    proc = snakemake(tmp_path, cfg, cores=2)
+@pytest.fixture(scope="module")
+def digits_run(tmp_path_factory):
+    """One finished run of .test/nn_digits.yaml (tests only read it and dry-run against it)."""
+    workdir = tmp_path_factory.mktemp("nn_digits")
+    cfg = write_config(workdir, DIGITS)
+    proc = snakemake(workdir, cfg, cores=2, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    res = tmp_path / "results"
+    return workdir, cfg
+
+
+@pytest.fixture(scope="module")
+def plays(tmp_path_factory):
+    """Three small generated plays, the text source of every .test/nn_shakespeare.yaml run here."""
+    path = tmp_path_factory.mktemp("plays")
+    rng = np.random.default_rng(3)
+    for k in range(3):
+        (path / f"play_{k}_gut.txt").write_text(make_play(rng, f"Play {k}", 20))
+    return path
+
+
+def text_config(workdir, plays):
+    return write_config(workdir, TEXT, overrides={"nn": {"designs": {"plays": {"dataset_params": {"source": str(plays)}}}}})
+
+
+@pytest.fixture(scope="module")
+def text_run(tmp_path_factory, plays):
+    workdir = tmp_path_factory.mktemp("nn_text")
+    cfg = text_config(workdir, plays)
+    proc = snakemake(workdir, cfg, cores=2, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return workdir, cfg
+
+
+def test_nn_audit_end_to_end(digits_run):
+    workdir, cfg = digits_run
+    res = workdir / "results"
 
     t1 = pd.read_csv(res / "tables" / "table1b.csv")
     for col in ("method", "params", "split", "epsilon_lb", "epsilon_ldp", "r", "retain_acc", "forget_acc", "test_acc"):
@@ -63,13 +77,11 @@ def test_nn_audit_end_to_end(tmp_path):
     bounds = pd.read_parquet(res / "tiny_ft" / "bounds.parquet")
     assert set(bounds.statistic) == {"mean", "median"} and set(bounds.score) == {"logit", "loss"}
 
-    again = snakemake(tmp_path, cfg, "-n")
+    again = snakemake(workdir, cfg, "-n")
     assert again.returncode == 0 and planned_jobs(again) == {}
 
-    changed = yaml.safe_load(cfg.read_text())
-    changed["nn"]["experiments"]["tiny_hessian"]["params"]["sigma"] = 0.005
-    cfg.write_text(yaml.safe_dump(changed))
-    dry = snakemake(tmp_path, cfg, "-n")
+    sigma = write_config(workdir, DIGITS, overrides={"nn": {"experiments": {"tiny_hessian": {"params": {"sigma": 0.005}}}}}, name="sigma.yaml")
+    dry = snakemake(workdir, sigma, "-n")
     jobs = planned_jobs(dry)
     assert not any(j.startswith("nn_train") for j in jobs), jobs
     assert not any("tiny_ft" in j for j in jobs), jobs
@@ -77,51 +89,41 @@ def test_nn_audit_end_to_end(tmp_path):
     assert jobs.get("nn_fit") == 1 and jobs.get("nn_audit") == 1
 
 
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"nn": {"designs": {"tiny": {"chunk_size": 5}}}},
+        {"nn": {"designs": {"tiny": {"chunk_size": 1000}}}},
+        {"resources_dir": "elsewhere/resources"},
+    ],
+    ids=["chunk_size=5", "chunk_size=1000", "resources_dir"],
+)
+def test_chunk_size_and_resources_dir_rerun_nothing(digits_run, overrides):
+    workdir, _ = digits_run
+    changed = write_config(workdir, DIGITS, overrides=overrides, name="changed.yaml")
+    dry = snakemake(workdir, changed, "-n")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    assert planned_jobs(dry) == {}, dry.stdout[-5000:]
+    assert "Nothing to be done" in dry.stdout + dry.stderr
+
+
 def test_unknown_method_parameter_refused(tmp_path):
-    bad = yaml.safe_load(yaml.safe_dump(TINY))
-    bad["nn"]["experiments"]["tiny_ft"]["params"]["learning_rate"] = 0.1
-    proc = snakemake(tmp_path, write_config(tmp_path, bad, replace=("nn",)), "-n")
+    bad = {"nn": {"experiments": {"tiny_ft": {"params": {"learning_rate": 0.1}}}}}
+    proc = snakemake(tmp_path, write_config(tmp_path, DIGITS, overrides=bad), "-n")
     assert proc.returncode != 0
     assert "nn.experiments.tiny_ft.params" in proc.stderr and "learning_rate" in proc.stderr
 
 
 def test_r_larger_than_m_refused(tmp_path):
-    bad = yaml.safe_load(yaml.safe_dump(TINY))
-    bad["nn"]["experiments"]["tiny_ft"]["r"] = [8, 30]
-    proc = snakemake(tmp_path, write_config(tmp_path, bad, replace=("nn",)), "-n")
+    bad = {"nn": {"experiments": {"tiny_ft": {"r": [8, 30]}}}}
+    proc = snakemake(tmp_path, write_config(tmp_path, DIGITS, overrides=bad), "-n")
     assert proc.returncode != 0 and "nn.experiments.tiny_ft.r[1]" in proc.stderr and "<= m = 24" in proc.stderr
 
 
-def test_text_audit_end_to_end_table1a(tmp_path):
+def test_text_audit_end_to_end_table1a(text_run):
     """Table 1a on generated plays: CharLSTM, chunks of windows (batch_size null), sequence scores."""
-    plays = tmp_path / "plays"
-    plays.mkdir()
-    rng = np.random.default_rng(3)
-    for k in range(3):
-        (plays / f"play_{k}_gut.txt").write_text(make_play(rng, f"Play {k}", 20))
-    ft = {"epochs": 1, "lr": 0.5, "batch_size": 16, "momentum": 0.0, "weight_decay": 0.0, "schedule": "constant", "grad_clip": 1.0}
-    text = only(
-        nn={
-            "enabled": True,
-            "designs": {
-                "plays": {
-                    "dataset": "shakespeare", "split": "uniform", "batch_size": None, "m": 6,
-                    "dataset_params": {"source": str(plays), "num_roles": 40, "window": 12, "stride": 3},
-                    "model": {"name": "charlstm", "params": {"hidden_size": 8}},
-                    "train": {"epochs": 1, "batch_size": 16, "lr": 0.5, "momentum": 0.0, "schedule": "constant", "grad_clip": 1.0},
-                    "calibration_runs": 16, "evaluation_runs": 2, "chunk_size": 9,
-                }
-            },
-            "experiments": {
-                "plays_ft": {"design": "plays", "method": "retain_finetune", "label": "Retain fine-tune", "params": ft,
-                             "r": [2, 6], "report_r": 6, "tables": ["table1a"]},
-            },
-        },
-    )
-    cfg = write_config(tmp_path, text, replace=("nn",))
-    proc = snakemake(tmp_path, cfg, cores=2)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    res = tmp_path / "results"
+    workdir, cfg = text_run
+    res = workdir / "results"
     t1a = pd.read_csv(res / "tables" / "table1a.csv")
     assert t1a.method.tolist() == ["Retain fine-tune"] and t1a.r.tolist() == [6]
     assert t1a.epsilon_lb.iloc[0] >= 0 and t1a.test_acc.between(0, 1).all()
@@ -130,3 +132,17 @@ def test_text_audit_end_to_end_table1a(tmp_path):
     assert len(sizes) == 6 and sizes.nunique() == 1  # equal chunks of windows
     assert (scores.score_logit == -scores.score_loss).all()  # text: logit score is minus the mean CE
     assert scores.in_forget.groupby(scores.batch).first().sum() == 3
+    again = snakemake(workdir, cfg, "-n")
+    assert again.returncode == 0 and planned_jobs(again) == {}
+
+
+def test_two_runs_give_byte_identical_outputs(text_run, plays, tmp_path):
+    """Every output but logs/ and benchmarks/ (tables, figures incl. PDFs, Parquet, .pt models)."""
+    first, _ = text_run
+    proc = snakemake(tmp_path, text_config(tmp_path, plays), cores=2, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    a, b = output_hashes(first / "results"), output_hashes(tmp_path / "results")
+    assert sorted(a) == sorted(b)
+    assert any(p.endswith(".pt") for p in a) and any(p.endswith(".pdf") for p in a) and any(p.endswith(".parquet") for p in a)
+    differ = sorted(p for p in a if a[p] != b[p])
+    assert not differ, f"outputs differ between two runs: {differ}"

@@ -1,8 +1,17 @@
-"""Run the real Snakemake workflow from tests, each in its own working directory."""
+"""Run the real Snakemake workflow from tests, each in its own working directory.
+
+The configs come from files: the small stand-alone ones in ``.test/`` (also runnable by hand,
+``snakemake --cores 2 --configfile .test/<name>.yaml``) or ``config/*.yaml``.  A test writes a
+copy into its tmp directory with ``results_dir``/``resources_dir`` pointing there and, where it
+needs to, a few keys changed.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,51 +20,54 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEFILE = REPO / "Snakefile"
+SMALL_CONFIGS = REPO / ".test"
 
 
-SECTIONS = ("perfect_prediction", "convex", "gaussian_unlearning", "nn")
+def small_config(name: str) -> str:
+    """The path (relative to the repository) of the stand-alone config ``.test/<name>.yaml``."""
+    path = SMALL_CONFIGS / f"{name}.yaml"
+    if not path.is_file():
+        raise FileNotFoundError(path)
+    return str(path.relative_to(REPO))
 
 
-def only(**sections: dict) -> dict:
-    """Config overrides that run only the given sections; every other section is disabled."""
-    unknown = set(sections) - set(SECTIONS)
-    if unknown:
-        raise ValueError(f"unknown config sections {sorted(unknown)}")
-    return {name: sections.get(name, {"enabled": False}) for name in SECTIONS}
+def load_config(source: str | Path) -> dict:
+    path = Path(source)
+    return yaml.safe_load((path if path.is_absolute() else REPO / path).read_text())
 
 
-def write_config(tmp_path: Path, overrides: dict | None = None, base: str = "config/config.yaml", replace: tuple[str, ...] = ()) -> Path:
-    """Base config with ``overrides`` merged in; top-level keys in ``replace`` are replaced whole."""
-    cfg = yaml.safe_load((REPO / base).read_text())
+def merge(base: dict, overrides: dict) -> dict:
+    """Merge ``overrides`` into ``base`` in place (nested mappings key by key) and return it."""
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            merge(base[key], value)
+        else:
+            base[key] = value
+    return base
+
+
+def write_config(tmp_path: Path, source: str | Path = "config/config.yaml", overrides: dict | None = None, name: str = "config.yaml") -> Path:
+    """A copy of ``source`` with results and resources under ``tmp_path`` and ``overrides`` merged in."""
+    cfg = load_config(source)
     cfg["results_dir"] = str(tmp_path / "results")
     cfg["resources_dir"] = str(tmp_path / "resources")
-
-    def merge(a, b):
-        for k, v in b.items():
-            if isinstance(v, dict) and isinstance(a.get(k), dict):
-                merge(a[k], v)
-            else:
-                a[k] = v
-
-    for key in replace:
-        cfg[key] = (overrides or {})[key]
-    merge(cfg, {k: v for k, v in (overrides or {}).items() if k not in replace})
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(cfg))
+    merge(cfg, overrides or {})
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
 
 
-def snakemake(workdir: Path, configfile: Path, *args: str, cores: int = 1, timeout: int = 400) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, configfile: Path | str, *args: str, cores: int = 1, timeout: int = 600) -> subprocess.CompletedProcess:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     cmd = [
         sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "-d", str(workdir),
         "--configfile", str(configfile), "--cores", str(cores), *args,
     ]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=REPO)
 
 
 def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
-    """Parse the job-count table of a dry run ({rule: count})."""
+    """Parse the job-count table ({rule: count}) of a dry run, or of a real run (the jobs it ran)."""
     counts: dict[str, int] = {}
     lines = proc.stdout.splitlines() + proc.stderr.splitlines()
     in_table = False
@@ -71,3 +83,48 @@ def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
             elif parts and not set(line.replace(" ", "")) <= {"-"}:
                 in_table = False
     return counts
+
+
+def executed_rules(proc: subprocess.CompletedProcess) -> list[str]:
+    """The rule of every job that a real run started (its ``rule X:`` / ``localrule X:`` lines)."""
+    text = proc.stdout + "\n" + proc.stderr
+    return re.findall(r"^\s*(?:local)?rule (\S+):$", text, flags=re.MULTILINE)
+
+
+def output_hashes(results: Path, skip: tuple[str, ...] = ("logs", "benchmarks")) -> dict[str, str]:
+    """sha256 of every file under ``results`` by relative path, except the top-level folders in ``skip``."""
+    out = {}
+    for path in sorted(results.rglob("*")):
+        rel = path.relative_to(results)
+        if path.is_file() and rel.parts[0] not in skip:
+            out[rel.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+_EFFECTIVE = r"""
+import json, sys
+from pathlib import Path
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import ConfigSettings, OutputSettings, Quietness, ResourceSettings
+snakefile, workdir, configfiles = Path(sys.argv[1]), Path(sys.argv[2]), [Path(p).absolute() for p in sys.argv[3:]]
+with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+    wf = api.workflow(resource_settings=ResourceSettings(cores=1), config_settings=ConfigSettings(configfiles=configfiles),
+                      snakefile=snakefile, workdir=workdir)
+    config = wf._workflow.config
+    dag = wf.dag()
+    dag.execute_workflow(executor="dryrun")
+    data = {str(j.wildcards.design): dict(j.params.cfg) for j in wf._workflow.dag.jobs if j.rule.name == "nn_prepare_data"}
+print("EFFECTIVE-CONFIG " + json.dumps({"config": config, "nn_prepare_data": data}))
+"""
+
+
+def effective_config(workdir: Path, *configfiles: str | Path, timeout: int = 300) -> dict:
+    """What the Snakefile ends up with for ``--configfile <configfiles>``: ``config`` (the validated
+    config) and ``nn_prepare_data`` ({design: the params.cfg of its nn_prepare_data job}), read
+    through Snakemake's Python API after a dry run in ``workdir``."""
+    cmd = [sys.executable, "-c", _EFFECTIVE, str(SNAKEFILE), str(workdir), *map(str, configfiles)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    for line in proc.stdout.splitlines():
+        if line.startswith("EFFECTIVE-CONFIG "):
+            return json.loads(line.split(" ", 1)[1])
+    raise RuntimeError(f"could not read the effective config (rc {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")

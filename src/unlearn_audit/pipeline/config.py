@@ -84,7 +84,7 @@ def _perfect_prediction_grid(config: dict) -> list[tuple[str, str]]:
     return problems
 
 
-RESERVED_RESULT_NAMES = {"tables", "figures", "logs", "designs", "benchmarks", "convex", "gaussian_unlearning", "report.html"}
+RESERVED_RESULT_NAMES = {"tables", "figures", "logs", "designs", "benchmarks", "convex", "gaussian_unlearning", "report.html", "paper"}
 
 
 @semantic_check

@@ -1,0 +1,96 @@
+"""The config files: the stand-alone .test/ configs, and that `--configfile config/paper.yaml`
+runs exactly paper.yaml (config/config.yaml is not merged under it)."""
+
+import copy
+import json
+
+import pytest
+
+from unlearn_audit.pipeline.config import validate_config
+from workflow_utils import REPO, SMALL_CONFIGS, load_config, planned_jobs, snakemake
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+SECTIONS = ("perfect_prediction", "convex", "gaussian_unlearning", "nn")
+PAPER = REPO / "config" / "paper.yaml"
+
+
+def validated(cfg: dict) -> dict:
+    """``cfg`` with the schema's defaults, as plain JSON types (as Snakemake's config holds it)."""
+    return json.loads(json.dumps(validate_config(copy.deepcopy(cfg), SCHEMA)))
+
+
+@pytest.mark.parametrize("path", sorted(SMALL_CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_small_configs_are_valid_and_stand_alone(path):
+    cfg = load_config(path)
+    validated(cfg)
+    assert cfg["results_dir"] == f"results/test-{path.stem}"
+    for section in SECTIONS:
+        assert isinstance(cfg.get(section, {}).get("enabled"), bool), f"{path.name}: {section}.enabled is not set"
+    assert sum(cfg[s]["enabled"] for s in SECTIONS) >= 1
+
+
+def test_small_configs_exist():
+    names = {p.stem for p in SMALL_CONFIGS.glob("*.yaml")}
+    assert {"statistics", "convex", "gaussian_unlearning", "nn_digits", "nn_shakespeare"} <= names
+
+
+def test_paper_and_default_configs_write_to_different_results_dirs():
+    paper, default = load_config(PAPER), load_config("config/config.yaml")
+    assert paper["results_dir"] != default["results_dir"]
+    assert paper["results_dir"] == "results/paper"
+
+
+@pytest.mark.workflow
+def test_effective_paper_config_is_exactly_paper_yaml(tmp_path):
+    from workflow_utils import effective_config
+
+    paper = load_config(PAPER)
+    effective = effective_config(tmp_path, PAPER)
+    cfg = effective["config"]
+    # the whole config the Snakefile ends up with is paper.yaml plus the schema's defaults
+    assert cfg == validated(paper)
+    assert cfg["results_dir"] == "results/paper"
+    assert set(cfg["nn"]["designs"]) == set(paper["nn"]["designs"])
+    assert set(cfg["nn"]["experiments"]) == set(paper["nn"]["experiments"])
+    for name, design in paper["nn"]["designs"].items():
+        for key, value in json.loads(json.dumps(design)).items():
+            assert cfg["nn"]["designs"][name][key] == value, (name, key)
+        assert cfg["nn"]["designs"][name]["dataset_params"] == design.get("dataset_params", {}), name
+    for name, exp in paper["nn"]["experiments"].items():
+        assert {k: cfg["nn"]["experiments"][name][k] for k in exp} == json.loads(json.dumps(exp)), name
+    # what the data jobs are given: exactly paper.yaml's dataset parameters (none inherited,
+    # e.g. no max_retain_windows from config/config.yaml's Shakespeare design)
+    prepared = effective["nn_prepare_data"]
+    assert set(prepared) == {exp["design"] for exp in paper["nn"]["experiments"].values()}
+    for name, params in prepared.items():
+        assert params["dataset_params"] == paper["nn"]["designs"][name].get("dataset_params", {}), name
+    assert prepared["shakespeare"]["dataset_params"] == {"num_roles": 300, "stride": 1}
+    assert prepared["shakespeare"]["m"] == 400 and prepared["shakespeare"]["batch_size"] is None
+
+
+@pytest.mark.workflow
+def test_paper_dry_run_plans_no_default_design(tmp_path):
+    default = load_config("config/config.yaml")
+    paper = load_config(PAPER)
+    proc = snakemake(tmp_path, PAPER, "-n", timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    jobs = planned_jobs(proc)
+    assert jobs, proc.stdout[-3000:]
+    paper_designs = {exp["design"] for exp in paper["nn"]["experiments"].values()}
+    assert jobs["nn_prepare_data"] == len(paper_designs)
+    for design in paper_designs:
+        assert f"nn_train_{design}_calib_0" in jobs and f"nn_train_{design}_eval_0" in jobs, design
+    for exp in paper["nn"]["experiments"]:
+        assert f"nn_unlearn_{exp}_calib_0" in jobs and f"nn_unlearn_{exp}_eval_0" in jobs, exp
+    digits_designs = {n for n, d in default["nn"]["designs"].items() if d["dataset"] == "digits"}
+    digits_experiments = {n for n, e in default["nn"]["experiments"].items() if e["design"] in digits_designs}
+    assert digits_designs and digits_experiments
+    planned = [
+        name for name in jobs
+        for prefix in [f"nn_train_{d}_" for d in digits_designs] + [f"nn_unlearn_{e}_" for e in digits_experiments]
+        if name.startswith(prefix)
+    ]
+    assert not planned, f"paper.yaml plans jobs of config/config.yaml's digits designs: {planned[:10]}"
+    text = proc.stdout + proc.stderr
+    assert "/designs/digits" not in text and "digits_uniform" not in text
+    assert "results/paper/tables/table1a.csv" in text
