@@ -95,10 +95,14 @@ def check_nonneg(value: Any, name: str) -> float:
 
 
 def check_positive(value: Any, name: str) -> float:
-    """A finite number > 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (value > 0 and math.isfinite(value)):
+    """A finite number > 0 (anything ``float()`` accepts, except a bool)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not (math.isfinite(number) and number > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
+    return number
 
 
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from ..checks import check_positive
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.special import expit, log_expit
 
@@ -158,14 +160,7 @@ def get_loss(name: str, *, prob_clip: float | None = None) -> GLMLoss:
     return LOSSES[name]()
 
 
-def _positive(value: float, name: str) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
+_positive = check_positive
 
 
 @dataclass(frozen=True, eq=False)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..checks import check_positive
+
 __all__ = [
     "NOISE_KINDS",
     "check_epsilon",
@@ -36,13 +38,7 @@ NOISE_KINDS = ("gaussian", "laplace")
 
 def check_epsilon(epsilon: float) -> float:
     """ε must be a finite number > 0."""
-    try:
-        epsilon = float(epsilon)
-    except (TypeError, ValueError):
-        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}") from None
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
-    return epsilon
+    return check_positive(epsilon, "epsilon")
 
 
 def _check_noise_kind(kind: str) -> str:
