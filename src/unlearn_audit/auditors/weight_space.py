@@ -199,9 +199,10 @@ class WeightSpaceAudit:
         return self.joint.epsilon_ldp
 
 
-def _draw(sampler: Sampler, rng: np.random.Generator, size: int, name: str) -> np.ndarray:
+def _draw(sampler: Sampler, rng: np.random.Generator, size: int, name: str, *, scalar_ok: bool = True) -> np.ndarray:
+    """``size`` draws of ``sampler`` as a (size, d) array; ``scalar_ok``: a (size,) result is d = 1."""
     x = np.asarray(sampler(rng, size), dtype=float)
-    if x.ndim == 1:
+    if x.ndim == 1 and scalar_ok:
         x = x[:, None]
     if x.ndim != 2 or x.shape[0] != size:
         raise ValueError(f"{name} must return an array of shape ({size}, d), got {x.shape}")
@@ -332,20 +333,13 @@ class ProjectionSettings:
             raise ValueError(f"zeta must lie in (0, 1), got {self.zeta!r}")
 
 
-def _draws(sampler: Sampler, rng: np.random.Generator, size: int, name: str) -> np.ndarray:
-    x = np.asarray(sampler(rng, size), dtype=float)
-    if x.ndim != 2 or x.shape[0] != size:
-        raise ValueError(f"{name} must return an array of shape ({size}, p), got {x.shape}")
-    return x
-
-
 def _sample_mean(sampler: Sampler, rng: np.random.Generator, size: int, chunk: int, name: str) -> np.ndarray:
     if hasattr(sampler, "sample_mean"):
         return np.asarray(sampler.sample_mean(rng, size), dtype=float)
     total, done = None, 0
     while done < size:
         k = min(chunk, size - done)
-        s = _draws(sampler, rng, k, name).sum(axis=0)
+        s = _draw(sampler, rng, k, name, scalar_ok=False).sum(axis=0)
         total = s if total is None else total + s
         done += k
     return total / size
@@ -362,7 +356,7 @@ def _sample_projection(
     done = 0
     while done < size:
         k = min(chunk, size - done)
-        out[done : done + k] = _draws(sampler, rng, k, name) @ direction
+        out[done : done + k] = _draw(sampler, rng, k, name, scalar_ok=False) @ direction
         done += k
     return out
 

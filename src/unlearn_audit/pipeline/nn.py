@@ -36,7 +36,7 @@ from .. import schemas
 from ..auditors.batchwise import DEFAULT_CELL, audit_tables, fit_table
 from ..auditors.runs import sign_table
 from ..data import load_audit_data, prepare_audit_data, save_audit_data, split_indices_frame
-from ..io import atomic_path, read_concat, read_parquet, write_parquet
+from ..io import read_concat, read_parquet, write_parquet
 from ..models import build_model, initial_model
 from ..report import write_table
 from ..report.nn_figures import epsilon_vs_r_figure

@@ -24,7 +24,6 @@ sign and scale at a stationary point of the full loss).
 
 from __future__ import annotations
 
-import math
 from typing import Callable, Sequence
 
 import torch
