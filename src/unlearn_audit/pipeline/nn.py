@@ -110,8 +110,8 @@ def forget_set(data, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return data.forget_x[chosen], data.forget_y[chosen]
 
 
-def _signs_for(signs_path, phase: str, runs: Sequence[int]) -> dict[int, np.ndarray]:
-    table = read_parquet(signs_path, schemas.SIGNS)
+def _signs_for(table: pd.DataFrame, phase: str, runs: Sequence[int], signs_path) -> dict[int, np.ndarray]:
+    """The sign vectors of ``runs`` in ``phase`` from the design's sign table (read from ``signs_path``)."""
     sub = table[(table.phase == phase) & table.run.isin(list(runs))]
     found = {int(r): np.asarray(s, dtype=np.int8) for r, s in zip(sub.run, sub.signs)}
     missing = sorted(set(runs) - set(found))
@@ -137,7 +137,7 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     phase, runs = _phase_runs(outputs)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
-    signs = _signs_for(signs_path, phase, runs)
+    signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), phase, runs, signs_path)
     model_cfg = dict(cfg["model"])
     x0 = initial_model(model_cfg["name"], model_cfg.get("params", {}), int(seed_sequence(root_seed, design, "init").generate_state(1)[0]))
     tcfg = train_config(cfg["train"])
@@ -183,7 +183,7 @@ def unlearn(
     dev = resolve_device(device)
     data = load_audit_data(data_path)
     signs_table = read_parquet(signs_path, schemas.SIGNS)
-    signs = _signs_for(signs_path, phase, runs)
+    signs = _signs_for(signs_table, phase, runs, signs_path)
     model_cfg = dict(design_cfg["model"])
     retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
     log = ProgressLog(len(runs), f"nn_unlearn {experiment} {phase}")
