@@ -8,7 +8,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-from unlearn_audit.pipeline.config import ConfigError, validate_config
+from unlearn_audit.pipeline.config import ConfigError, result_config, validate_config
 
 min_version("9.0")
 
@@ -25,6 +25,23 @@ except ConfigError as error:
 
 
 include: "workflow/rules/common.smk"
+
+
+rule config_snapshot:
+    """<results_dir>/config.yaml: the configuration the results depend on, defaults filled in."""
+    output:
+        f"{RESULTS}/config.yaml",
+    params:
+        config=result_config(config),
+    log:
+        f"{LOGS}/config_snapshot.log",
+    localrule: True
+    conda:
+        "envs/cpu.yaml"
+    script:
+        "workflow/scripts/config_snapshot.py"
+
+
 include: "workflow/rules/statistics.smk"
 include: "workflow/rules/convex.smk"
 include: "workflow/rules/gaussian_unlearning.smk"
@@ -33,5 +50,6 @@ include: "workflow/rules/nn.smk"
 
 rule all:
     input:
-        all_targets(),
+        plan.all_targets(),
+        rules.config_snapshot.output,
     default_target: True

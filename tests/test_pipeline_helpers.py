@@ -10,7 +10,7 @@ import pytest
 from unlearn_audit.models import MODELS, CharLSTM, TinyNetCIFAR100
 from unlearn_audit.pipeline import paths
 from unlearn_audit.pipeline.config import MODEL_PARAMETERS
-from unlearn_audit.pipeline.nn import preregistered_cell
+from unlearn_audit.pipeline.plan import preregistered_cell
 from unlearn_audit.stats.selection import Cell
 
 
@@ -81,3 +81,92 @@ def test_model_parameters_cover_every_registered_model():
     assert set(MODEL_PARAMETERS) == set(MODELS)
     for name, cls in MODELS.items():
         assert MODEL_PARAMETERS[name] == _constructor_parameters(cls), name
+
+
+# ----------------------------------------------------------------------------- the workflow plan
+import copy  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
+
+import yaml  # noqa: E402
+
+from unlearn_audit.pipeline.config import EXECUTION_ONLY_KEYS, result_config, validate_config  # noqa: E402
+from unlearn_audit.pipeline.plan import NN_TABLES, WorkflowPlan  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def _plan(overrides: dict | None = None) -> WorkflowPlan:
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    for section, values in (overrides or {}).items():
+        cfg[section].update(values)
+    return WorkflowPlan(validate_config(cfg, SCHEMA))
+
+
+def test_plan_chunks_cover_every_run_once():
+    plan = _plan()
+    for design in plan.nn_used_designs():
+        cfg = plan.nn_design(design)
+        for phase, n in (("calib", cfg["calibration_runs"]), ("eval", cfg["evaluation_runs"])):
+            runs = [run for d, p, _, chunk in plan.nn_design_chunks() if (d, p) == (design, phase) for run in chunk]
+            assert runs == list(range(n)), (design, phase)
+            assert all(len(chunk) <= cfg["chunk_size"] for d, p, _, chunk in plan.nn_design_chunks() if d == design)
+    experiments = {e for e, *_ in plan.nn_experiment_chunks()}
+    assert experiments == set(plan.nn_experiments())
+
+
+def test_plan_chunk_size_changes_chunks_not_runs():
+    plan = _plan()
+    small = copy.deepcopy(plan.config)
+    small["nn"]["designs"]["digits_uniform"]["chunk_size"] = 7
+    other = WorkflowPlan(small)
+    chunks = [c for c in other.nn_design_chunks() if c[0] == "digits_uniform" and c[1] == "calib"]
+    assert [len(c[3]) for c in chunks] == [7] * 7 + [1]
+    assert other.nn_run_files("digits_uniform_ida_q1", "calib", "scores.parquet") == plan.nn_run_files("digits_uniform_ida_q1", "calib", "scores.parquet")
+
+
+def test_plan_targets_follow_the_enabled_sections():
+    plan = _plan()
+    targets = plan.all_targets()
+    assert f"{plan.results}/tables/attainable_bounds.csv" in targets
+    assert f"{plan.results}/tables/table2a.csv" in targets
+    assert f"{plan.results}/figures/nn_epsilon_vs_r.png" in targets
+    assert all(f"{plan.results}/tables/{t}.csv" in targets for t in NN_TABLES)
+    assert len(targets) == len(set(targets))
+    off = _plan({"nn": {"enabled": False}, "convex": {"enabled": False}})
+    assert off.nn_experiments() == [] and off.nn_targets() == [] and off.convex_targets() == []
+    assert not any("/table1b." in t or "/table2a." in t for t in off.all_targets())
+    assert f"{off.results}/tables/gaussian_unlearning_audit.csv" in off.all_targets()
+
+
+def test_plan_input_functions_name_the_phase_files():
+    plan = _plan()
+    wc = SimpleNamespace(experiment="digits_uniform_ida_q1", table="table7", design="digits_uniform")
+    calib = plan.nn_calibration_scores(wc)
+    assert len(calib) == 50 and all("/runs/calib/" in f for f in calib)
+    assert len(plan.nn_evaluation_scores(wc)) == 10
+    assert plan.nn_experiment_signs(wc) == f"{plan.results}/designs/digits_uniform/signs.parquet"
+    assert plan.nn_audit_m(wc) == 144
+    assert [f.split("/")[-2] for f in plan.nn_table_bounds(wc)] == [
+        "digits_uniform_hessian_s1e3", "digits_uniform_hessian_s5e3", "digits_uniform_hessian_s1e2", "digits_adversarial_hessian_s1e3"
+    ]
+    summary = plan.nn_experiment_summary("digits_uniform_ida_q1")
+    assert summary["report_r"] == 60 and summary["m"] == 144 and summary["label"] == "IDA q=1"
+    assert plan.nn_runtime_minutes("digits_uniform", 25) == 25 + 5
+
+
+def test_result_config_drops_only_execution_only_keys():
+    plan = _plan()
+    kept = result_config(plan.config)
+    assert "resources_dir" not in kept and "resources_dir" in plan.config
+    for name, design in kept["nn"]["designs"].items():
+        assert "chunk_size" not in design and "runtime_minutes_per_run" not in design, name
+        assert design["calibration_runs"] == plan.config["nn"]["designs"][name]["calibration_runs"]
+    assert "chunk_size" in plan.config["nn"]["designs"]["digits_uniform"]  # the input is untouched
+    dropped = copy.deepcopy(plan.config)
+    dropped.pop("resources_dir")
+    for design in dropped["nn"]["designs"].values():
+        design.pop("chunk_size")
+        design.pop("runtime_minutes_per_run", None)
+    assert kept == dropped
+    assert len(EXECUTION_ONLY_KEYS) == 3

@@ -194,10 +194,10 @@ def test_every_schema_has_a_file():
 
 def test_convex_paths_match_the_rules():
     rules = (REPO / "workflow" / "rules" / "convex.smk").read_text()
-    common = (REPO / "workflow" / "rules" / "common.smk").read_text()
-    assert 'CONVEX = f"{RESULTS}/convex"' in common
-    assert "{CONVEX}/{{mechanism}}/eps_{{epsilon}}/decisions.parquet" in rules
-    assert "{CONVEX}/{{mechanism}}/eps_{{epsilon}}/summary.parquet" in rules
+    assert 'plan.convex_file("{mechanism}", "{epsilon}", "decisions.parquet")' in rules
+    assert 'plan.convex_file("{mechanism}", "{epsilon}", "summary.parquet")' in rules
+    assert paths.convex_file("results", "<mechanism>", "<e>", "decisions.parquet") == SCHEMA_FILES["CONVEX_DECISIONS"]
+    assert paths.convex_file("results", "<mechanism>", "<e>", "summary.parquet") == SCHEMA_FILES["CONVEX_SUMMARY"]
 
 
 @pytest.mark.parametrize("name", schemas.__all__)

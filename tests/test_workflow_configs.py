@@ -3,10 +3,13 @@ runs exactly paper.yaml (config/config.yaml is not merged under it)."""
 
 import copy
 import json
+from types import SimpleNamespace
 
 import pytest
+import yaml
 
-from unlearn_audit.pipeline.config import validate_config
+from unlearn_audit.pipeline.config import result_config, validate_config
+from unlearn_audit.pipeline.plan import WorkflowPlan
 from workflow_utils import REPO, SMALL_CONFIGS, load_config, planned_jobs, snakemake
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -42,25 +45,27 @@ def test_paper_and_default_configs_write_to_different_results_dirs():
 
 @pytest.mark.workflow
 def test_effective_paper_config_is_exactly_paper_yaml(tmp_path):
-    from workflow_utils import effective_config
-
+    """The config the Snakefile ends up with, as its config_snapshot rule writes it."""
     paper = load_config(PAPER)
-    effective = effective_config(tmp_path, PAPER)
-    cfg = effective["config"]
-    # the whole config the Snakefile ends up with is paper.yaml plus the schema's defaults
-    assert cfg == validated(paper)
-    assert cfg["results_dir"] == "results/paper"
-    assert set(cfg["nn"]["designs"]) == set(paper["nn"]["designs"])
-    assert set(cfg["nn"]["experiments"]) == set(paper["nn"]["experiments"])
+    proc = snakemake(tmp_path, PAPER, "results/paper/config.yaml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    snapshot = yaml.safe_load((tmp_path / "results" / "paper" / "config.yaml").read_text())
+    # the whole config is paper.yaml plus the schema's defaults, less the execution-only keys
+    assert snapshot == result_config(validated(paper))
+    assert snapshot["results_dir"] == "results/paper"
+    assert set(snapshot["nn"]["designs"]) == set(paper["nn"]["designs"])
+    assert set(snapshot["nn"]["experiments"]) == set(paper["nn"]["experiments"])
     for name, design in paper["nn"]["designs"].items():
         for key, value in json.loads(json.dumps(design)).items():
-            assert cfg["nn"]["designs"][name][key] == value, (name, key)
-        assert cfg["nn"]["designs"][name]["dataset_params"] == design.get("dataset_params", {}), name
+            if key not in ("chunk_size", "runtime_minutes_per_run"):
+                assert snapshot["nn"]["designs"][name][key] == value, (name, key)
+        assert snapshot["nn"]["designs"][name]["dataset_params"] == design.get("dataset_params", {}), name
     for name, exp in paper["nn"]["experiments"].items():
-        assert {k: cfg["nn"]["experiments"][name][k] for k in exp} == json.loads(json.dumps(exp)), name
+        assert {k: snapshot["nn"]["experiments"][name][k] for k in exp} == json.loads(json.dumps(exp)), name
     # what the data jobs are given: exactly paper.yaml's dataset parameters (none inherited,
     # e.g. no max_retain_windows from config/config.yaml's Shakespeare design)
-    prepared = effective["nn_prepare_data"]
+    plan = WorkflowPlan(validated(paper))
+    prepared = {d: plan.nn_data_params(SimpleNamespace(design=d)) for d in plan.nn_used_designs()}
     assert set(prepared) == {exp["design"] for exp in paper["nn"]["experiments"].values()}
     for name, params in prepared.items():
         assert params["dataset_params"] == paper["nn"]["designs"][name].get("dataset_params", {}), name

@@ -3,6 +3,7 @@
 
 import pandas as pd
 import pytest
+import yaml
 
 from workflow_utils import executed_rules, planned_jobs, small_config, snakemake, write_config
 
@@ -42,18 +43,20 @@ def test_gaussian_unlearning_end_to_end_and_zeta_reruns_only_the_audit(tmp_path)
     assert again.returncode == 0 and planned_jobs(again) == {}
 
     # zeta is the level of the audit's bounds: a larger zeta (weaker guarantee) gives larger
-    # lower bounds, and only the audit job depends on it (cells, gather and slopes do not)
+    # lower bounds, and only the audit job depends on it (cells, gather and slopes do not); the
+    # config snapshot is rewritten because the config it records changed
     slopes_before = (res / "tables" / "gaussian_unlearning_slopes.csv").read_bytes()
     cfg_zeta = write_config(tmp_path, CONFIG, overrides={"zeta": 0.2}, name="config_zeta.yaml")
     dry = snakemake(tmp_path, cfg_zeta, "-n")
     assert dry.returncode == 0, dry.stderr
-    assert planned_jobs(dry) == {"gaussian_unlearning_audit": 1, "all": 1}, planned_jobs(dry)
+    assert planned_jobs(dry) == {"gaussian_unlearning_audit": 1, "config_snapshot": 1, "all": 1}, planned_jobs(dry)
     rerun = snakemake(tmp_path, cfg_zeta, cores=2)
     assert rerun.returncode == 0, rerun.stderr
-    assert planned_jobs(rerun) == {"gaussian_unlearning_audit": 1, "all": 1}, planned_jobs(rerun)
-    assert sorted(executed_rules(rerun)) == ["all", "gaussian_unlearning_audit"], executed_rules(rerun)
+    assert planned_jobs(rerun) == {"gaussian_unlearning_audit": 1, "config_snapshot": 1, "all": 1}, planned_jobs(rerun)
+    assert sorted(executed_rules(rerun)) == ["all", "config_snapshot", "gaussian_unlearning_audit"], executed_rules(rerun)
     b = pd.read_csv(res / "tables" / "gaussian_unlearning_audit.csv").set_index("mechanism")
     assert list(b.index) == list(a.index) and (b.true_mu == a.true_mu).all()
     assert (b.mu_lb >= a.mu_lb - 1e-12).all(), pd.concat({"zeta=0.05": a.mu_lb, "zeta=0.2": b.mu_lb}, axis=1)
     assert (b.mu_lb > a.mu_lb).any(), pd.concat({"zeta=0.05": a.mu_lb, "zeta=0.2": b.mu_lb}, axis=1)
     assert (res / "tables" / "gaussian_unlearning_slopes.csv").read_bytes() == slopes_before
+    assert yaml.safe_load((res / "config.yaml").read_text())["zeta"] == 0.2

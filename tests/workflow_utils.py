@@ -9,7 +9,6 @@ needs to, a few keys changed.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import subprocess
@@ -99,32 +98,3 @@ def output_hashes(results: Path, skip: tuple[str, ...] = ("logs", "benchmarks"))
         if path.is_file() and rel.parts[0] not in skip:
             out[rel.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
-
-
-_EFFECTIVE = r"""
-import json, sys
-from pathlib import Path
-from snakemake.api import SnakemakeApi
-from snakemake.settings.types import ConfigSettings, OutputSettings, Quietness, ResourceSettings
-snakefile, workdir, configfiles = Path(sys.argv[1]), Path(sys.argv[2]), [Path(p).absolute() for p in sys.argv[3:]]
-with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
-    wf = api.workflow(resource_settings=ResourceSettings(cores=1), config_settings=ConfigSettings(configfiles=configfiles),
-                      snakefile=snakefile, workdir=workdir)
-    config = wf._workflow.config
-    dag = wf.dag()
-    dag.execute_workflow(executor="dryrun")
-    data = {str(j.wildcards.design): dict(j.params.cfg) for j in wf._workflow.dag.jobs if j.rule.name == "nn_prepare_data"}
-print("EFFECTIVE-CONFIG " + json.dumps({"config": config, "nn_prepare_data": data}))
-"""
-
-
-def effective_config(workdir: Path, *configfiles: str | Path, timeout: int = 300) -> dict:
-    """What the Snakefile ends up with for ``--configfile <configfiles>``: ``config`` (the validated
-    config) and ``nn_prepare_data`` ({design: the params.cfg of its nn_prepare_data job}), read
-    through Snakemake's Python API after a dry run in ``workdir``."""
-    cmd = [sys.executable, "-c", _EFFECTIVE, str(SNAKEFILE), str(workdir), *map(str, configfiles)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
-    for line in proc.stdout.splitlines():
-        if line.startswith("EFFECTIVE-CONFIG "):
-            return json.loads(line.split(" ", 1)[1])
-    raise RuntimeError(f"could not read the effective config (rc {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")

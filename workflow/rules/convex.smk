@@ -5,10 +5,10 @@
 rule convex_audit:
     """Weight-space audit (App. H.1) of one mechanism certified at one epsilon."""
     output:
-        decisions=f"{CONVEX}/{{mechanism}}/eps_{{epsilon}}/decisions.parquet",
-        summary=f"{CONVEX}/{{mechanism}}/eps_{{epsilon}}/summary.parquet",
+        decisions=plan.convex_file("{mechanism}", "{epsilon}", "decisions.parquet"),
+        summary=plan.convex_file("{mechanism}", "{epsilon}", "summary.parquet"),
     params:
-        params=convex_mechanism_params,
+        params=plan.convex_mechanism_params,
         settings=config["convex"]["settings"],
         zeta=config["zeta"],
         seed=config["seed"],
@@ -29,18 +29,18 @@ rule convex_audit:
 rule convex_table:
     """Table 2a/2b (and the logistic-loss table): one row per certified epsilon."""
     input:
-        convex_table_summaries,
+        plan.convex_table_summaries,
     output:
         report(
-            table_stem("{table}") + ".csv",
+            plan.table_stem("{table}") + ".csv",
             caption="../report/convex_table.rst",
             category="Convex audits (Table 2)",
             subcategory=lambda wildcards: {"table2c": "Logistic loss (App. H.4.2)"}.get(
                 wildcards.table, f"Table {wildcards.table.removeprefix('table')}"
             ),
         ),
-        multiext(table_stem("{table}"), ".md", ".tex"),
-        details=f"{CONVEX}/{{table}}_details.csv",
+        multiext(plan.table_stem("{table}"), ".md", ".tex"),
+        details=plan.convex_file_details("{table}"),
     params:
     wildcard_constraints:
         table="table2[a-z]",
@@ -56,15 +56,15 @@ rule convex_table:
 rule convex_figure:
     """Figure: epsilon_LB against the certified epsilon, with the diagonal."""
     input:
-        convex_all_summaries(),
+        plan.convex_all_summaries(),
     output:
         report(
-            figure_stem("convex_epsilon_lb") + ".png",
+            plan.figure_stem("convex_epsilon_lb") + ".png",
             caption="../report/convex_figure.rst",
             category="Convex audits (Table 2)",
             subcategory="Figure: lower bound vs certified epsilon",
         ),
-        multiext(figure_stem("convex_epsilon_lb"), ".pdf"),
+        multiext(plan.figure_stem("convex_epsilon_lb"), ".pdf"),
     log:
         f"{LOGS}/figures/convex_epsilon_lb.log",
     localrule: True

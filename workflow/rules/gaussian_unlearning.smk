@@ -5,9 +5,9 @@
 rule gaussian_unlearning_cell:
     """All replications of one experiment at one grid value (p, epsilon or p for vs-m)."""
     output:
-        f"{GU}/{{gu_experiment}}/cells/{{x}}.parquet",
+        plan.gaussian_unlearning_cell("{gu_experiment}", "{x}"),
     params:
-        spec=gaussian_unlearning_spec,
+        spec=plan.gaussian_unlearning_spec,
         model=config["gaussian_unlearning"]["model"],
         seed=config["seed"],
     log:
@@ -27,16 +27,16 @@ rule gaussian_unlearning_cell:
 rule gaussian_unlearning_gather:
     """Raw per-replication results of one experiment, and its figure."""
     input:
-        gaussian_unlearning_cells,
+        plan.gaussian_unlearning_cells,
     output:
-        raw=f"{GU}/{{gu_experiment}}.parquet",
+        raw=plan.gaussian_unlearning_file("{gu_experiment}.parquet"),
         figure=report(
-            figure_stem("gaussian_unlearning_{gu_experiment}") + ".png",
+            plan.figure_stem("gaussian_unlearning_{gu_experiment}") + ".png",
             caption="../report/gaussian_unlearning_figure.rst",
             category="Gaussian certified unlearning",
             subcategory=lambda wildcards: f"Figure: GED vs {wildcards.gu_experiment.removeprefix('ged_vs_')}",
         ),
-        figure_other=multiext(figure_stem("gaussian_unlearning_{gu_experiment}"), ".pdf"),
+        figure_other=multiext(plan.figure_stem("gaussian_unlearning_{gu_experiment}"), ".pdf"),
     log:
         f"{LOGS}/gaussian_unlearning/{{gu_experiment}}_gather.log",
     localrule: True
@@ -49,15 +49,15 @@ rule gaussian_unlearning_gather:
 rule gaussian_unlearning_slopes:
     """Fitted log-log slopes with standard errors for every experiment."""
     input:
-        expand(f"{GU}/{{e}}.parquet", e=GU_EXPERIMENTS),
+        [plan.gaussian_unlearning_file(f"{e}.parquet") for e in GAUSSIAN_UNLEARNING_EXPERIMENTS],
     output:
         report(
-            table_stem("gaussian_unlearning_slopes") + ".csv",
+            plan.table_stem("gaussian_unlearning_slopes") + ".csv",
             caption="../report/gaussian_unlearning_slopes.rst",
             category="Gaussian certified unlearning",
             subcategory="Table: GED and UED slopes",
         ),
-        multiext(table_stem("gaussian_unlearning_slopes"), ".md", ".tex"),
+        multiext(plan.table_stem("gaussian_unlearning_slopes"), ".md", ".tex"),
     log:
         f"{LOGS}/tables/gaussian_unlearning_slopes.log",
     localrule: True
@@ -71,13 +71,13 @@ rule gaussian_unlearning_audit:
     """Audit of one-step Newton + Gaussian noise, with two positive controls."""
     output:
         report(
-            table_stem("gaussian_unlearning_audit") + ".csv",
+            plan.table_stem("gaussian_unlearning_audit") + ".csv",
             caption="../report/gaussian_unlearning_audit.rst",
             category="Gaussian certified unlearning",
             subcategory="Table: audit with positive controls",
         ),
-        multiext(table_stem("gaussian_unlearning_audit"), ".md", ".tex"),
-        raw=f"{GU}/audit.parquet",
+        multiext(plan.table_stem("gaussian_unlearning_audit"), ".md", ".tex"),
+        raw=plan.gaussian_unlearning_file("audit.parquet"),
     params:
         spec=config["gaussian_unlearning"]["audit"],
         model=config["gaussian_unlearning"]["model"],

@@ -12,10 +12,10 @@
 rule nn_prepare_data:
     """Dataset split of a design: retain set, m candidate forget batches of size B, val/test."""
     output:
-        data=design_file("{design}", "data.npz"),
-        split=design_file("{design}", "split.parquet"),
+        data=plan.design_file("{design}", "data.npz"),
+        split=plan.design_file("{design}", "split.parquet"),
     params:
-        cfg=nn_data_params,
+        cfg=plan.nn_data_params,
         seed=config["seed"],
     log:
         f"{LOGS}/nn/{{design}}/prepare_data.log",
@@ -28,9 +28,9 @@ rule nn_prepare_data:
 rule nn_sample_signs:
     """Every sign vector of a design, calibration and evaluation phases from disjoint streams."""
     output:
-        design_file("{design}", "signs.parquet"),
+        plan.design_file("{design}", "signs.parquet"),
     params:
-        cfg=nn_signs_params,
+        cfg=plan.nn_signs_params,
         seed=config["seed"],
     log:
         f"{LOGS}/nn/{{design}}/signs.log",
@@ -41,69 +41,69 @@ rule nn_sample_signs:
         "../scripts/nn_sample_signs.py"
 
 
-for _design, _phase, _chunk, _runs in nn_design_chunks():
+for _design, _phase, _chunk, _runs in plan.nn_design_chunks():
 
     rule:
         name:
             f"nn_train_{_design}_{_phase}_{_chunk}"
         input:
-            data=design_file(_design, "data.npz"),
-            signs=design_file(_design, "signs.parquet"),
+            data=plan.design_file(_design, "data.npz"),
+            signs=plan.design_file(_design, "signs.parquet"),
         output:
-            [base_model_path(_design, _phase, run) for run in _runs],
+            [plan.base_model(_design, _phase, run) for run in _runs],
         params:
             design=_design,
-            cfg=nn_design(_design, keys=("model", "train", "dataset", "split", "batch_size", "m", "dataset_params")),
+            cfg=plan.nn_design(_design, keys=("model", "train", "dataset", "split", "batch_size", "m", "dataset_params")),
             seed=config["seed"],
         threads: 1
         resources:
             mem_mb=2000,
-            runtime=nn_runtime_minutes(_design, len(_runs)),
-            gpu=nn_gpus(),
+            runtime=plan.nn_runtime_minutes(_design, len(_runs)),
+            gpu=plan.nn_gpus(),
         log:
             f"{LOGS}/nn/{_design}/train_{_phase}_{_chunk}.log",
         benchmark:
             f"{BENCH}/nn/{_design}/train_{_phase}_{_chunk}.tsv"
         conda:
-            nn_env()
+            NN_ENV
         script:
             "../scripts/nn_train.py"
 
 
-for _exp, _phase, _chunk, _runs in nn_experiment_chunks():
-    _design = nn_experiment(_exp)["design"]
+for _exp, _phase, _chunk, _runs in plan.nn_experiment_chunks():
+    _design = plan.nn_experiment(_exp)["design"]
 
     rule:
         name:
             f"nn_unlearn_{_exp}_{_phase}_{_chunk}"
         input:
-            data=design_file(_design, "data.npz"),
-            signs=design_file(_design, "signs.parquet"),
-            base=[base_model_path(_design, _phase, run) for run in _runs],
+            data=plan.design_file(_design, "data.npz"),
+            signs=plan.design_file(_design, "signs.parquet"),
+            base=[plan.base_model(_design, _phase, run) for run in _runs],
             # The phase's other base models, ancient (their timestamps are ignored): Snakemake
             # reruns a job whose set of input files differs from the recorded one, so the set
             # must not depend on chunk_size.  The script reads only `base`.
-            phase_base=[ancient(base_model_path(_design, _phase, run)) for run in nn_phase_runs(_design, _phase) if run not in _runs],
+            phase_base=[ancient(plan.base_model(_design, _phase, run)) for run in plan.nn_phase_runs(_design, _phase) if run not in _runs],
         output:
-            scores=[run_file(_exp, _phase, run, "scores.parquet") for run in _runs],
-            metrics=[run_file(_exp, _phase, run, "metrics.parquet") for run in _runs],
+            scores=[plan.run_file(_exp, _phase, run, "scores.parquet") for run in _runs],
+            metrics=[plan.run_file(_exp, _phase, run, "metrics.parquet") for run in _runs],
         params:
             experiment=_exp,
-            design_cfg=nn_design(_design, keys=("model", "dataset")),
-            method=nn_experiment(_exp)["method"],
-            method_params=nn_experiment(_exp)["params"],
+            design_cfg=plan.nn_design(_design, keys=("model", "dataset")),
+            method=plan.nn_experiment(_exp)["method"],
+            method_params=plan.nn_experiment(_exp)["params"],
             seed=config["seed"],
         threads: 1
         resources:
             mem_mb=2000,
-            runtime=nn_runtime_minutes(_design, len(_runs)),
-            gpu=nn_gpus(),
+            runtime=plan.nn_runtime_minutes(_design, len(_runs)),
+            gpu=plan.nn_gpus(),
         log:
             f"{LOGS}/{_exp}/unlearn_{_phase}_{_chunk}.log",
         benchmark:
             f"{BENCH}/{_exp}/unlearn_{_phase}_{_chunk}.tsv"
         conda:
-            nn_env()
+            NN_ENV
         script:
             "../scripts/nn_unlearn.py"
 
@@ -111,9 +111,9 @@ for _exp, _phase, _chunk, _runs in nn_experiment_chunks():
 rule nn_fit:
     """Per-example in/out Gaussians from calibration runs only (Algorithm 2, step 7)."""
     input:
-        scores=nn_calibration_scores,
+        scores=plan.nn_calibration_scores,
     output:
-        experiment_file("{experiment}", "fit.parquet"),
+        plan.experiment_file("{experiment}", "fit.parquet"),
     params:
         fit=config["nn"]["fit"],
     log:
@@ -129,14 +129,14 @@ rule nn_audit:
     pre-registered cell (report_r, statistic, score) is marked, the others are exploratory."""
     input:
         fit=rules.nn_fit.output[0],
-        scores=nn_evaluation_scores,
-        signs=nn_experiment_signs,
+        scores=plan.nn_evaluation_scores,
+        signs=plan.nn_experiment_signs,
     output:
-        overlaps=experiment_file("{experiment}", "overlaps.parquet"),
-        bounds=experiment_file("{experiment}", "bounds.parquet"),
+        overlaps=plan.experiment_file("{experiment}", "overlaps.parquet"),
+        bounds=plan.experiment_file("{experiment}", "bounds.parquet"),
     params:
-        m=nn_audit_m,
-        cell=nn_audit_cell,
+        m=plan.nn_audit_m,
+        cell=plan.nn_audit_cell,
         zeta=config["zeta"],
     log:
         f"{LOGS}/{{experiment}}/audit.log",
@@ -150,18 +150,18 @@ rule nn_audit:
 rule nn_table:
     """Paper Tables 1a, 1b, 3, 4, 5, 7 from the bounds and run metrics of their experiments."""
     input:
-        bounds=nn_table_bounds,
-        metrics=nn_table_metrics,
+        bounds=plan.nn_table_bounds,
+        metrics=plan.nn_table_metrics,
     output:
         report(
-            table_stem("{table}") + ".csv",
+            plan.table_stem("{table}") + ".csv",
             caption="../report/nn_table.rst",
             category="Neural-network audits",
             subcategory=lambda wildcards: f"Table {wildcards.table.removeprefix('table')}",
         ),
-        multiext(table_stem("{table}"), ".md", ".tex"),
+        multiext(plan.table_stem("{table}"), ".md", ".tex"),
     params:
-        experiments=nn_table_summaries,
+        experiments=plan.nn_table_summaries,
     wildcard_constraints:
         table="table1a|table1b|table3|table4|table5|table7",
     log:
@@ -176,17 +176,17 @@ rule nn_table:
 rule nn_figure_r:
     """Figure: epsilon_LB against r, one line per experiment."""
     input:
-        bounds=[experiment_file(e, "bounds.parquet") for e in nn_experiments()],
+        bounds=[plan.experiment_file(e, "bounds.parquet") for e in plan.nn_experiments()],
     output:
         report(
-            figure_stem("nn_epsilon_vs_r") + ".png",
+            plan.figure_stem("nn_epsilon_vs_r") + ".png",
             caption="../report/nn_epsilon_vs_r.rst",
             category="Neural-network audits",
             subcategory="Figure: lower bound vs r",
         ),
-        multiext(figure_stem("nn_epsilon_vs_r"), ".pdf"),
+        multiext(plan.figure_stem("nn_epsilon_vs_r"), ".pdf"),
     params:
-        experiments={e: nn_experiment_summary(e) for e in nn_experiments()},
+        experiments={e: plan.nn_experiment_summary(e) for e in plan.nn_experiments()},
     log:
         f"{LOGS}/figures/nn_epsilon_vs_r.log",
     localrule: True

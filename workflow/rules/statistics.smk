@@ -5,12 +5,12 @@ rule attainable_bounds:
     """App. F.1/F.3: the largest epsilon bound that perfect predictions can certify."""
     output:
         report(
-            table_stem("attainable_bounds") + ".csv",
+            plan.table_stem("attainable_bounds") + ".csv",
             caption="../report/attainable_bounds.rst",
             category="Statistics (App. F)",
             subcategory="Attainable bounds (App. F.1, F.3)",
         ),
-        multiext(table_stem("attainable_bounds"), ".md", ".tex"),
+        multiext(plan.table_stem("attainable_bounds"), ".md", ".tex"),
     params:
         grid=config["perfect_prediction"]["grid"],
         L=config["perfect_prediction"]["L"],

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import jsonschema
 import yaml
 
-__all__ = ["ConfigError", "validate_config", "load_yaml", "SEMANTIC_CHECKS"]
+__all__ = ["ConfigError", "validate_config", "load_yaml", "SEMANTIC_CHECKS", "EXECUTION_ONLY_KEYS", "result_config", "config_snapshot"]
 
 
 class ConfigError(ValueError):
@@ -224,3 +224,30 @@ def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
         for key, msg in check(config):
             raise ConfigError(f"config key '{key}': {msg}")
     return config
+
+
+#: Keys that change how a run executes but not what it computes (where data is read from, how runs
+#: are chunked into jobs, the cluster's time estimate); changing them reruns nothing.
+EXECUTION_ONLY_KEYS = ("resources_dir", "nn.designs.*.chunk_size", "nn.designs.*.runtime_minutes_per_run")
+
+
+def result_config(config: dict) -> dict:
+    """The validated config less :data:`EXECUTION_ONLY_KEYS`: everything the results depend on."""
+    out = _copy(config)
+    for key in EXECUTION_ONLY_KEYS:
+        parts = key.split(".")
+        nodes = [out]
+        for part in parts[:-1]:
+            nodes = [child for node in nodes for child in (node.values() if part == "*" else [node.get(part, {})]) if isinstance(child, dict)]
+        for node in nodes:
+            node.pop(parts[-1], None)
+    return out
+
+
+def config_snapshot(config: dict, path: str | os.PathLike) -> None:
+    """Rule ``config_snapshot``: ``<results_dir>/config.yaml``, the :func:`result_config` of the run
+    (schema defaults filled in), so a reader of the results sees exactly what produced them."""
+    from ..io import write_text_atomic
+
+    header = "# The configuration these results were computed from (schema defaults filled in).\n"
+    write_text_atomic(path, header + yaml.safe_dump(config, sort_keys=False))

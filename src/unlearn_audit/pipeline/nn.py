@@ -33,7 +33,8 @@ import pandas as pd
 import torch
 
 from .. import schemas
-from ..auditors.batchwise import DEFAULT_CELL, audit_tables, fit_table
+from .plan import preregistered_cell
+from ..auditors.batchwise import audit_tables, fit_table
 from ..auditors.runs import sign_table
 from ..data import load_audit_data, prepare_audit_data, save_audit_data, split_indices_frame
 from ..io import read_concat, read_parquet, write_parquet
@@ -42,7 +43,6 @@ from ..report import write_table
 from ..report.nn_figures import epsilon_vs_r_figure
 from ..report.nn_tables import NN_TABLES
 from ..scores import model_scores
-from ..stats.selection import Cell
 from ..torch_utils import ProgressLog, save_state_dict
 from ..seeds import seed_sequence, torch_seed
 from ..training import TrainConfig, shuffle_orders, train_model
@@ -56,7 +56,6 @@ __all__ = [
     "train_config",
     "training_set",
     "forget_set",
-    "preregistered_cell",
     "train",
     "unlearn",
     "fit",
@@ -227,12 +226,6 @@ def unlearn(
         )
         write_parquet(metrics, metric_out, schemas.RUN_METRICS)
         log.step(run)
-
-
-def preregistered_cell(experiment_cfg: Mapping) -> Cell:
-    """The experiment's pre-registered cell (report_r, statistic, score); defaults: largest r, mean, logit."""
-    r = experiment_cfg.get("report_r") or max(experiment_cfg["r"])
-    return Cell(int(r), experiment_cfg.get("statistic", DEFAULT_CELL["statistic"]), experiment_cfg.get("score", DEFAULT_CELL["score"]))
 
 
 def fit(experiment: str, score_paths: Sequence[str], fit_options: Mapping, fit_path) -> None:

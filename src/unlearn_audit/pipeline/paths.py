@@ -1,6 +1,6 @@
 """Every file path of the workflow, one helper per kind of file (DESIGN §4 layout).
 
-The Snakemake rules (``workflow/rules/common.smk``) and the pipeline functions both build paths
+The Snakemake rules (through :class:`.plan.WorkflowPlan`) and the pipeline functions both build paths
 here, so a layout change is made once.  :func:`run_of_path` reads the run index back from a per-run
 path, so chunked jobs need no list of runs in their ``params`` (changing ``chunk_size`` reruns
 nothing).
@@ -22,6 +22,9 @@ __all__ = [
     "experiment_file",
     "run_file",
     "run_of_path",
+    "convex_file",
+    "gaussian_unlearning_file",
+    "gaussian_unlearning_cell",
 ]
 
 TABLE_EXTS = ("csv", "md", "tex")
@@ -69,3 +72,21 @@ def run_of_path(path: str | os.PathLike) -> tuple[str, int]:
         if found:
             return found.group(1), int(found.group(2))
     raise ValueError(f"{path}: not a per-run path (…/base/<phase>/<run>.pt or …/runs/<phase>/<run>/<file>)")
+
+
+def convex_file(results: str, mechanism: str, epsilon: float | str, name: str) -> str:
+    """A per-(mechanism, ε) file of the convex audits: ``results/convex/<mechanism>/eps_<ε>/<name>``;
+    a number ε is written as ``repr(float(ε))`` so that 5 and 5.0 name one file."""
+    label = epsilon if isinstance(epsilon, str) else repr(float(epsilon))
+    return f"{results}/convex/{mechanism}/eps_{label}/{name}"
+
+
+def gaussian_unlearning_file(results: str, name: str) -> str:
+    """A file of the Gaussian-unlearning experiments: ``results/gaussian_unlearning/<name>``."""
+    return f"{results}/gaussian_unlearning/{name}"
+
+
+def gaussian_unlearning_cell(results: str, experiment: str, x: float | str) -> str:
+    """One grid cell of a Gaussian-unlearning experiment: ``…/<experiment>/cells/<x>.parquet``."""
+    label = x if isinstance(x, str) else repr(x)
+    return gaussian_unlearning_file(results, f"{experiment}/cells/{label}.parquet")

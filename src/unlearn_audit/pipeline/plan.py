@@ -1,0 +1,240 @@
+"""What the workflow runs for a validated config: experiments, chunks, per-rule inputs and targets.
+
+``workflow/rules/common.smk`` makes one :class:`WorkflowPlan` of the config and the rules call its
+methods (input functions take the rule's wildcards); the same object is what the tests check, so
+the DAG's shape is plain, tested Python.  Paths come from :mod:`.paths`.  Torch-free.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from . import paths
+from ..auditors.batchwise import DEFAULT_CELL
+from ..stats.selection import Cell
+
+__all__ = ["NN_TABLES", "preregistered_cell", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "PHASES", "WorkflowPlan"]
+
+#: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7); an experiment lists the ones it fills.
+NN_TABLES = ("table1a", "table1b", "table3", "table4", "table5", "table7")
+#: The Gaussian-unlearning experiments (DESIGN §7): the grid of each is ``p`` or ``epsilons``.
+GAUSSIAN_UNLEARNING_EXPERIMENTS = ("ged_vs_p", "ged_vs_eps", "ged_vs_m")
+PHASES = ("calib", "eval")
+
+
+def _chunks(runs: list[int], size: int) -> list[list[int]]:
+    return [runs[i : i + size] for i in range(0, len(runs), size)]
+
+
+def preregistered_cell(experiment_cfg: Mapping) -> Cell:
+    """The experiment's pre-registered cell (report_r, statistic, score); defaults: largest r, mean, logit."""
+    r = experiment_cfg.get("report_r") or max(experiment_cfg["r"])
+    return Cell(int(r), experiment_cfg.get("statistic", DEFAULT_CELL["statistic"]), experiment_cfg.get("score", DEFAULT_CELL["score"]))
+
+
+class WorkflowPlan:
+    """The DAG's shape for one validated config (see :func:`.config.validate_config`)."""
+
+    def __init__(self, config: dict[str, Any]):
+        self.config = config
+        self.results = config["results_dir"]
+        self.nn = config["nn"]
+
+    # ------------------------------------------------------------------ files
+    def table_files(self, name: str) -> list[str]:
+        return paths.table_files(self.results, name)
+
+    def figure_files(self, name: str) -> list[str]:
+        return paths.figure_files(self.results, name)
+
+    def table_stem(self, name: str) -> str:
+        return f"{self.results}/tables/{name}"
+
+    def figure_stem(self, name: str) -> str:
+        return f"{self.results}/figures/{name}"
+
+    def log(self, name: str) -> str:
+        return f"{self.results}/logs/{name}"
+
+    def benchmark(self, name: str) -> str:
+        return f"{self.results}/benchmarks/{name}"
+
+    def design_file(self, design: str, name: str) -> str:
+        return paths.design_file(self.results, design, name)
+
+    def base_model(self, design: str, phase: str, run: int | str) -> str:
+        return paths.base_model(self.results, design, phase, run)
+
+    def experiment_file(self, experiment: str, name: str) -> str:
+        return paths.experiment_file(self.results, experiment, name)
+
+    def run_file(self, experiment: str, phase: str, run: int | str, name: str) -> str:
+        return paths.run_file(self.results, experiment, phase, run, name)
+
+    def all_targets(self) -> list[str]:
+        """Every table and figure the config enables."""
+        targets = self.table_files("attainable_bounds") if self.config["perfect_prediction"]["enabled"] else []
+        return targets + self.convex_targets() + self.gaussian_unlearning_targets() + self.nn_targets()
+
+    # ------------------------------------------------------------------ neural-network audits
+    def nn_experiments(self) -> list[str]:
+        return list(self.nn["experiments"]) if self.nn["enabled"] else []
+
+    def nn_experiment(self, name: str) -> dict:
+        return self.nn["experiments"][name]
+
+    def nn_design(self, name: str, keys: tuple[str, ...] | None = None) -> dict:
+        cfg = self.nn["designs"][name]
+        return dict(cfg) if keys is None else {k: cfg[k] for k in keys if k in cfg}
+
+    def nn_design_of(self, experiment: str) -> str:
+        return self.nn_experiment(experiment)["design"]
+
+    def nn_used_designs(self) -> list[str]:
+        return sorted({self.nn_design_of(e) for e in self.nn_experiments()})
+
+    def nn_phase_runs(self, design: str, phase: str) -> list[int]:
+        cfg = self.nn_design(design)
+        return list(range(cfg["calibration_runs"] if phase == "calib" else cfg["evaluation_runs"]))
+
+    def _phase_chunks(self, design: str) -> list[tuple[str, int, list[int]]]:
+        size = self.nn_design(design)["chunk_size"]
+        return [(phase, i, runs) for phase in PHASES for i, runs in enumerate(_chunks(self.nn_phase_runs(design, phase), size))]
+
+    def nn_design_chunks(self) -> list[tuple[str, str, int, list[int]]]:
+        """(design, phase, chunk index, runs) of every base-training job."""
+        return [(d, *chunk) for d in self.nn_used_designs() for chunk in self._phase_chunks(d)]
+
+    def nn_experiment_chunks(self) -> list[tuple[str, str, int, list[int]]]:
+        """(experiment, phase, chunk index, runs) of every unlearning job."""
+        return [(e, *chunk) for e in self.nn_experiments() for chunk in self._phase_chunks(self.nn_design_of(e))]
+
+    def nn_run_files(self, experiment: str, phase: str, name: str) -> list[str]:
+        runs = self.nn_phase_runs(self.nn_design_of(experiment), phase)
+        return [self.run_file(experiment, phase, run, name) for run in runs]
+
+    def nn_runtime_minutes(self, design: str, n_runs: int) -> int:
+        """SLURM ``runtime`` of a chunk job: the design's minutes per run times its runs, plus 5."""
+        return int(self.nn_design(design).get("runtime_minutes_per_run", 5) * n_runs) + 5
+
+    def nn_gpus(self) -> int:
+        return 1 if self.config["device"] == "cuda" else 0
+
+    def nn_table_experiments(self, table: str) -> list[str]:
+        return [e for e in self.nn_experiments() if table in self.nn_experiment(e)["tables"]]
+
+    def nn_experiment_summary(self, name: str) -> dict:
+        """What the tables and figures show of an experiment (design columns, label, the cell)."""
+        exp = self.nn_experiment(name)
+        design = self.nn_design(exp["design"])
+        return {
+            "design": exp["design"],
+            "dataset": design["dataset"],
+            "split": design["split"],
+            "batch_size": design["batch_size"],
+            "m": design["m"],
+            "method": exp["method"],
+            "label": exp.get("label") or exp["method"],
+            "params": exp["params"],
+            "report_r": preregistered_cell(exp).r,
+            "r": exp["r"],
+        }
+
+    def nn_targets(self) -> list[str]:
+        if not self.nn_experiments():
+            return []
+        tables = [f for t in NN_TABLES if self.nn_table_experiments(t) for f in self.table_files(t)]
+        return tables + self.figure_files("nn_epsilon_vs_r")
+
+    # input and params functions of the nn rules (they take the rule's wildcards)
+    def nn_data_params(self, wildcards) -> dict:
+        return self.nn_design(wildcards.design, keys=("dataset", "split", "batch_size", "m", "dataset_params"))
+
+    def nn_signs_params(self, wildcards) -> dict:
+        return self.nn_design(wildcards.design, keys=("m", "calibration_runs", "evaluation_runs"))
+
+    def nn_calibration_scores(self, wildcards) -> list[str]:
+        return self.nn_run_files(wildcards.experiment, "calib", "scores.parquet")
+
+    def nn_evaluation_scores(self, wildcards) -> list[str]:
+        return self.nn_run_files(wildcards.experiment, "eval", "scores.parquet")
+
+    def nn_experiment_signs(self, wildcards) -> str:
+        return self.design_file(self.nn_design_of(wildcards.experiment), "signs.parquet")
+
+    def nn_audit_m(self, wildcards) -> int:
+        return self.nn_design(self.nn_design_of(wildcards.experiment))["m"]
+
+    def nn_audit_cell(self, wildcards) -> dict:
+        """What the audit's result depends on: the r grid and the pre-registered cell and selection."""
+        exp = self.nn_experiment(wildcards.experiment)
+        return {k: exp[k] for k in ("r", "report_r", "statistic", "score", "selection") if k in exp}
+
+    def nn_table_bounds(self, wildcards) -> list[str]:
+        return [self.experiment_file(e, "bounds.parquet") for e in self.nn_table_experiments(wildcards.table)]
+
+    def nn_table_metrics(self, wildcards) -> list[str]:
+        return [f for e in self.nn_table_experiments(wildcards.table) for f in self.nn_run_files(e, "eval", "metrics.parquet")]
+
+    def nn_table_summaries(self, wildcards) -> dict:
+        return {e: self.nn_experiment_summary(e) for e in self.nn_table_experiments(wildcards.table)}
+
+    # ------------------------------------------------------------------ convex audits
+    def convex_mechanisms(self) -> list[str]:
+        convex = self.config["convex"]
+        return [name for name, m in convex["mechanisms"].items() if m["enabled"]] if convex["enabled"] else []
+
+    def convex_file(self, mechanism: str, epsilon, name: str) -> str:
+        return paths.convex_file(self.results, mechanism, epsilon, name)
+
+    def convex_file_details(self, table: str) -> str:
+        """The per-row details of a convex table: ``results/convex/<table>_details.csv``."""
+        return f"{self.results}/convex/{table}_details.csv"
+
+    def convex_summaries(self, mechanism: str) -> list[str]:
+        eps = self.config["convex"]["mechanisms"][mechanism]["epsilons"]
+        return [self.convex_file(mechanism, e, "summary.parquet") for e in eps]
+
+    def convex_table_mechanism(self, table: str) -> str:
+        for name in self.convex_mechanisms():
+            if self.config["convex"]["mechanisms"][name]["table"] == table:
+                return name
+        raise ValueError(f"no enabled convex mechanism renders {table}")
+
+    def convex_mechanism_params(self, wildcards) -> dict:
+        return self.config["convex"]["mechanisms"][wildcards.mechanism]["params"]
+
+    def convex_table_summaries(self, wildcards) -> list[str]:
+        return self.convex_summaries(self.convex_table_mechanism(wildcards.table))
+
+    def convex_all_summaries(self) -> list[str]:
+        return [f for mech in self.convex_mechanisms() for f in self.convex_summaries(mech)]
+
+    def convex_targets(self) -> list[str]:
+        mechs = self.convex_mechanisms()
+        tables = [f for m in mechs for f in self.table_files(self.config["convex"]["mechanisms"][m]["table"])]
+        return tables + (self.figure_files("convex_epsilon_lb") if mechs else [])
+
+    # ------------------------------------------------------------------ Gaussian certified unlearning
+    def gaussian_unlearning_file(self, name: str) -> str:
+        return paths.gaussian_unlearning_file(self.results, name)
+
+    def gaussian_unlearning_cell(self, experiment: str, x) -> str:
+        return paths.gaussian_unlearning_cell(self.results, experiment, x)
+
+    def gaussian_unlearning_grid(self, experiment: str) -> list:
+        spec = self.config["gaussian_unlearning"][experiment]
+        return spec["epsilons"] if experiment == "ged_vs_eps" else spec["p"]
+
+    def gaussian_unlearning_cells(self, wildcards) -> list[str]:
+        experiment = wildcards.gu_experiment
+        return [self.gaussian_unlearning_cell(experiment, x) for x in self.gaussian_unlearning_grid(experiment)]
+
+    def gaussian_unlearning_spec(self, wildcards) -> dict:
+        return self.config["gaussian_unlearning"][wildcards.gu_experiment]
+
+    def gaussian_unlearning_targets(self) -> list[str]:
+        if not self.config["gaussian_unlearning"]["enabled"]:
+            return []
+        targets = self.table_files("gaussian_unlearning_slopes") + self.table_files("gaussian_unlearning_audit")
+        return targets + [f for e in GAUSSIAN_UNLEARNING_EXPERIMENTS for f in self.figure_files(f"gaussian_unlearning_{e}")]
