@@ -46,6 +46,7 @@ include: "workflow/rules/statistics.smk"
 include: "workflow/rules/convex.smk"
 include: "workflow/rules/gaussian_unlearning.smk"
 include: "workflow/rules/nn.smk"
+include: "workflow/rules/certified.smk"
 
 
 rule all:

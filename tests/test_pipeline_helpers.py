@@ -90,7 +90,8 @@ from types import SimpleNamespace  # noqa: E402
 import yaml  # noqa: E402
 
 from unlearn_audit.pipeline.config import EXECUTION_ONLY_KEYS, result_config, validate_config  # noqa: E402
-from unlearn_audit.pipeline.plan import NN_TABLES, WorkflowPlan  # noqa: E402
+from unlearn_audit.pipeline.plan import NN_TABLES, WorkflowPlan, audit_delta  # noqa: E402
+from unlearn_audit.stats.signs import num_sign_vectors  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -107,12 +108,42 @@ def test_plan_chunks_cover_every_run_once():
     plan = _plan()
     for design in plan.nn_used_designs():
         cfg = plan.nn_design(design)
-        for phase, n in (("calib", cfg["calibration_runs"]), ("eval", cfg["evaluation_runs"])):
-            runs = [run for d, p, _, chunk in plan.nn_design_chunks() if (d, p) == (design, phase) for run in chunk]
-            assert runs == list(range(n)), (design, phase)
-            assert all(len(chunk) <= cfg["chunk_size"] for d, p, _, chunk in plan.nn_design_chunks() if d == design)
-    experiments = {e for e, *_ in plan.nn_experiment_chunks()}
-    assert experiments == set(plan.nn_experiments())
+        trained = [run for d, p, _, chunk in plan.nn_design_chunks() if d == design for run in chunk]
+        if plan.nn_is_joint(design):
+            # one base model per candidate S̃ ∈ S_m, Γ calibration runs per candidate
+            k = num_sign_vectors(cfg["m"])
+            assert trained == list(range(k)) and k == {6: 20, 2: 2}[cfg["m"]], design
+            assert plan.nn_phase_runs(design, "calib") == list(range(k * cfg["calibration_runs"]))
+        else:
+            for phase, n in (("calib", cfg["calibration_runs"]), ("eval", cfg["evaluation_runs"])):
+                runs = [run for d, p, _, chunk in plan.nn_design_chunks() if (d, p) == (design, phase) for run in chunk]
+                assert runs == list(range(n)), (design, phase)
+        assert all(len(chunk) <= cfg["chunk_size"] for d, p, _, chunk in plan.nn_design_chunks() if d == design)
+    for experiment in plan.nn_experiments():
+        design = plan.nn_design_of(experiment)
+        for phase in ("calib", "eval"):
+            runs = [run for e, p, _, chunk in plan.nn_experiment_chunks() if (e, p) == (experiment, phase) for run in chunk]
+            assert runs == plan.nn_phase_runs(design, phase), (experiment, phase)
+
+
+def test_plan_joint_designs_share_candidate_models():
+    plan = _plan()
+    base, others = plan.nn_unlearn_base("digits_joint_uniform", "eval", [0, 1])
+    assert base == [f"{plan.results}/designs/digits_joint_uniform/base/candidate/{k}.pt" for k in range(20)] and others == []
+    base, others = plan.nn_unlearn_base("digits_uniform", "eval", [0, 1])
+    assert len(base) == 2 and len(others) == 8
+    assert plan.nn_auditor("digits_mc_eps1_uniform") == "joint"
+    assert plan.nn_auditor("digits_r2d_pairwise_eps1") == "pairwise"
+    assert plan.nn_auditor("digits_uniform_ida_q1") == "batchwise"
+    assert "checkpoints" in plan.nn_unlearn_outputs("digits_mc_eps1_uniform", "eval", [0])
+    assert "checkpoints" not in plan.nn_unlearn_outputs("digits_r2d_eps1_uniform", "eval", [0])
+
+
+def test_audit_delta_is_the_certified_delta_of_a_claim():
+    assert audit_delta({"params": {"epsilon": 1.0, "delta": 1e-5}}) == 1e-5
+    assert audit_delta({"params": {"epsilon": None, "delta": None, "noisy_steps": 40}}) == 0.0
+    assert audit_delta({"params": {"epsilon": 1.0, "delta": 1e-5, "noisy_steps": 40}}) == 0.0  # fixed steps: no claim
+    assert audit_delta({"params": {"sigma": 1e-3}}) == 0.0
 
 
 def test_plan_chunk_size_changes_chunks_not_runs():

@@ -183,6 +183,9 @@ SCHEMA_FILES = {
     "FIT": paths.experiment_file("results", "<experiment>", "fit.parquet"),
     "OVERLAPS": paths.experiment_file("results", "<experiment>", "overlaps.parquet"),
     "BOUNDS": paths.experiment_file("results", "<experiment>", "bounds.parquet"),
+    "CHECKPOINT_SCORES": paths.run_file("results", "<experiment>", "<phase>", "<run>", "checkpoint_scores.parquet"),
+    "CHECKPOINT_BOUNDS": paths.experiment_file("results", "<experiment>", "checkpoint_bounds.parquet"),
+    "PAIRWISE": paths.experiment_file("results", "<experiment>", "pairwise.parquet"),
     "CONVEX_DECISIONS": "results/convex/<mechanism>/eps_<e>/decisions.parquet",
     "CONVEX_SUMMARY": "results/convex/<mechanism>/eps_<e>/summary.parquet",
 }

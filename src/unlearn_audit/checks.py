@@ -15,6 +15,7 @@ from typing import Any, Mapping, TypeVar
 __all__ = [
     "check_zeta",
     "check_delta",
+    "check_probability",
     "check_count",
     "check_int",
     "check_positive_int",
@@ -54,6 +55,18 @@ def check_delta(delta: Any, name: str = "delta", *, positive: bool = False) -> f
     if not ((0.0 < value) if positive else (0.0 <= value)) or not value < 1.0:
         raise ValueError(f"{name} must lie in {interval}, got {delta!r}")
     return value
+
+
+def check_probability(value: Any, name: str, *, allow_zero: bool = False) -> float:
+    """A probability in (0, 1], or in [0, 1] with ``allow_zero`` (e.g. a δ_t of an accountant, δ_0 = 1)."""
+    interval = "[0, 1]" if allow_zero else "(0, 1]"
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not ((number >= 0.0 if allow_zero else number > 0.0) and number <= 1.0):
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+    return number
 
 
 def check_int(value: Any, name: str, minimum: int | None = None) -> int:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["SIGNS", "SCORES", "RUN_METRICS", "FIT", "OVERLAPS", "BOUNDS", "CONVEX_DECISIONS", "CONVEX_SUMMARY"]
+__all__ = [
+    "SIGNS", "SCORES", "CHECKPOINT_SCORES", "RUN_METRICS", "FIT", "OVERLAPS", "BOUNDS", "CHECKPOINT_BOUNDS", "PAIRWISE",
+    "CONVEX_DECISIONS", "CONVEX_SUMMARY",
+]
 
 SIGNS = pa.schema(
     [
@@ -40,6 +43,7 @@ RUN_METRICS = pa.schema(
         ("retain_acc", pa.float64()),
         ("forget_acc", pa.float64()),   # accuracy on D_f(S), the sampled forget set
         ("test_acc", pa.float64()),
+        ("record", pa.string()),        # JSON: what the algorithm reports (noisy steps, σ, L̂, Ĝ, ...); "{}" if nothing
     ]
 )
 
@@ -87,6 +91,30 @@ BOUNDS = pa.schema(
         ("rejected", pa.bool_()),
         ("selection", pa.string()),    # "preregistered" or "bonferroni" (unlearn_audit.stats.selection)
         ("role", pa.string()),         # preregistered | exploratory (or selected | candidate under Bonferroni)
+    ]
+)
+
+#: Scores of the model at noisy step ``step`` of a run (model clipping, Figure 1a): the audit of the
+#: algorithm as if it had stopped at that step, without rerunning the trajectory per step.
+CHECKPOINT_SCORES = pa.schema([("step", pa.int32())] + list(zip(SCORES.names, SCORES.types)))
+
+#: Bounds of the checkpoint audits, one set per step.
+CHECKPOINT_BOUNDS = pa.schema([("step", pa.int32())] + list(zip(BOUNDS.names, BOUNDS.types)))
+
+#: The pairwise baseline (App. A.3): one row per score.
+PAIRWISE = pa.schema(
+    [
+        ("experiment", pa.string()),
+        ("auditor", pa.string()),      # "pairwise"
+        ("score", pa.string()),
+        ("fp", pa.int64()),
+        ("n_neg", pa.int64()),
+        ("fn", pa.int64()),
+        ("n_pos", pa.int64()),
+        ("zeta", pa.float64()),
+        ("delta", pa.float64()),
+        ("epsilon_lb", pa.float64()),  # Eq. 3 at the certified δ, for the unlearning algorithm (halved)
+        ("mu_lb", pa.float64()),       # μ-GDP lower bound, halved
     ]
 )
 

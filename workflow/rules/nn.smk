@@ -50,7 +50,7 @@ for _design, _phase, _chunk, _runs in plan.nn_design_chunks():
             data=plan.design_file(_design, "data.npz"),
             signs=plan.design_file(_design, "signs.parquet"),
         output:
-            [plan.base_model(_design, _phase, run) for run in _runs],
+            plan.nn_train_outputs(_design, _phase, _runs),
         params:
             design=_design,
             cfg=plan.nn_design(_design, keys=("model", "train", "dataset", "split", "batch_size", "m", "dataset_params")),
@@ -71,7 +71,8 @@ for _design, _phase, _chunk, _runs in plan.nn_design_chunks():
 
 
 for _exp, _phase, _chunk, _runs in plan.nn_experiment_chunks():
-    _design = plan.nn_experiment(_exp)["design"]
+    _design = plan.nn_design_of(_exp)
+    _base, _phase_base = plan.nn_unlearn_base(_design, _phase, _runs)
 
     rule:
         name:
@@ -79,14 +80,13 @@ for _exp, _phase, _chunk, _runs in plan.nn_experiment_chunks():
         input:
             data=plan.design_file(_design, "data.npz"),
             signs=plan.design_file(_design, "signs.parquet"),
-            base=[plan.base_model(_design, _phase, run) for run in _runs],
+            base=_base,
             # The phase's other base models, ancient (their timestamps are ignored): Snakemake
             # reruns a job whose set of input files differs from the recorded one, so the set
             # must not depend on chunk_size.  The script reads only `base`.
-            phase_base=[ancient(plan.base_model(_design, _phase, run)) for run in plan.nn_phase_runs(_design, _phase) if run not in _runs],
+            phase_base=[ancient(path) for path in _phase_base],
         output:
-            scores=[plan.run_file(_exp, _phase, run, "scores.parquet") for run in _runs],
-            metrics=[plan.run_file(_exp, _phase, run, "metrics.parquet") for run in _runs],
+            **plan.nn_unlearn_outputs(_exp, _phase, _runs),
         params:
             experiment=_exp,
             design_cfg=plan.nn_design(_design, keys=("model", "dataset")),
@@ -116,6 +116,8 @@ rule nn_fit:
         plan.experiment_file("{experiment}", "fit.parquet"),
     params:
         fit=config["nn"]["fit"],
+    wildcard_constraints:
+        experiment=plan.nn_experiment_pattern("batchwise"),
     log:
         f"{LOGS}/{{experiment}}/fit.log",
     conda:
@@ -138,6 +140,8 @@ rule nn_audit:
         m=plan.nn_audit_m,
         cell=plan.nn_audit_cell,
         zeta=config["zeta"],
+    wildcard_constraints:
+        experiment=plan.nn_experiment_pattern("batchwise"),
     log:
         f"{LOGS}/{{experiment}}/audit.log",
     localrule: True
@@ -176,7 +180,7 @@ rule nn_table:
 rule nn_figure_r:
     """Figure: epsilon_LB against r, one line per experiment."""
     input:
-        bounds=[plan.experiment_file(e, "bounds.parquet") for e in plan.nn_experiments()],
+        bounds=[plan.experiment_file(e, "bounds.parquet") for e in plan.nn_experiments_audited_by("batchwise")],
     output:
         report(
             plan.figure_stem("nn_epsilon_vs_r") + ".png",
@@ -186,7 +190,7 @@ rule nn_figure_r:
         ),
         multiext(plan.figure_stem("nn_epsilon_vs_r"), ".pdf"),
     params:
-        experiments={e: plan.nn_experiment_summary(e) for e in plan.nn_experiments()},
+        experiments={e: plan.nn_experiment_summary(e) for e in plan.nn_experiments_audited_by("batchwise")},
     log:
         f"{LOGS}/figures/nn_epsilon_vs_r.log",
     localrule: True

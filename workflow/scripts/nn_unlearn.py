@@ -11,4 +11,5 @@ p, inp, out = snakemake.params, snakemake.input, snakemake.output  # noqa: F821
 nn.unlearn(
     p.experiment, p.design_cfg, p.method, p.method_params, p.seed, inp.data, inp.signs,
     list(inp.base), list(out.scores), list(out.metrics), device=snakemake.config["device"],  # noqa: F821
+    checkpoint_outputs=list(out.checkpoints) if hasattr(out, "checkpoints") else None,
 )

@@ -27,7 +27,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..stats.bounds import STATISTICS, epsilon_lower_bound
+from ..checks import check_choice
+from ..stats.bounds import STATISTICS, epsilon_lower_bound, unlearning_epsilon_lower_bound
 from ..stats.selection import SELECTIONS, Cell, cell_zeta
 from ..stats.signs import guess_from_scores, overlap
 from .gaussian_fit import PerExampleFit, fit_per_example
@@ -91,6 +92,7 @@ def bounds_table(
     halve: bool = True,
     primary: Cell | None = None,
     selection: str = "preregistered",
+    delta_kind: str = "ldp",
 ) -> pd.DataFrame:
     """One row per (experiment, auditor, score, r, statistic) of Theorem 4.2 bounds (BOUNDS schema).
 
@@ -100,7 +102,16 @@ def bounds_table(
     pre-registered cell (row ``role = "preregistered"``; every other row ``"exploratory"``);
     ``selection="bonferroni"`` tests every cell at ζ/K and marks the largest ``"selected"``.
     The ``zeta`` column is the level each row was tested at.
+
+    ``delta_kind`` says whose δ ``delta`` is: ``"ldp"`` (default) the δ of the induced LDP
+    mechanism (Lemma C.1 directly); ``"unlearning"`` the δ of an (ε, δ) unlearning claim, each row
+    then bounded by :func:`~unlearn_audit.stats.bounds.unlearning_epsilon_lower_bound` (the
+    claim induces a (2ε, (1 + e^ε)δ) mechanism; ``epsilon_lb`` is the unlearning bound, ``halve``
+    must stay True).
     """
+    check_choice(delta_kind, ("ldp", "unlearning"), "delta_kind")
+    if delta_kind == "unlearning" and not halve:
+        raise ValueError("delta_kind='unlearning' bounds the unlearning claim itself: halve must be True")
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
     keys = ["experiment", "auditor", "score", "r"]
@@ -115,7 +126,8 @@ def bounds_table(
     level = cell_zeta(zeta, max(len(rows), 1), selection)
     for row in rows:
         v = row.pop("_v")
-        res = epsilon_lower_bound(v, m, row["r"], zeta=level, statistic=row["statistic"], delta=delta)
+        bound = unlearning_epsilon_lower_bound if delta_kind == "unlearning" else epsilon_lower_bound
+        res = bound(v, m, row["r"], zeta=level, statistic=row["statistic"], delta=delta)
         row.update(
             m=m, L=res.L, zeta=level, delta=delta, mean_overlap=float(v.mean()), epsilon_ldp=res.epsilon_ldp,
             epsilon_lb=res.epsilon_lb if halve else res.epsilon_ldp, rejected=res.rejected, selection=selection,

@@ -20,6 +20,8 @@ directions.  It is a property of the predictor, fitted on calibration runs only,
 stay valid whatever the floor.
 
 * :func:`fit_per_example` — N(μ⁺, σ⁺²) and N(μ⁻, σ⁻²) per example from (Γ, n) calibration scores;
+* :func:`fit_per_class` — N(μ_k, σ_k²) per class k and example (Algorithm 3 step 7: one class per
+  candidate sign vector S̃; the floor's v̄ is over all K·n variances);
 * :func:`fit_gaussian` — N(mean, Σ) of (Γ, d) draws (full covariance; d = 1 is the scalar case);
 * :func:`log_normal` — log N(x; μ, σ) elementwise.
 """
@@ -39,6 +41,8 @@ __all__ = [
     "log_normal",
     "PerExampleFit",
     "fit_per_example",
+    "PerClassFit",
+    "fit_per_class",
     "Gaussian",
     "fit_gaussian",
 ]
@@ -183,3 +187,84 @@ def fit_gaussian(samples: np.ndarray, *, rel_var_floor: float = REL_VAR_FLOOR) -
     d = cov.shape[0]
     floor = variance_floor(np.diag(cov), rel_var_floor=rel_var_floor)
     return Gaussian(mean=mean, cov=cov + floor * np.eye(d), n_samples=int(x.shape[0]))
+
+
+@dataclass(frozen=True)
+class PerClassFit:
+    """Per-class, per-example Gaussians fitted on calibration runs (Algorithm 3, step 7).
+
+    ``mu``, ``sd`` are (K, n): class k's mean and floored standard deviation of each of the n
+    examples; ``n`` (K,) is the number of calibration runs of each class.
+    """
+
+    mu: np.ndarray
+    sd: np.ndarray
+    n: np.ndarray
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.mu.shape[0])
+
+    def log_likelihood(self, scores: np.ndarray) -> np.ndarray:
+        """Λ_k = Σ_i log N(s_i; μ_{k,i}, σ_{k,i}) for scores (..., n) → (..., K) (Algorithm 3, step 11).
+
+        The log σ terms are included (classes have different variances).
+        """
+        scores = np.asarray(scores, dtype=float)
+        if scores.shape[-1] != self.mu.shape[1]:
+            raise ValueError(f"scores have {scores.shape[-1]} examples but the fit has {self.mu.shape[1]}")
+        out = np.empty(scores.shape[:-1] + (self.n_classes,))
+        for k in range(self.n_classes):  # one class at a time: memory (..., n), not (..., K, n)
+            out[..., k] = log_normal(scores, self.mu[k], self.sd[k]).sum(axis=-1)
+        return out
+
+
+def fit_per_class(
+    scores: np.ndarray,
+    classes: np.ndarray,
+    n_classes: int,
+    *,
+    rel_var_floor: float = REL_VAR_FLOOR,
+) -> PerClassFit:
+    """Fit N(μ_k, σ_k²) per class k and example from calibration scores (Algorithm 3, step 7).
+
+    Parameters
+    ----------
+    scores : (N, n) scores of n candidate examples in N calibration runs.
+    classes : (N,) class of each run, integers in [0, n_classes) (for Algorithm 3 the rank of
+        the run's sign vector, :func:`unlearn_audit.stats.signs.sign_vector_rank`).
+    n_classes : K; every class needs ≥ 2 calibration runs.
+    rel_var_floor : relative variance floor (module docstring; v̄ over all K·n variances).
+
+    Sample mean and unbiased (ddof = 1) variance per class and example, floored as in
+    :func:`fit_per_example`.
+    """
+    scores = np.asarray(scores, dtype=float)
+    classes = np.asarray(classes)
+    if scores.ndim != 2 or classes.shape != (scores.shape[0],):
+        raise ValueError(f"scores must be (runs, examples) and classes (runs,); got {scores.shape} and {classes.shape}")
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 1:
+        raise ValueError(f"n_classes must be an integer >= 1, got {n_classes!r}")
+    if classes.size and not np.issubdtype(classes.dtype, np.integer):
+        raise ValueError(f"classes must be integers in [0, {n_classes}), got dtype {classes.dtype}")
+    if classes.size and (classes.min() < 0 or classes.max() >= n_classes):
+        raise ValueError(f"classes must lie in [0, {n_classes}); got min {classes.min()}, max {classes.max()}")
+    if not np.all(np.isfinite(scores)):
+        raise ValueError("calibration scores contain NaN or infinite values")
+    counts = np.bincount(classes.astype(np.int64), minlength=n_classes)
+    short = np.flatnonzero(counts < 2)
+    if short.size:
+        k = int(short[0])
+        more = f" (and {short.size - 1} more classes)" if short.size > 1 else ""
+        raise ValueError(
+            f"class {k} has {int(counts[k])} calibration run(s){more}; every class needs at least 2 "
+            "to fit a variance: increase calibration runs per candidate"
+        )
+    mu = np.empty((n_classes, scores.shape[1]))
+    var = np.empty_like(mu)
+    for k in range(n_classes):
+        block = scores[classes == k]
+        mu[k] = block.mean(axis=0)
+        var[k] = ((block - mu[k]) ** 2).sum(axis=0) / (block.shape[0] - 1)
+    floor = variance_floor(var, rel_var_floor=rel_var_floor)
+    return PerClassFit(mu=mu, sd=np.sqrt(np.maximum(var, floor)), n=counts)

@@ -2,6 +2,8 @@
 
 * :func:`sign_table` — every sign vector of a design (calibration and evaluation runs), each
   drawn from its own SeedSequence stream (:mod:`unlearn_audit.seeds`);
+* :func:`candidate_sign_table`, :func:`candidate_of_runs` — the same for a joint (Algorithm 3)
+  design: Γ calibration runs per candidate S̃ ∈ S_m, and the base model of every run;
 * :func:`sign_matrix`, :func:`score_matrix` — one phase's runs as arrays;
 * :func:`check_single_phase` — the guard that keeps calibration and evaluation apart.
 
@@ -16,33 +18,60 @@ import numpy as np
 import pandas as pd
 
 from ..seeds import check_phase_separation, seed_sequence
-from ..stats.signs import sample_sign_vectors
+from ..stats.signs import num_sign_vectors, sample_sign_vectors, sign_vector_rank, sign_vector_unrank
 
-__all__ = ["SCORE_COLUMNS", "sign_table", "sign_matrix", "score_matrix", "check_single_phase"]
+__all__ = ["SCORE_COLUMNS", "sign_table", "candidate_sign_table", "candidate_of_runs", "sign_matrix", "score_matrix", "check_single_phase"]
 
 SCORE_COLUMNS = {"logit": "score_logit", "loss": "score_loss"}
 
 
-def sign_table(design: str, m: int, n_calib: int, n_eval: int, root_seed: int) -> pd.DataFrame:
-    """All sign vectors of a design: Γ calibration runs and L evaluation runs (SIGNS schema)."""
+def _sign_rows(design: str, phase: str, signs_of_run, count: int, root_seed: int, start: int) -> list[dict]:
     rows = []
-    for phase, count in (("calib", n_calib), ("eval", n_eval)):
-        for run in range(count):
-            seq = seed_sequence(root_seed, design, "signs", phase, run)
-            s = sample_sign_vectors(m, 1, np.random.default_rng(seq))[0]
-            rows.append(
-                {
-                    "design": design,
-                    "phase": phase,
-                    "run": run,
-                    "sign_index": len(rows),
-                    "seed": int(seq.generate_state(1, dtype=np.uint64)[0]),
-                    "signs": s.astype(np.int8),
-                }
-            )
+    for run in range(count):
+        seq = seed_sequence(root_seed, design, "signs", phase, run)
+        rows.append(
+            {
+                "design": design,
+                "phase": phase,
+                "run": run,
+                "sign_index": start + run,
+                "seed": int(seq.generate_state(1, dtype=np.uint64)[0]),
+                "signs": signs_of_run(run, seq).astype(np.int8),
+            }
+        )
+    return rows
+
+
+def _sampled(m: int):
+    return lambda run, seq: sample_sign_vectors(m, 1, np.random.default_rng(seq))[0]
+
+
+def _checked(rows: list[dict]) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     check_phase_separation(table.loc[table.phase == "calib", "seed"], table.loc[table.phase == "eval", "seed"])
     return table
+
+
+def sign_table(design: str, m: int, n_calib: int, n_eval: int, root_seed: int) -> pd.DataFrame:
+    """All sign vectors of a design: Γ calibration runs and L evaluation runs (SIGNS schema), each
+    S drawn uniformly from S_m (Algorithm 2)."""
+    calib = _sign_rows(design, "calib", _sampled(m), n_calib, root_seed, 0)
+    return _checked(calib + _sign_rows(design, "eval", _sampled(m), n_eval, root_seed, len(calib)))
+
+
+def candidate_sign_table(design: str, m: int, rounds: int, n_eval: int, root_seed: int) -> pd.DataFrame:
+    """The sign vectors of a joint (Algorithm 3) design: calibration run k·Γ + γ has the candidate
+    S̃ of rank k (``sign_vector_rank``), γ = 0..Γ−1, for every S̃ ∈ S_m; the L evaluation runs draw S
+    uniformly from S_m exactly as in :func:`sign_table`."""
+    calib = _sign_rows(design, "calib", lambda run, seq: sign_vector_unrank(run // rounds, m), rounds * num_sign_vectors(m), root_seed, 0)
+    return _checked(calib + _sign_rows(design, "eval", _sampled(m), n_eval, root_seed, len(calib)))
+
+
+def candidate_of_runs(signs: pd.DataFrame, phase: str) -> dict[int, int]:
+    """{run: rank of its sign vector} for one phase: the base model A(D(S)) a run unlearns from,
+    since base training is a deterministic function of S (fixed x0 and order π)."""
+    sub = signs[signs.phase == phase]
+    return {int(run): sign_vector_rank(np.asarray(s)) for run, s in zip(sub.run, sub.signs)}
 
 
 def sign_matrix(signs: pd.DataFrame, phase: str) -> tuple[np.ndarray, np.ndarray]:

@@ -100,6 +100,7 @@ def _nn_references(config: dict) -> list[tuple[str, str]]:
         if design is None:
             problems.append((f"{key}.design", f"unknown design {exp.get('design')!r}; defined designs: {', '.join(sorted(designs)) or 'none'}"))
             continue
+        problems += _auditor_problems(key, exp, design)
         for i, r in enumerate(exp.get("r", [])):
             if r > design["m"]:
                 problems.append((f"{key}.r[{i}]", f"r = {r} must be <= m = {design['m']} of design {exp['design']!r}"))
@@ -109,6 +110,37 @@ def _nn_references(config: dict) -> list[tuple[str, str]]:
         if name in nn.get("experiments", {}):
             problems.append((f"nn.designs.{name}", "a design and an experiment cannot share a name"))
     return problems
+
+
+#: The largest m of a joint design: |S_m| candidates, each with its own base model and Γ runs.
+MAX_JOINT_M = 12
+
+
+def _auditor_problems(key: str, exp: dict, design: dict) -> list[tuple[str, str]]:
+    """An experiment's auditor must fit its design: batchwise on a batchwise design (with its r
+    grid), joint on a joint design (r = m), pairwise on a joint design with m = 2."""
+    joint = design.get("auditor", "batchwise") == "joint"
+    auditor = exp.get("auditor") or ("joint" if joint else "batchwise")
+    if auditor == "batchwise":
+        if joint:
+            return [(f"{key}.auditor", f"design {exp['design']!r} is a joint design (auditor: joint); its experiments use auditor joint or pairwise")]
+        if not exp.get("r"):
+            return [(f"{key}.r", "the batchwise auditor needs a list of guess budgets r")]
+        if "table6" in exp.get("tables", []) or exp.get("figures"):
+            return [(f"{key}.tables", "Table 6 and Figures 1a-c show joint or pairwise audits; put this experiment on a joint design")]
+        return []
+    if not joint:
+        return [(f"{key}.auditor", f"auditor {auditor!r} needs a joint design (auditor: joint); design {exp['design']!r} is batchwise")]
+    if auditor == "pairwise" and int(design["m"]) != 2:
+        return [(f"{key}.auditor", f"the pairwise auditor (App. A.3) needs m = 2; design {exp['design']!r} has m = {design['m']}")]
+    if exp.get("r") not in (None, [int(design["m"])]):
+        return [(f"{key}.r", f"the {auditor} auditor guesses the whole sign vector: r = m = {design['m']} (omit r)")]
+    bad = sorted(set(exp.get("tables", [])) - {"table6"})
+    if bad:
+        return [(f"{key}.tables", f"{bad} show batchwise audits; a {auditor} audit can be in table6 and figures")]
+    if exp.get("figures") and "figure1a" in exp["figures"] and not exp.get("params", {}).get("checkpoint_steps"):
+        return [(f"{key}.params.checkpoint_steps", "Figure 1a plots epsilon_LB(t) at checkpoint steps: give params.checkpoint_steps")]
+    return []
 
 
 @semantic_check
@@ -124,10 +156,38 @@ def _nn_method_params(config: dict) -> list[tuple[str, str]]:
             problems.append((f"nn.experiments.{name}.method", f"unknown unlearning method {exp['method']!r}; known: {', '.join(method_names())}"))
             continue
         try:
-            make_params(exp["method"], exp.get("params", {}))
+            params = make_params(exp["method"], exp.get("params", {}))
         except (TypeError, ValueError) as exc:
             problems.append((f"nn.experiments.{name}.params", str(exc)))
+            continue
+        design = nn.get("designs", {}).get(exp.get("design"))
+        if design is not None:
+            problems += _certified_problems(f"nn.experiments.{name}", exp["method"], params, exp["design"], design)
     return problems
+
+
+#: A full-batch base training (rewind-to-delete, App. G.2) sets train.batch_size at least this large.
+FULL_BATCH = 65536
+
+
+def _certified_problems(key: str, method: str, params, design_name: str, design: dict) -> list[tuple[str, str]]:
+    """Checks of the certified algorithms that need no data: the accountant reaches the target δ
+    and the checkpoints lie in the noisy phase (model clipping); the design's base training is the
+    full-batch GD of T − K epochs at the unlearning step size (rewind-to-delete)."""
+    if method == "model_clipping":
+        T = params.noisy_step_count(10**6)
+        if T is None:
+            return [(f"{key}.params", f"the accountant never reaches delta = {params.delta} within 10^6 noisy steps for epsilon = {params.epsilon}, C2 = {params.C2}, sigma = {params.sigma} (Table 6 'N/A'): increase sigma or decrease C2")]
+        beyond = [t for t in params.checkpoint_steps if t > T]
+        if beyond:
+            return [(f"{key}.params.checkpoint_steps", f"{beyond} lie beyond the noisy phase of T = {T} steps")]
+    if method == "rewind_to_delete":
+        train = design["train"]
+        want = {"epochs": params.T - params.K, "lr": params.lr, "momentum": 0.0, "weight_decay": 0.0, "schedule": "constant"}
+        wrong = {k: train.get(k) for k, v in want.items() if train.get(k) != v}
+        if wrong or train.get("batch_size", 0) < FULL_BATCH:
+            return [(f"nn.designs.{design_name}.train", f"rewind-to-delete unlearns from the T - K checkpoint of full-batch GD: the design's train must be {want} with batch_size >= {FULL_BATCH} (full batch); got {train}")]
+    return []
 
 
 #: Constructor parameters of each model (checked against the classes in the tests), so that a
@@ -166,7 +226,11 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
             dataclass_from_mapping(TrainConfig, design["train"], "training parameter(s)")
         except (TypeError, ValueError) as exc:
             problems.append((f"{key}.train", str(exc)))
-        problems += _calibration_coverage(config, name, design)
+        if design.get("auditor", "batchwise") == "joint":
+            if int(design["m"]) > MAX_JOINT_M:
+                problems.append((f"{key}.m", f"a joint design enumerates all |S_m| candidates (one base model each); m = {design['m']} is more than {MAX_JOINT_M}: use the batchwise auditor"))
+        else:
+            problems += _calibration_coverage(config, name, design)
     return problems
 
 

@@ -25,6 +25,7 @@ design.  Changing an experiment never retrains base models.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -35,7 +36,7 @@ import torch
 from .. import schemas
 from .plan import preregistered_cell
 from ..auditors.batchwise import audit_tables, fit_table
-from ..auditors.runs import sign_table
+from ..auditors.runs import candidate_sign_table, sign_table
 from ..data import load_audit_data, prepare_audit_data, save_audit_data, split_indices_frame
 from ..io import read_concat, read_parquet, write_parquet
 from ..models import build_model, initial_model
@@ -46,6 +47,8 @@ from ..scores import model_scores
 from ..torch_utils import ProgressLog, save_state_dict
 from ..seeds import seed_sequence, torch_seed
 from ..training import TrainConfig, shuffle_orders, train_model
+from ..stats.signs import sign_vector_rank, sign_vector_unrank
+from ..unlearning import Monitor
 from ..unlearning import unlearn as unlearn_model
 from .paths import run_of_path
 from .runtime import resolve_device
@@ -83,8 +86,10 @@ def prepare_data(design: str, cfg: Mapping, root_seed: int, resources_dir: str, 
 
 
 def sample_signs(design: str, cfg: Mapping, root_seed: int, path) -> None:
-    """Write every sign vector of the design (calibration and evaluation runs)."""
-    table = sign_table(design, int(cfg["m"]), int(cfg["calibration_runs"]), int(cfg["evaluation_runs"]), root_seed)
+    """Write every sign vector of the design (calibration and evaluation runs); a joint design has
+    Γ = ``calibration_runs`` calibration runs per candidate S̃ ∈ S_m (Algorithm 3)."""
+    make = candidate_sign_table if cfg.get("auditor", "batchwise") == "joint" else sign_table
+    table = make(design, int(cfg["m"]), int(cfg["calibration_runs"]), int(cfg["evaluation_runs"]), root_seed)
     write_parquet(table, path, schemas.SIGNS)
 
 
@@ -131,12 +136,17 @@ def _phase_runs(paths: Sequence[str]) -> tuple[str, list[int]]:
 def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outputs: Sequence[str], device: str = "cpu") -> None:
     """Train the base model A(D(S)) of each output's run from the design's fixed x0 and π on ``device``.
 
+    A joint design's outputs are candidate models (``…/base/candidate/<rank>.pt``), one per S̃ ∈ S_m:
+    training is a deterministic function of S, so calibration and evaluation runs share them.
     Models are saved with CPU tensors, so they load anywhere.
     """
     phase, runs = _phase_runs(outputs)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
-    signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), phase, runs, signs_path)
+    if phase == "candidate":  # a joint design: one model per candidate S̃, named by its rank
+        signs = {rank: sign_vector_unrank(rank, int(cfg["m"])) for rank in runs}
+    else:
+        signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), phase, runs, signs_path)
     model_cfg = dict(cfg["model"])
     x0 = initial_model(model_cfg["name"], model_cfg.get("params", {}), int(seed_sequence(root_seed, design, "init").generate_state(1)[0]))
     tcfg = train_config(cfg["train"])
@@ -164,6 +174,53 @@ def _accuracy(model, x, y, kind: str) -> float:
     return float(np.mean(model_scores(model, x, y, kind=kind)["correct"]))
 
 
+class _RunMonitor(Monitor):
+    """Collects what one unlearning run reports: scores of the candidate pool at the checkpoint
+    steps (scored synchronously, the training mode restored) and the algorithm's recorded numbers."""
+
+    def __init__(self, data):
+        self.data = data
+        self.checkpoints: list[tuple[int, dict]] = []
+        self.values: dict[str, float] = {}
+
+    def checkpoint(self, step: int, model) -> None:
+        was_training = model.training
+        self.checkpoints.append((int(step), model_scores(model, self.data.forget_x, self.data.forget_y, kind=self.data.kind)))
+        model.train(was_training)
+
+    def record(self, **values) -> None:
+        self.values.update({k: (v if isinstance(v, (str, bool)) or v is None else float(v)) for k, v in values.items()})
+
+
+def _base_of_runs(runs: Sequence[int], signs: Mapping[int, np.ndarray], base_models: Sequence[str]) -> list[str]:
+    """The base model of each run: the one per-run model of the chunk, in order, or, for a joint
+    design, the candidate model of the run's sign vector."""
+    parsed = [run_of_path(p) for p in base_models]
+    if parsed and parsed[0][0] == "candidate":
+        by_rank = {rank: path for (_, rank), path in zip(parsed, base_models)}
+        return [by_rank[sign_vector_rank(signs[run])] for run in runs]
+    if len(base_models) != len(runs):
+        raise ValueError(f"{len(runs)} runs but {len(base_models)} base models")
+    return list(base_models)
+
+
+def _score_frame(experiment: str, phase: str, run: int, row, data, in_forget: np.ndarray, sc: Mapping) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "experiment": experiment,
+            "phase": phase,
+            "run": run,
+            "sign_index": int(row.sign_index),
+            "seed": np.uint64(row.seed),
+            "batch": data.forget_batch.astype(np.int32),
+            "example": _forget_ids(data),
+            "in_forget": in_forget,
+            "score_logit": sc["logit"],
+            "score_loss": sc["loss"],
+        }
+    )
+
+
 def unlearn(
     experiment: str,
     design_cfg: Mapping,
@@ -176,8 +233,14 @@ def unlearn(
     score_outputs: Sequence[str],
     metric_outputs: Sequence[str],
     device: str = "cpu",
+    checkpoint_outputs: Sequence[str] | None = None,
 ) -> None:
-    """Unlearn each run's base model with ``method`` on ``device`` and score the candidate forget pool."""
+    """Unlearn each run's base model with ``method`` on ``device`` and score the candidate forget pool.
+
+    Every run draws its own unlearning randomness (noise included) from its own stream.  With
+    ``checkpoint_outputs`` the pool is also scored at the method's checkpoint steps
+    (CHECKPOINT_SCORES); what the method records (noisy steps, σ, …) goes to the metrics' ``record``.
+    """
     phase, runs = _phase_runs(score_outputs)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
@@ -185,33 +248,27 @@ def unlearn(
     signs = _signs_for(signs_table, phase, runs, signs_path)
     model_cfg = dict(design_cfg["model"])
     retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
+    bases = _base_of_runs(runs, signs, base_models)
+    checkpoint_outputs = list(checkpoint_outputs or [None] * len(runs))
     log = ProgressLog(len(runs), f"nn_unlearn {experiment} {phase}")
-    for run, base, score_out, metric_out in zip(runs, base_models, score_outputs, metric_outputs):
+    for run, base, score_out, metric_out, checkpoint_out in zip(runs, bases, score_outputs, metric_outputs, checkpoint_outputs):
         s = signs[run]
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(torch.load(base, map_location="cpu", weights_only=True))
         model.to(dev)
         fx, fy = forget_set(data, s)
         gen = torch.Generator().manual_seed(torch_seed(seed_sequence(root_seed, experiment, "unlearn", phase, run)))
-        model = unlearn_model(method, model, retain, (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen)
+        monitor = _RunMonitor(data)
+        model = unlearn_model(method, model, retain, (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen, monitor=monitor)
         sc = model_scores(model, data.forget_x, data.forget_y, kind=data.kind)
         row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
         in_forget = s[data.forget_batch] == 1
-        frame = pd.DataFrame(
-            {
-                "experiment": experiment,
-                "phase": phase,
-                "run": run,
-                "sign_index": int(row.sign_index),
-                "seed": np.uint64(row.seed),
-                "batch": data.forget_batch.astype(np.int32),
-                "example": _forget_ids(data),
-                "in_forget": in_forget,
-                "score_logit": sc["logit"],
-                "score_loss": sc["loss"],
-            }
-        )
-        write_parquet(frame, score_out, schemas.SCORES)
+        write_parquet(_score_frame(experiment, phase, run, row, data, in_forget, sc), score_out, schemas.SCORES)
+        if checkpoint_out is not None:
+            frames = [_score_frame(experiment, phase, run, row, data, in_forget, c).assign(step=step) for step, c in monitor.checkpoints]
+            if not frames:
+                raise ValueError(f"{experiment}: method {method!r} reported no checkpoints; set params.checkpoint_steps")
+            write_parquet(pd.concat(frames, ignore_index=True), checkpoint_out, schemas.CHECKPOINT_SCORES)
         metrics = pd.DataFrame(
             [
                 {
@@ -221,6 +278,7 @@ def unlearn(
                     "retain_acc": _accuracy(model, data.retain_x, data.retain_y, data.kind),
                     "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
                     "test_acc": _accuracy(model, data.test_x, data.test_y, data.kind),
+                    "record": json.dumps(monitor.values, sort_keys=True),
                 }
             ]
         )

@@ -19,6 +19,7 @@ __all__ = [
     "figure_files",
     "design_file",
     "base_model",
+    "candidate_model",
     "experiment_file",
     "run_file",
     "run_of_path",
@@ -51,6 +52,13 @@ def base_model(results: str, design: str, phase: str, run: int | str) -> str:
     return f"{results}/designs/{design}/base/{phase}/{run}.pt"
 
 
+def candidate_model(results: str, design: str, rank: int | str) -> str:
+    """The base model A(D(S̃)) of candidate S̃ (its ``sign_vector_rank``) of a joint design, shared by
+    all calibration and evaluation runs with that sign vector:
+    ``results/designs/<design>/base/candidate/<rank>.pt``."""
+    return f"{results}/designs/{design}/base/candidate/{rank}.pt"
+
+
 def experiment_file(results: str, experiment: str, name: str) -> str:
     """A per-experiment file: ``results/<experiment>/<name>`` (fit, overlaps, bounds)."""
     return f"{results}/{experiment}/{name}"
@@ -61,11 +69,15 @@ def run_file(results: str, experiment: str, phase: str, run: int | str, name: st
     return f"{results}/{experiment}/runs/{phase}/{run}/{name}"
 
 
-_RUN_PATTERNS = (re.compile(r"/base/(calib|eval)/(\d+)\.pt$"), re.compile(r"/runs/(calib|eval)/(\d+)/[^/]+$"))
+_RUN_PATTERNS = (
+    re.compile(r"/base/(calib|eval|candidate)/(\d+)\.pt$"),
+    re.compile(r"/runs/(calib|eval)/(\d+)/[^/]+$"),
+)
 
 
 def run_of_path(path: str | os.PathLike) -> tuple[str, int]:
-    """(phase, run) of a per-run path made by :func:`base_model` or :func:`run_file`."""
+    """(phase, run) of a per-run path made by :func:`base_model` or :func:`run_file`, or
+    (``"candidate"``, rank) of a :func:`candidate_model` path."""
     text = Path(path).as_posix()
     for pattern in _RUN_PATTERNS:
         found = pattern.search(text)

@@ -7,17 +7,22 @@ the DAG's shape is plain, tested Python.  Paths come from :mod:`.paths`.  Torch-
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from . import paths
 from ..auditors.batchwise import DEFAULT_CELL
 from ..stats.selection import Cell
+from ..stats.signs import num_sign_vectors
 
-__all__ = ["NN_TABLES", "preregistered_cell", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "PHASES", "WorkflowPlan"]
+__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "preregistered_cell", "audit_delta", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "PHASES", "WorkflowPlan"]
 
 #: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7); an experiment lists the ones it fills.
 NN_TABLES = ("table1a", "table1b", "table3", "table4", "table5", "table7")
 #: The Gaussian-unlearning experiments (DESIGN §7): the grid of each is ``p`` or ``epsilons``.
+#: The certified audits' table and figures (paper Table 6, Figures 1a–c).
+CERTIFIED_TABLES = ("table6",)
+CERTIFIED_FIGURES = ("figure1a", "figure1b", "figure1c")
 GAUSSIAN_UNLEARNING_EXPERIMENTS = ("ged_vs_p", "ged_vs_eps", "ged_vs_m")
 PHASES = ("calib", "eval")
 
@@ -30,6 +35,16 @@ def preregistered_cell(experiment_cfg: Mapping) -> Cell:
     """The experiment's pre-registered cell (report_r, statistic, score); defaults: largest r, mean, logit."""
     r = experiment_cfg.get("report_r") or max(experiment_cfg["r"])
     return Cell(int(r), experiment_cfg.get("statistic", DEFAULT_CELL["statistic"]), experiment_cfg.get("score", DEFAULT_CELL["score"]))
+
+
+def audit_delta(experiment_cfg: Mapping) -> float:
+    """The δ an experiment is audited at: the certified δ of an (ε, δ) claim (``params.epsilon`` and
+    ``params.delta``; model clipping's fixed-step variant makes none), else 0.  A δ = 0 bound is not
+    a test of an (ε, δ) claim (Lemma C.1, App. A.3)."""
+    params = experiment_cfg.get("params", {})
+    if params.get("epsilon") is None or params.get("noisy_steps") is not None:
+        return 0.0
+    return float(params.get("delta", 0.0))
 
 
 class WorkflowPlan:
@@ -93,21 +108,72 @@ class WorkflowPlan:
     def nn_used_designs(self) -> list[str]:
         return sorted({self.nn_design_of(e) for e in self.nn_experiments()})
 
+    def nn_is_joint(self, design: str) -> bool:
+        """A joint (Algorithm 3) design: Γ calibration runs per candidate S̃ ∈ S_m, one base model per S̃."""
+        return self.nn_design(design).get("auditor", "batchwise") == "joint"
+
+    def nn_candidates(self, design: str) -> list[int]:
+        """The ranks of every S̃ ∈ S_m of a joint design (one base model each)."""
+        return list(range(num_sign_vectors(int(self.nn_design(design)["m"])))) if self.nn_is_joint(design) else []
+
     def nn_phase_runs(self, design: str, phase: str) -> list[int]:
         cfg = self.nn_design(design)
-        return list(range(cfg["calibration_runs"] if phase == "calib" else cfg["evaluation_runs"]))
+        if phase == "eval":
+            return list(range(cfg["evaluation_runs"]))
+        rounds = cfg["calibration_runs"]
+        return list(range(rounds * len(self.nn_candidates(design)) if self.nn_is_joint(design) else rounds))
 
     def _phase_chunks(self, design: str) -> list[tuple[str, int, list[int]]]:
         size = self.nn_design(design)["chunk_size"]
         return [(phase, i, runs) for phase in PHASES for i, runs in enumerate(_chunks(self.nn_phase_runs(design, phase), size))]
 
     def nn_design_chunks(self) -> list[tuple[str, str, int, list[int]]]:
-        """(design, phase, chunk index, runs) of every base-training job."""
-        return [(d, *chunk) for d in self.nn_used_designs() for chunk in self._phase_chunks(d)]
+        """(design, phase, chunk index, runs) of every base-training job; a joint design trains one
+        model per candidate (phase ``"candidate"``, runs = candidate ranks)."""
+        out = []
+        for d in self.nn_used_designs():
+            if self.nn_is_joint(d):
+                size = self.nn_design(d)["chunk_size"]
+                out += [(d, "candidate", i, ranks) for i, ranks in enumerate(_chunks(self.nn_candidates(d), size))]
+            else:
+                out += [(d, *chunk) for chunk in self._phase_chunks(d)]
+        return out
+
+    def nn_train_outputs(self, design: str, phase: str, runs: list[int]) -> list[str]:
+        if phase == "candidate":
+            return [paths.candidate_model(self.results, design, rank) for rank in runs]
+        return [self.base_model(design, phase, run) for run in runs]
+
+    def nn_unlearn_base(self, design: str, phase: str, runs: list[int]) -> tuple[list[str], list[str]]:
+        """(base models the chunk reads, the phase's other base models).  The second list goes in as
+        ``ancient`` inputs: Snakemake reruns a job whose set of input files changed, so the set must
+        not depend on chunk_size.  A joint design's chunk lists every candidate model."""
+        if self.nn_is_joint(design):
+            return self.nn_train_outputs(design, "candidate", self.nn_candidates(design)), []
+        others = [run for run in self.nn_phase_runs(design, phase) if run not in runs]
+        return self.nn_train_outputs(design, phase, runs), self.nn_train_outputs(design, phase, others)
 
     def nn_experiment_chunks(self) -> list[tuple[str, str, int, list[int]]]:
         """(experiment, phase, chunk index, runs) of every unlearning job."""
         return [(e, *chunk) for e in self.nn_experiments() for chunk in self._phase_chunks(self.nn_design_of(e))]
+
+    def nn_auditor(self, experiment: str) -> str:
+        """``batchwise`` (Algorithm 2), ``joint`` (Algorithm 3) or ``pairwise`` (App. A.3)."""
+        exp = self.nn_experiment(experiment)
+        return exp.get("auditor") or ("joint" if self.nn_is_joint(exp["design"]) else "batchwise")
+
+    def nn_checkpoint_steps(self, experiment: str) -> list[int]:
+        """Steps at which the unlearning trajectory is also scored (model clipping, Figure 1a)."""
+        return [int(t) for t in self.nn_experiment(experiment).get("params", {}).get("checkpoint_steps", [])]
+
+    def nn_unlearn_outputs(self, experiment: str, phase: str, runs: list[int]) -> dict[str, list[str]]:
+        out = {
+            "scores": [self.run_file(experiment, phase, run, "scores.parquet") for run in runs],
+            "metrics": [self.run_file(experiment, phase, run, "metrics.parquet") for run in runs],
+        }
+        if self.nn_checkpoint_steps(experiment):
+            out["checkpoints"] = [self.run_file(experiment, phase, run, "checkpoint_scores.parquet") for run in runs]
+        return out
 
     def nn_run_files(self, experiment: str, phase: str, name: str) -> list[str]:
         runs = self.nn_phase_runs(self.nn_design_of(experiment), phase)
@@ -140,18 +206,32 @@ class WorkflowPlan:
             "r": exp["r"],
         }
 
+    def nn_experiments_audited_by(self, *auditors: str) -> list[str]:
+        return [e for e in self.nn_experiments() if self.nn_auditor(e) in auditors]
+
+    def nn_experiment_pattern(self, *auditors: str) -> str:
+        """A wildcard constraint matching exactly the experiments audited by ``auditors``."""
+        names = self.nn_experiments_audited_by(*auditors)
+        return "|".join(re.escape(n) for n in names) if names else "(?!)"
+
+    def nn_figure_experiments(self, figure: str) -> list[str]:
+        return [e for e in self.nn_experiments() if figure in self.nn_experiment(e).get("figures", [])]
+
     def nn_targets(self) -> list[str]:
         if not self.nn_experiments():
             return []
-        tables = [f for t in NN_TABLES if self.nn_table_experiments(t) for f in self.table_files(t)]
-        return tables + self.figure_files("nn_epsilon_vs_r")
+        tables = [f for t in NN_TABLES + CERTIFIED_TABLES if self.nn_table_experiments(t) for f in self.table_files(t)]
+        figures = [f for name in CERTIFIED_FIGURES if self.nn_figure_experiments(name) for f in self.figure_files(name)]
+        if self.nn_experiments_audited_by("batchwise"):
+            figures += self.figure_files("nn_epsilon_vs_r")
+        return tables + figures
 
     # input and params functions of the nn rules (they take the rule's wildcards)
     def nn_data_params(self, wildcards) -> dict:
         return self.nn_design(wildcards.design, keys=("dataset", "split", "batch_size", "m", "dataset_params"))
 
     def nn_signs_params(self, wildcards) -> dict:
-        return self.nn_design(wildcards.design, keys=("m", "calibration_runs", "evaluation_runs"))
+        return self.nn_design(wildcards.design, keys=("m", "calibration_runs", "evaluation_runs", "auditor"))
 
     def nn_calibration_scores(self, wildcards) -> list[str]:
         return self.nn_run_files(wildcards.experiment, "calib", "scores.parquet")
@@ -178,6 +258,63 @@ class WorkflowPlan:
 
     def nn_table_summaries(self, wildcards) -> dict:
         return {e: self.nn_experiment_summary(e) for e in self.nn_table_experiments(wildcards.table)}
+
+    # the certified audits (joint and pairwise auditors; Table 6, Figures 1a–c)
+    def nn_all_scores(self, wildcards) -> list[str]:
+        return self.nn_calibration_scores(wildcards) + self.nn_evaluation_scores(wildcards)
+
+    def nn_all_checkpoint_scores(self, wildcards) -> list[str]:
+        if not self.nn_checkpoint_steps(wildcards.experiment):
+            return []
+        return [f for phase in PHASES for f in self.nn_run_files(wildcards.experiment, phase, "checkpoint_scores.parquet")]
+
+    def nn_certified_cell(self, wildcards) -> dict:
+        """What a joint or pairwise audit's result depends on: the pre-registered statistic and score,
+        the selection rule and the δ it is audited at."""
+        exp = self.nn_experiment(wildcards.experiment)
+        cell = {k: exp[k] for k in ("statistic", "score", "selection") if k in exp}
+        return {**cell, "delta": audit_delta(exp)}
+
+    def nn_certified_summary(self, name: str) -> dict:
+        """What Table 6 and Figures 1a–c show of an experiment."""
+        exp = self.nn_experiment(name)
+        design = self.nn_design(exp["design"])
+        params = dict(exp.get("params", {}))
+        return {
+            "design": exp["design"],
+            "dataset": design["dataset"],
+            "split": design["split"],
+            "m": design["m"],
+            "method": exp["method"],
+            "label": exp.get("label") or exp["method"],
+            "params": params,
+            "auditor": self.nn_auditor(name),
+            "score": exp.get("score", DEFAULT_CELL["score"]),
+            "variant": "uncertified" if params.get("noisy_steps") is not None or params.get("epsilon") is None else "certified",
+        }
+
+    def nn_certified_table_inputs(self, wildcards) -> dict[str, list[str]]:
+        names = self.nn_table_experiments(wildcards.table)
+        return {
+            "bounds": [self.experiment_file(e, "bounds.parquet") for e in names],
+            "checkpoint_bounds": [self.experiment_file(e, "checkpoint_bounds.parquet") for e in names],
+            "metrics": [f for e in names for f in self.nn_run_files(e, "eval", "metrics.parquet")],
+        }
+
+    def nn_certified_figure_inputs(self, wildcards) -> dict[str, list[str]]:
+        names = self.nn_figure_experiments(wildcards.figure)
+        joint = [e for e in names if self.nn_auditor(e) == "joint"]
+        return {
+            "bounds": [self.experiment_file(e, "bounds.parquet") for e in joint],
+            "checkpoint_bounds": [self.experiment_file(e, "checkpoint_bounds.parquet") for e in joint if wildcards.figure == "figure1a"],
+            "pairwise": [self.experiment_file(e, "pairwise.parquet") for e in names if self.nn_auditor(e) == "pairwise"],
+        }
+
+    def nn_certified_table_summaries(self, wildcards) -> dict:
+        return {e: self.nn_certified_summary(e) for e in self.nn_table_experiments(wildcards.table)}
+
+    def nn_certified_figure_summaries(self, wildcards) -> dict:
+        return {e: self.nn_certified_summary(e) for e in self.nn_figure_experiments(wildcards.figure)}
 
     # ------------------------------------------------------------------ convex audits
     def convex_mechanisms(self) -> list[str]:

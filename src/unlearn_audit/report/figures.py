@@ -31,10 +31,16 @@ def new_figure(width: float = 5.5, height: float = 4.0):
     return fig, ax
 
 
-def save_figure(fig, stem: str | os.PathLike) -> list[Path]:
-    """Save ``fig`` as ``stem``.png (150 dpi) and ``stem``.pdf (no creation date); close it; return the paths."""
+def save_figure(fig, stem: str | os.PathLike, data=None) -> list[Path]:
+    """Save ``fig`` as ``stem``.png (150 dpi) and ``stem``.pdf (no creation date), and ``data`` (the
+    numbers it plots, a DataFrame) as ``stem``.csv; close it; return the paths."""
     stem = Path(stem)
     paths = []
+    if data is not None:
+        from ..io import write_csv
+
+        write_csv(data, stem.with_suffix(".csv"))
+        paths.append(stem.with_suffix(".csv"))
     for suffix in (".png", ".pdf"):
         dest = stem.with_suffix(suffix)
         with atomic_path(dest) as tmp:

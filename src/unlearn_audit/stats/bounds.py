@@ -7,6 +7,9 @@
 * :func:`pairwise_epsilon_lower_bound` — Eq. 3 with Clopper–Pearson intervals.
 * :func:`gdp_mu_lower_bound`, :func:`gdp_mu_lower_bound_from_accuracy`,
   :func:`gdp_delta`, :func:`gdp_epsilon` — the μ-GDP view.
+* :func:`unlearning_epsilon_lower_bound`, :func:`pairwise_unlearning_epsilon_lower_bound`,
+  :func:`pairwise_unlearning_mu_lower_bound` — the same tests read as bounds on an (ε, δ)
+  *unlearning* claim, which induces a (2ε, (1 + e^ε)δ) mechanism (δ-aware Lemma 4.1).
 
 Everything is computed in log space (``gammaln``, ``logsumexp``), so m in the
 hundreds of thousands, with counts like 10^30000, is exact to float precision.
@@ -55,6 +58,9 @@ __all__ = [
     "gdp_mu_lower_bound_from_accuracy",
     "gdp_delta",
     "gdp_epsilon",
+    "unlearning_epsilon_lower_bound",
+    "pairwise_unlearning_epsilon_lower_bound",
+    "pairwise_unlearning_mu_lower_bound",
 ]
 
 STATISTICS = ("mean", "median")
@@ -479,3 +485,189 @@ def gdp_epsilon(mu: float, delta: float) -> float:
     while gdp_delta(mu, hi) > delta:
         hi *= 2.0
     return float(brentq(lambda e: gdp_delta(mu, e) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12, maxiter=500))
+
+
+# --------------------------------------------------------------------------------------
+# δ-aware Lemma 4.1: bounds for the (ε, δ) unlearning claim itself
+# --------------------------------------------------------------------------------------
+_REL_TOL = 1e-10
+
+
+def _log_induced_delta(epsilon: float, log_delta: float) -> float:
+    """log((1 + e^ε) δ): the δ of the LDP mechanism induced by an (ε, δ) unlearning claim."""
+    return log_delta + float(np.logaddexp(0.0, epsilon))
+
+
+def _unlearning_cap(m: int, r: int, delta: float) -> float:
+    """log(M'/(Kδ) − 1): the ε at which (1 + e^ε)δ reaches Lemma C.1's limit M'/K (+inf at δ = 0)."""
+    if delta == 0.0:
+        return math.inf
+    x = log_num_sign_vectors(m) - log_num_guesses(m, r) - math.log(delta)  # log(M'/(Kδ))
+    if x <= 0.0:
+        return -math.inf
+    return x + math.log1p(-math.exp(-x))
+
+
+def unlearning_epsilon_lower_bound(
+    overlaps: Sequence[float],
+    m: int,
+    r: int,
+    *,
+    zeta: float = 0.05,
+    statistic: str = "mean",
+    delta: float = 0.0,
+) -> EpsilonBound:
+    """Lower bound on the ε of an (ε, δ)-certified unlearning claim (Lemma 4.1 with δ, Lemma C.1).
+
+    If (A, U) is (ε, δ)-certified unlearning, then U(A(D(S))) and U(A(D(S'))) are both
+    (ε, δ)-close to A(D_r), so by group privacy through A(D_r) the induced mechanism on S_m is
+    (2ε, (1 + e^ε)δ)-LDP:  P[M(S) ∈ T] ≤ e^ε (e^ε P[M(S') ∈ T] + δ) + δ (Section 4, footnote 3).
+    The p-value of the claim ε is therefore
+    ``p(ε) = audit_tail_bound(stat, m, r, L, 2ε, statistic, delta=(1 + e^ε)δ)`` (Eq. 1/2 via
+    Lemma C.1), non-decreasing in ε, and the bound is
+
+        ε_LB = sup{ε ≥ 0 : p(ε) ≤ ζ},
+
+    found by bisection to 1e-10 relative (the returned ε_LB always has p(ε_LB) ≤ ζ).
+
+    Parameters
+    ----------
+    overlaps, m, r, zeta, statistic : as in :func:`epsilon_lower_bound`.
+    delta : δ ∈ [0, 1) of the *unlearning* claim (not of the LDP mechanism).
+
+    Returns
+    -------
+    EpsilonBound with ``epsilon_lb`` = ε_LB, ``epsilon_ldp`` = 2·ε_LB and ``delta`` = the
+    unlearning δ.  At δ = 0 it is exactly :func:`epsilon_lower_bound`'s result.
+
+    Notes
+    -----
+    **The cap.**  Lemma C.1 is a valid (monotone) test only while the induced δ' = (1 + e^ε)δ is
+    below M'/K.  Claims with ε ≥ log(M'/(Kδ) − 1) induce δ' ≥ M'/K and cannot be rejected (at
+    the cap g(ε) of Corollary C.3 reaches 1 and the tail bound is ≥ 1), so
+    ε_LB < log(M'/(Kδ) − 1) always, however many runs show however strong a signal; ε_LB
+    approaches the cap only as L → ∞.  If already 2δ ≥ M'/K (no ε ≥ 0 is testable) a
+    ``ValueError`` is raised.
+    """
+    check_m_r(m, r)
+    m, r = int(m), int(r)
+    zeta = _check_zeta(zeta)
+    delta = _check_delta(delta)
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    if delta == 0.0:
+        return epsilon_lower_bound(overlaps, m, r, zeta=zeta, statistic=statistic, delta=0.0)
+    cap = _unlearning_cap(m, r, delta)
+    if not cap > 1e-9:  # 2δ ≥ M'/K, up to the rounding of log M' − log K
+        raise ValueError(
+            f"delta = {delta:g} is too large for m = {m}, r = {r}: an (ε, δ) unlearning claim induces a "
+            f"(2ε, (1 + e^ε)δ)-LDP mechanism and Lemma C.1 needs (1 + e^ε)δ < M'/K = {max_delta(m, r):.6g}, "
+            f"which fails already at ε = 0 (need delta < M'/(2K) = {max_delta(m, r) / 2:.6g}); "
+            "use a smaller delta or a smaller r"
+        )
+    v = _prepare_overlaps(overlaps, r)
+    stat, log_g_star = _log_g_threshold(v, m, r, zeta, statistic)
+    log_mp = log_num_sign_vectors(m)
+    log_b = log_mp + math.log1p(-math.exp(-log_mp))  # log(M' − 1)
+    log_a0 = log_b - log_mp + log_num_guesses(m, r)  # log((M' − 1)/M' · K)
+    log_delta = math.log(delta)
+
+    def rejects(eps: float) -> bool:
+        """p(ε) ≤ ζ, i.e. log g(2ε; (1 + e^ε)δ) ≤ log g* (and δ' < M'/K)."""
+        if not eps < cap:
+            return False
+        log_a = log_a0 + _log_induced_delta(eps, log_delta)
+        log_g = float(np.logaddexp(2 * eps, log_a) - np.logaddexp(2 * eps, log_b))
+        return log_g <= log_g_star
+
+    def p_value(eps: float) -> float:
+        try:
+            return audit_tail_bound(stat, m, r, int(v.size), 2 * eps, statistic=statistic,
+                                    delta=delta * (1.0 + math.exp(eps)))
+        except ValueError:  # δ' within rounding of M'/K: not testable
+            return 1.0
+
+    eps = 0.0
+    if stat > r / 2 and rejects(0.0) and p_value(0.0) <= zeta:
+        lo, hi = 0.0, cap  # rejects(lo) holds, rejects(hi) fails (g = 1 at the cap)
+        while hi - lo > _REL_TOL * hi:
+            mid = 0.5 * (lo + hi)
+            if rejects(mid):
+                lo = mid
+            else:
+                hi = mid
+        # the returned ε must pass the tail bound as computed by audit_tail_bound (rounding)
+        for _ in range(1000):
+            if lo == 0.0 or p_value(lo) <= zeta:
+                break
+            lo = max(lo * (1.0 - 1e-12) - 1e-300, 0.0)
+        else:  # pragma: no cover - rounding never needs this many steps
+            lo = 0.0
+        eps = lo
+    return EpsilonBound(
+        epsilon_ldp=2.0 * eps,
+        epsilon_lb=float(eps),
+        rejected=bool(eps > 0.0),
+        statistic=statistic,
+        statistic_value=stat,
+        m=m,
+        r=r,
+        L=int(v.size),
+        zeta=zeta,
+        delta=delta,
+    )
+
+
+def _pair_unlearning_epsilon(c: float, f_hi: float, delta: float) -> float:
+    """Largest ε with 2ε < log((1 − (1 + e^ε)δ − other_hi)/f_hi), c = 1 − δ − other_hi.
+
+    Setting the two sides equal gives f_hi·x² + δ·x − c = 0 in x = e^ε, whose positive root is
+    2c / (δ + sqrt(δ² + 4 f_hi c)) (the stable form); −inf when c ≤ 0.
+    """
+    if c <= 0.0:
+        return -math.inf
+    x = 2.0 * c / (delta + math.sqrt(delta * delta + 4.0 * f_hi * c))
+    return math.log(x)
+
+
+def pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05, delta: float = 0.0) -> PairwiseBound:
+    """Eq. 3 for the (ε, δ) unlearning claim of the pairwise auditor (App. A.3, Lemma 4.1 with δ).
+
+    The two unlearned models are each (ε, δ)-close to A(D_r), hence (2ε, (1 + e^ε)δ)-
+    indistinguishable.  The claim ε is rejected when Eq. 3's pair guarantee fails,
+
+        2ε < max{log((1 − (1+e^ε)δ − FP_hi)/FN_hi), log((1 − (1+e^ε)δ − FN_hi)/FP_hi)},
+
+    with FP_hi, FN_hi the two-sided 1−ζ Clopper–Pearson upper ends of
+    :func:`pairwise_epsilon_lower_bound`.  The right side decreases in ε, so ε_LB, the largest
+    rejected ε, solves a quadratic in e^ε (closed form); clamped at 0.
+
+    Returns
+    -------
+    PairwiseBound with ``epsilon_lb`` = the unlearning ε_LB and ``delta`` = the unlearning δ.
+    At δ = 0 ``epsilon_lb`` is exactly ``pairwise_epsilon_lower_bound(...).epsilon_lb / 2``.
+    """
+    fp, n_neg = _check_errors(fp, n_neg, "fp", "n_neg")
+    fn, n_pos = _check_errors(fn, n_pos, "fn", "n_pos")
+    zeta = _check_zeta(zeta)
+    delta = _check_delta(delta)
+    if delta == 0.0:
+        res = pairwise_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=0.0)
+        return PairwiseBound(res.epsilon_lb / 2.0, res.fp_high, res.fn_high, fp, n_neg, fn, n_pos, zeta, delta)
+    fp_hi = clopper_pearson_upper(fp, n_neg, zeta / 2)
+    fn_hi = clopper_pearson_upper(fn, n_pos, zeta / 2)
+    eps = max(
+        _pair_unlearning_epsilon(1.0 - delta - fp_hi, fn_hi, delta),
+        _pair_unlearning_epsilon(1.0 - delta - fn_hi, fp_hi, delta),
+        0.0,
+    )
+    return PairwiseBound(float(eps), fp_hi, fn_hi, fp, n_neg, fn, n_pos, zeta, delta)
+
+
+def pairwise_unlearning_mu_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05) -> float:
+    """μ_LB of the unlearning pair: :func:`gdp_mu_lower_bound` / 2.
+
+    The two unlearned models are each μ-GDP-close to A(D_r); Gaussian group privacy adds the μ's,
+    so they are 2μ-GDP apart (FORMULAS §7, the μ analogue of Lemma 4.1's halving).
+    """
+    return gdp_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta) / 2.0

@@ -45,7 +45,8 @@ def hockey_stick_delta(epsilon, mu):
     a = log_ndtr(m / 2 - e / m)
     b = e + log_ndtr(-m / 2 - e / m)
     diff = b - a
-    val = np.where(diff < 0, np.exp(a + np.log1p(-np.exp(np.minimum(diff, 0.0)))), 0.0)
+    with np.errstate(divide="ignore"):  # diff = 0 gives log1p(-1) = -inf, masked to 0 below
+        val = np.where(diff < 0, np.exp(a + np.log1p(-np.exp(np.minimum(diff, 0.0)))), 0.0)
     out[fin] = val
     out = np.clip(out, 0.0, 1.0)
     return out if out.ndim else float(out)

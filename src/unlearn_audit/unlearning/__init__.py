@@ -8,8 +8,14 @@ candidate pool, never the whole training set — each an ``(x, y)`` pair of arra
 
     model = unlearn("forget_ascent", base_model, (xr, yr), (xf, yf), {"ascent_epochs": 2}, generator=seed)
 
-Built in (uncertified, G.3–G.7): ``retain_finetune``, ``forget_ascent``, ``ida``, ``hessian``.  A new
-algorithm registers itself with :func:`register` and becomes available to the workflow by name.
+Built in (uncertified, G.3–G.7): ``retain_finetune``, ``forget_ascent``, ``ida``, ``hessian``;
+certified (G.1, G.2): ``model_clipping`` (Koloskova et al., Eq. 14) and ``rewind_to_delete``
+(Mu & Klabjan).  A new algorithm registers itself with :func:`register` and becomes available to
+the workflow by name.
+
+A method whose function accepts a ``monitor`` keyword (:class:`Monitor`) reports intermediate
+models and the numbers of its calibration (noisy steps, σ, …) through it; :func:`unlearn` passes
+a monitor only to such methods.
 
 This module does not import torch: the names and hyperparameter dataclasses of the built-in
 algorithms (:mod:`.params`) are known without it, so a config is validated before any job runs
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
@@ -35,6 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "Data",
+    "Monitor",
     "UnlearningMethod",
     "UNLEARNING_METHODS",
     "register",
@@ -49,7 +57,31 @@ Data = tuple[Any, Any]
 text: int ``(N, T)`` inputs and int ``(N, T)`` next-character targets)."""
 
 UnlearnFn = Callable[..., Any]
-"""``fn(model, retain, forget, params, generator) -> model`` (torch modules and tensors)."""
+"""``fn(model, retain, forget, params, generator) -> model`` (torch modules and tensors); optionally
+with a ``monitor`` keyword (:class:`Monitor`)."""
+
+
+class Monitor:
+    """Receiver of what an unlearning run reports (torch-free base; every method is a no-op).
+
+    Subclass it and override what you need.
+
+    ``checkpoint(step, model)``
+        Called by ``model_clipping`` after noisy step ``step`` for every step in
+        ``checkpoint_steps``.  ``model`` is the **live** module being unlearned, not a copy (for
+        speed): score it synchronously inside ``checkpoint`` and keep no reference to it — it
+        changes as soon as ``checkpoint`` returns.  Do not modify it.
+    ``record(**values)``
+        Named numbers of the run (e.g. ``noisy_steps``, ``total_steps`` of model clipping;
+        ``lipschitz``, ``grad_bound``, ``sensitivity``, ``sigma``, ``n``, ``m_f`` of R2D); called
+        once per run, after the unlearning.
+    """
+
+    def checkpoint(self, step: int, model: Any) -> None:  # noqa: D401 - protocol method
+        """Score the model after noisy step ``step`` synchronously (see the class docstring)."""
+
+    def record(self, **values: float) -> None:
+        """Receive named numbers of the run."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +101,8 @@ class UnlearningMethod:
         Whether the algorithm carries an (ε, δ) unlearning certificate.
     uses_forget
         Whether the algorithm reads D_f(S) at all.
+    monitors
+        Whether ``fn`` accepts a ``monitor`` keyword (:class:`Monitor`); set by :func:`register`.
     """
 
     name: str
@@ -77,6 +111,7 @@ class UnlearningMethod:
     certified: bool = False
     uses_forget: bool = True
     description: str = ""
+    monitors: bool = False
 
 
 UNLEARNING_METHODS: dict[str, UnlearningMethod] = {}
@@ -105,10 +140,18 @@ def register(
         if name in UNLEARNING_METHODS:
             raise ValueError(f"unlearning method {name!r} is already registered")
         doc = description or next(iter((fn.__doc__ or "").strip().splitlines()), "")
-        UNLEARNING_METHODS[name] = UnlearningMethod(name, fn, cls, certified, uses_forget, doc)
+        UNLEARNING_METHODS[name] = UnlearningMethod(name, fn, cls, certified, uses_forget, doc, _accepts_monitor(fn))
         return fn
 
     return deco
+
+
+def _accepts_monitor(fn: UnlearnFn) -> bool:
+    try:
+        param = inspect.signature(fn).parameters.get("monitor")
+    except (TypeError, ValueError):
+        return False
+    return param is not None and param.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
 _BUILTINS_LOADED = False
@@ -119,7 +162,7 @@ def _load_builtins() -> None:
     global _BUILTINS_LOADED
     if not _BUILTINS_LOADED:
         _BUILTINS_LOADED = True
-        from . import forget_ascent, hessian, ida, retain_finetune  # noqa: F401
+        from . import forget_ascent, hessian, ida, model_clipping, retain_finetune, rewind_to_delete  # noqa: F401
 
 
 def method_names() -> list[str]:
@@ -184,6 +227,7 @@ def unlearn(
     forget: Data,
     params: Mapping[str, Any] | Any | None = None,
     generator: torch.Generator | np.random.Generator | np.random.SeedSequence | int | None = None,
+    monitor: Monitor | None = None,
 ) -> nn.Module:
     """Unlearn D_f(S) from a trained model with the registered algorithm ``name``.
 
@@ -201,6 +245,9 @@ def unlearn(
         Source of all randomness of the algorithm (data order, LiSSA minibatches, noise): a
         ``torch.Generator`` or anything :func:`unlearn_audit.torch_utils.as_torch_generator` accepts
         (e.g. the run's ``unlearn`` SeedSequence).
+    monitor
+        Receives checkpoints and recorded numbers (:class:`Monitor`); passed only to methods that
+        accept one (``UnlearningMethod.monitors``), ignored otherwise.
 
     Returns
     -------
@@ -215,5 +262,8 @@ def unlearn(
     g = as_torch_generator(generator)
     out = copy.deepcopy(model)
     device = model_device(out)
-    return method.fn(out, _as_data(retain, "retain", device), _as_data(forget, "forget", device), p, g)
+    args = (out, _as_data(retain, "retain", device), _as_data(forget, "forget", device), p, g)
+    if method.monitors and monitor is not None:
+        return method.fn(*args, monitor=monitor)
+    return method.fn(*args)
 

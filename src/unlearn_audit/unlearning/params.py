@@ -6,13 +6,25 @@ job runs, without importing torch.  Defaults are the paper's CIFAR-100 values wh
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 
-from ..checks import check_nonneg, check_positive_int
+from ..checks import check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int
 from ..training.config import TrainConfig
 
-__all__ = ["FinetuneParams", "RetainFinetuneParams", "ForgetAscentParams", "IDAParams", "HessianParams", "REGULARIZERS", "BUILTIN_PARAMS"]
+__all__ = [
+    "FinetuneParams",
+    "RetainFinetuneParams",
+    "ForgetAscentParams",
+    "IDAParams",
+    "HessianParams",
+    "ModelClippingParams",
+    "RewindToDeleteParams",
+    "model_clipping_plan",
+    "REGULARIZERS",
+    "BUILTIN_PARAMS",
+]
 
 
 @dataclass(frozen=True)
@@ -172,9 +184,178 @@ class HessianParams:
             raise ValueError(f"regularizer must be one of {REGULARIZERS}, got {self.regularizer!r}")
 
 
+@dataclass(frozen=True)
+class ModelClippingParams(FinetuneParams):
+    """Hyperparameters of ``model_clipping`` (G.1; Eq. 14; FORMULAS §1).
+
+    Attributes
+    ----------
+    epochs, batch_size, lr, schedule, weight_decay, ...
+        ``epochs`` is the **total** unlearning budget in epochs of the retain set (50, G.1.2):
+        ``epochs · ceil(n_retain / batch_size)`` steps, of which the first T are noisy and the
+        rest are the Phase-2 fine-tuning (:class:`FinetuneParams`: one-cycle, maximum 0.1, weight
+        decay 5e-4) with its schedule spread over the remaining steps.
+    C0
+        Radius of the initial projection of the trained model (30).  No initial noise (σ0 = 0,
+        as in the audit), so C0 plays no role in the accounting.
+    C2, sigma, epsilon
+        Projection radius, noise std on every parameter and target ε of the noisy phase
+        (defaults: Table 6, row 1: C2 = 0.2, σ = 0.1, ε = 1, T = 40).
+    delta
+        Target δ of the accountant (1e-5).
+    noisy_lr, noisy_batch_size, noisy_weight_decay
+        γ (constant, 1e-3), the retain minibatch size (128, reshuffled each epoch) and λ of
+        Eq. 14 (0, as in the audit's configuration).
+    noisy_steps
+        ``None``: T from the accountant (Koloskova Thm 4.2) for (epsilon, delta, C2, sigma), the
+        certified algorithm.  An integer: the uncertified fixed-step variant (G.1.3; e.g. C2 = 5,
+        σ = 1e-4, 3170 steps); epsilon and delta are then ignored and may be ``None``.
+    checkpoint_steps
+        Noisy steps t (1 ≤ t ≤ T) after which the model is reported to the monitor.
+    compat_table6_truncation
+        Use the audit repository's truncated θ (FORMULAS §1.4(a); 4041 instead of 4013 steps).
+    """
+
+    C0: float = 30.0
+    C2: float = 0.2
+    sigma: float = 0.1
+    epsilon: float | None = 1.0
+    delta: float | None = 1e-5
+    noisy_lr: float = 1e-3
+    noisy_batch_size: int = 128
+    noisy_weight_decay: float = 0.0
+    noisy_steps: int | None = None
+    checkpoint_steps: tuple[int, ...] = ()
+    compat_table6_truncation: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_positive(self.C0, "C0")
+        check_positive(self.C2, "C2")
+        check_nonneg(self.noisy_lr, "noisy_lr")
+        check_positive_int(self.noisy_batch_size, "noisy_batch_size")
+        check_nonneg(self.noisy_weight_decay, "noisy_weight_decay")
+        if self.noisy_steps is None:
+            check_positive(self.sigma, "sigma (the certified model clipping needs sigma > 0)")
+            if self.epsilon is None or self.delta is None:
+                raise ValueError("epsilon and delta are required when noisy_steps is None (the certified algorithm)")
+            check_epsilon(self.epsilon)
+            check_delta(self.delta, positive=True)
+        else:
+            check_positive_int(self.noisy_steps, "noisy_steps", allow_zero=True)
+            check_nonneg(self.sigma, "sigma")
+        steps = self.checkpoint_steps
+        if isinstance(steps, (str, bytes)) or not hasattr(steps, "__iter__"):
+            raise ValueError(f"checkpoint_steps must be a sequence of positive integers, got {steps!r}")
+        steps = tuple(steps)
+        for s in steps:
+            check_positive_int(s, "each of checkpoint_steps")
+        object.__setattr__(self, "checkpoint_steps", tuple(sorted(set(int(s) for s in steps))))
+        if not isinstance(self.compat_table6_truncation, bool):
+            raise ValueError(f"compat_table6_truncation must be a bool, got {self.compat_table6_truncation!r}")
+
+    @property
+    def certified(self) -> bool:
+        """Whether T comes from the accountant (``noisy_steps is None``)."""
+        return self.noisy_steps is None
+
+    def noisy_step_count(self, max_steps: int | None = None) -> int | None:
+        """``noisy_steps``, or the accountant's T (``None`` if δ is not reached within ``max_steps``)."""
+        if self.noisy_steps is not None:
+            return int(self.noisy_steps)
+        return _accountant_steps(float(self.epsilon), float(self.delta), float(self.C2), float(self.sigma),
+                                 max_steps, self.compat_table6_truncation)
+
+    def total_steps(self, n_retain: int) -> int:
+        """The whole unlearning budget: ``epochs · ceil(n_retain / batch_size)`` steps."""
+        return int(self.epochs) * self.steps_per_epoch(n_retain)
+
+
+@functools.lru_cache(maxsize=256)
+def _accountant_steps(epsilon: float, delta: float, C2: float, sigma: float, max_steps: int | None, compat: bool) -> int | None:
+    from ..stats.accountants import model_clipping_noisy_steps
+
+    return model_clipping_noisy_steps(epsilon, delta, C2, sigma, max_steps=max_steps, compat_table6_truncation=compat)
+
+
+def model_clipping_plan(params: ModelClippingParams, n_retain: int, *, strict: bool = True) -> tuple[int | None, int]:
+    """(T, total_steps) of a model-clipping run on ``n_retain`` retain examples; no torch, no data.
+
+    T is the number of noisy steps (``noisy_steps`` or the accountant's, Koloskova Thm 4.2) and
+    ``total_steps = epochs · ceil(n_retain / batch_size)``.  A configuration whose T exceeds the
+    budget (e.g. Table 6 row 2: 48,004 > 50 · 317 steps, "N/A"), or whose checkpoint steps lie
+    beyond T, raises ``ValueError`` naming the numbers; with ``strict=False`` a certified T beyond
+    the budget gives ``(None, total_steps)`` instead.
+    """
+    if not isinstance(params, ModelClippingParams):
+        raise ValueError(f"params must be ModelClippingParams, got {type(params).__name__}")
+    n = check_positive_int(n_retain, "n_retain")
+    total = params.total_steps(n)
+    budget = f"{params.epochs} epochs x {params.steps_per_epoch(n)} steps = {total} steps (n_retain={n}, batch_size={params.batch_size})"
+    T = params.noisy_step_count(total)
+    if T is None:
+        if not strict:
+            return None, total
+        needed = params.noisy_step_count(max(100 * total, 10**6))
+        need = f"T = {needed}" if needed is not None else f"more than {max(100 * total, 10**6)} (delta never reaches the target)"
+        raise ValueError(
+            f"model clipping: the accountant needs {need} noisy steps for epsilon={params.epsilon}, delta={params.delta}, "
+            f"C2={params.C2}, sigma={params.sigma}, but the unlearning budget is {budget}"
+        )
+    if T > total:
+        raise ValueError(f"model clipping: noisy_steps = {T} exceeds the unlearning budget of {budget}")
+    beyond = [s for s in params.checkpoint_steps if s > T]
+    if beyond:
+        raise ValueError(f"model clipping: checkpoint_steps {beyond} lie beyond the noisy phase of T = {T} steps")
+    return T, total
+
+
+@dataclass(frozen=True)
+class RewindToDeleteParams:
+    """Hyperparameters of ``rewind_to_delete`` (G.2; Mu & Klabjan Thm 3.1; FORMULAS §2).
+
+    Attributes
+    ----------
+    T, K
+        Full-batch GD steps of the whole training (40) and the rewound last ones (5): the base
+        model is θ_{T−K}, unlearning runs K steps on the retain set.  K ≥ 1 (G needs a step).
+    lr
+        η of the K retain steps and of the training (0.01); momentum 0, no weight decay.
+    epsilon, delta
+        Target (ε, δ) of the final Gaussian noise (δ = 1e-3 as in the audit code, FORMULAS §2.4).
+    lipschitz_samples, lipschitz_std
+        The per-run estimate of L (FORMULAS §2.3): max over that many perturbations N(0, std² I).
+    micro_batch
+        Gradient-accumulation chunk of the full-batch gradients (memory only).
+    """
+
+    T: int = 40
+    K: int = 5
+    lr: float = 0.01
+    epsilon: float = 1.0
+    delta: float = 1e-3
+    lipschitz_samples: int = 100
+    lipschitz_std: float = 0.01
+    micro_batch: int = 1024
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.K, "K (R2D needs at least one retain step; K = 0 leaves G undefined)")
+        check_positive_int(self.T, "T")
+        if self.K > self.T:
+            raise ValueError(f"K must be <= T, got K={self.K}, T={self.T}")
+        check_positive(self.lr, "lr")
+        check_epsilon(self.epsilon)
+        check_delta(self.delta, positive=True)
+        check_positive_int(self.lipschitz_samples, "lipschitz_samples")
+        check_positive(self.lipschitz_std, "lipschitz_std")
+        check_positive_int(self.micro_batch, "micro_batch")
+
+
 BUILTIN_PARAMS: dict[str, type] = {
     "retain_finetune": RetainFinetuneParams,
     "forget_ascent": ForgetAscentParams,
     "ida": IDAParams,
     "hessian": HessianParams,
+    "model_clipping": ModelClippingParams,
+    "rewind_to_delete": RewindToDeleteParams,
 }

@@ -1,0 +1,109 @@
+"""Certified unlearning audits (paper §7.1, App. A.3, A.4, F.4, G.1, G.2), one function per rule.
+
+``workflow/rules/certified.smk`` → ``workflow/scripts/certified_<step>.py`` → the function here:
+
+* :func:`joint_audit` (``certified_joint_audit``) — Algorithm 3 on a joint design: per-candidate
+  Gaussians from the calibration runs, the argmax guess on the evaluation runs, r = m, bounds at the
+  certified δ; with checkpoint scores also ε_LB(t) at every checkpoint step t (Figure 1a), each a
+  separate audit of the algorithm as if it had stopped at t;
+* :func:`pairwise_audit` (``certified_pairwise_audit``) — the App. A.3 baseline on a joint design
+  with m = 2;
+* :func:`table6` (``certified_table6``) and :func:`figure` (``certified_figure``: Figures 1a–c).
+
+The base models of a joint design are one per candidate S̃ ∈ S_m (base training is a deterministic
+function of S), shared by calibration and evaluation runs; every run draws its own unlearning
+randomness, the release noise included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from .. import schemas
+from ..auditors.joint import joint_audit_tables
+from ..auditors.pairwise import pairwise_audit_table
+from ..io import read_concat, read_parquet, write_parquet
+from ..report import write_table
+from ..report.certified import CERTIFIED_FIGURES, draw_figure, table6_frame
+from .plan import preregistered_cell
+
+__all__ = ["joint_audit", "pairwise_audit", "table6", "figure"]
+
+
+def _split_phases(scores: pd.DataFrame, signs: pd.DataFrame):
+    calib = scores[scores.phase == "calib"]
+    evals = scores[scores.phase == "eval"]
+    return calib, evals, signs[signs.phase == "calib"], signs[signs.phase == "eval"]
+
+
+def _joint_tables(scores: pd.DataFrame, signs: pd.DataFrame, m: int, cell_cfg: Mapping, zeta: float):
+    calib, evals, calib_signs, eval_signs = _split_phases(scores, signs)
+    cell = preregistered_cell({**cell_cfg, "r": [m], "report_r": m})
+    return joint_audit_tables(
+        calib, evals, eval_signs, calib_signs, m, zeta=zeta, delta=float(cell_cfg["delta"]), primary=cell,
+        selection=cell_cfg.get("selection", "preregistered"),
+    )
+
+
+def joint_audit(
+    score_paths: Sequence[str],
+    signs_path,
+    m: int,
+    cell_cfg: Mapping,
+    zeta: float,
+    overlaps_path,
+    bounds_path,
+    checkpoint_paths: Sequence[str] = (),
+    checkpoint_bounds_path=None,
+) -> None:
+    """Rule ``certified_joint_audit``: Algorithm 3 on the final models and at every checkpoint step.
+
+    ``cell_cfg``: the pre-registered ``statistic``/``score``/``selection`` and the audit's ``delta``
+    (:func:`.plan.audit_delta`)."""
+    scores = read_concat(score_paths, schemas.SCORES)
+    signs = read_parquet(signs_path, schemas.SIGNS)
+    overlaps, bounds = _joint_tables(scores, signs, int(m), cell_cfg, zeta)
+    write_parquet(overlaps, overlaps_path, schemas.OVERLAPS)
+    write_parquet(bounds, bounds_path, schemas.BOUNDS)
+    if checkpoint_bounds_path is None:
+        return
+    frames = []
+    if checkpoint_paths:
+        steps = read_concat(checkpoint_paths, schemas.CHECKPOINT_SCORES)
+        for step, sub in steps.groupby("step", sort=True):
+            _, b = _joint_tables(sub.drop(columns="step"), signs, int(m), cell_cfg, zeta)
+            frames.append(b.assign(step=int(step)))
+    empty = pd.DataFrame({name: pd.Series(dtype=t.to_pandas_dtype()) for name, t in zip(schemas.CHECKPOINT_BOUNDS.names, schemas.CHECKPOINT_BOUNDS.types)})
+    table = pd.concat(frames, ignore_index=True) if frames else empty
+    write_parquet(table[schemas.CHECKPOINT_BOUNDS.names], checkpoint_bounds_path, schemas.CHECKPOINT_BOUNDS)
+
+
+def pairwise_audit(experiment: str, score_paths: Sequence[str], signs_path, cell_cfg: Mapping, zeta: float, out_path) -> None:
+    """Rule ``certified_pairwise_audit``: FP/FN counts, Eq. 3 at the certified δ and μ_LB (App. A.3)."""
+    scores = read_concat(score_paths, schemas.SCORES)
+    signs = read_parquet(signs_path, schemas.SIGNS)
+    calib, evals, calib_signs, eval_signs = _split_phases(scores, signs)
+    table = pairwise_audit_table(calib, calib_signs, evals, eval_signs, zeta=zeta, delta=float(cell_cfg["delta"]))
+    write_parquet(table.assign(experiment=experiment)[schemas.PAIRWISE.names], out_path, schemas.PAIRWISE)
+
+
+def table6(bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
+    """Rule ``certified_table6``: model clipping on the certified (ε, C2, σ) grid (Table 6)."""
+    frame = table6_frame(
+        read_concat(bound_paths, schemas.BOUNDS),
+        read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS),
+        read_concat(metric_paths, schemas.RUN_METRICS),
+        experiments,
+    )
+    write_table(frame, Path(table_path).with_suffix(""), caption=CERTIFIED_FIGURES["table6"])
+
+
+def figure(name: str, bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], pairwise_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path) -> None:
+    """Rule ``certified_figure``: Figure 1a, 1b or 1c, with the plotted numbers as CSV beside it."""
+    bounds = read_concat(bound_paths, schemas.BOUNDS) if bound_paths else pd.DataFrame(columns=schemas.BOUNDS.names)
+    steps = read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS) if checkpoint_bound_paths else pd.DataFrame(columns=schemas.CHECKPOINT_BOUNDS.names)
+    pairwise = read_concat(pairwise_paths, schemas.PAIRWISE) if pairwise_paths else pd.DataFrame(columns=schemas.PAIRWISE.names)
+    draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""))

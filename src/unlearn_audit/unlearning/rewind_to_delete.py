@@ -1,0 +1,122 @@
+"""Rewind-to-delete, R2D: K full-batch retain GD steps from θ_{T−K}, then Gaussian noise (App. G.2; FORMULAS §2).
+
+Mu & Klabjan (2025), Thm 3.1.  The model given is the checkpoint θ_{T−K} of T − K full-batch GD
+steps on the whole training set D (the workflow's base training produces it).  Unlearning runs K
+full-batch GD steps (η = ``lr``, momentum 0, no weight decay) on the retain-set mean cross-entropy,
+the gradient accumulated over micro-batches weighted by their size, giving θ''_K, and releases
+
+    θ_u = θ''_K + ξ,    ξ ~ N(0, σ² I) on every parameter, drawn from the run's generator
+
+(every run draws its own noise; the authors reused one noisy model for many runs).  σ is the exact
+Gaussian mechanism (FORMULAS §5) for Δ = 2·m_f·G·h(K)/(L·n) (§2.2 (R1)–(R2)), n = |D_r| + |D_f(S)|,
+m_f = |D_f(S)|.  G and L are the authors' per-run estimates (FORMULAS §2.3) — **estimates, not
+certified bounds**:
+
+* G = max over the K steps of the full-batch gradient norm before each step (train mode);
+* L̂ = max_i ‖g(θ''_K + ξ_i) − g(θ''_K)‖ / ‖ξ_i‖ over ``lipschitz_samples`` draws
+  ξ_i ~ N(0, ``lipschitz_std``² I), in eval mode.
+
+So σ differs between runs and forget sets, as in the audit.  Δ = 0 (no forget data, or T = K)
+gives σ = 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from ..stats.accountants import r2d_h, r2d_sensitivity
+from ..stats.gaussian_mechanism import gaussian_sigma
+from . import Monitor, register
+from .hessian import retain_gradient
+from .params import RewindToDeleteParams
+
+__all__ = ["RewindToDeleteParams", "rewind_to_delete", "lipschitz_estimate"]
+
+
+def _norm(ts) -> float:
+    return math.sqrt(sum(float(t.double().pow(2).sum()) for t in ts))
+
+
+@torch.no_grad()
+def _noise(params, std: float, generator: torch.Generator) -> list[torch.Tensor]:
+    return [std * torch.randn(p.shape, generator=generator, dtype=p.dtype).to(p.device) for p in params]
+
+
+def lipschitz_estimate(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], samples: int, std: float,
+                       generator: torch.Generator, chunk: int = 1024) -> float:
+    """L̂ = max_i ‖g(θ+ξ_i) − g(θ)‖/‖ξ_i‖, ξ_i ~ N(0, std² I), g the retain mean-CE gradient (FORMULAS §2.3).
+
+    Computed in eval mode; the model's parameters are restored afterwards.  An estimate, not a bound.
+    """
+    was_training = model.training
+    model.eval()
+    params = [p for p in model.parameters() if p.requires_grad]
+    base = [p.detach().clone() for p in params]
+    g0 = retain_gradient(model, retain, chunk)
+    best = 0.0
+    try:
+        for _ in range(int(samples)):
+            xi = _noise(params, std, generator)
+            with torch.no_grad():
+                for p, b, e in zip(params, base, xi):
+                    p.copy_(b + e)
+            gi = retain_gradient(model, retain, chunk)
+            # ‖ξ_i‖ as realised in float32 parameters
+            with torch.no_grad():
+                step = [p.detach() - b for p, b in zip(params, base)]
+            best = max(best, _norm([a - c for a, c in zip(gi, g0)]) / _norm(step))
+    finally:
+        with torch.no_grad():
+            for p, b in zip(params, base):
+                p.copy_(b)
+        model.train(was_training)
+    return best
+
+
+@register("rewind_to_delete", RewindToDeleteParams, certified=True,
+          description="K full-batch retain GD steps from the rewound checkpoint, then Gaussian noise (G.2)")
+def rewind_to_delete(
+    model: nn.Module,
+    retain: tuple[torch.Tensor, torch.Tensor],
+    forget: tuple[torch.Tensor, torch.Tensor],
+    params: RewindToDeleteParams,
+    generator: torch.Generator,
+    monitor: Monitor | None = None,
+) -> nn.Module:
+    """θ_{T−K} → K full-batch GD steps on D_r → θ''_K + N(0, σ² I) (G.2; FORMULAS §2).
+
+    ``monitor.record`` receives ``lipschitz`` (L̂), ``grad_bound`` (G), ``h``, ``sensitivity`` (Δ),
+    ``sigma``, ``n`` and ``m_f``.  D_f(S) enters only through its size m_f.
+    """
+    mon = monitor if monitor is not None else Monitor()
+    x, _ = retain
+    if len(x) == 0:
+        raise ValueError("rewind_to_delete: the retain set is empty")
+    n, m_f = len(x) + len(forget[0]), len(forget[0])
+    plist = [p for p in model.parameters() if p.requires_grad]
+    model.train()
+    G = 0.0
+    for _ in range(params.K):
+        grads = retain_gradient(model, retain, params.micro_batch)
+        G = max(G, _norm(grads))
+        with torch.no_grad():
+            for p, g in zip(plist, grads):
+                p.sub_(params.lr * g)
+    L = lipschitz_estimate(model, retain, params.lipschitz_samples, params.lipschitz_std, generator, params.micro_batch)
+    if not L > 0:
+        raise ValueError(f"rewind_to_delete: the estimated smoothness L = {L} is not positive; the sensitivity (R2) is undefined")
+    h = r2d_h(params.K, params.lr, L, n, m_f, params.T)
+    delta_s = r2d_sensitivity(params.K, params.lr, L, G, n, m_f, params.T)
+    if not math.isfinite(delta_s):
+        raise ValueError(f"rewind_to_delete: the sensitivity overflows (L = {L}, G = {G}, T = {params.T}, K = {params.K})")
+    sigma = gaussian_sigma(params.epsilon, params.delta, delta_s) if delta_s > 0 else 0.0
+    if sigma:
+        with torch.no_grad():
+            for p, e in zip(plist, _noise(plist, sigma, generator)):
+                p.add_(e)
+    model.eval()
+    mon.record(lipschitz=L, grad_bound=G, h=h, sensitivity=delta_s, sigma=sigma, n=float(n), m_f=float(m_f))
+    return model

@@ -1,0 +1,268 @@
+"""Certified unlearning: model clipping (G.1, Eq. 14) and rewind-to-delete (G.2); FORMULAS §1, §2."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from unlearn_audit.models import build_model, initial_model
+from unlearn_audit.stats.accountants import r2d_sensitivity
+from unlearn_audit.stats.gaussian_mechanism import gaussian_sigma
+from unlearn_audit.training import loss_fn
+from unlearn_audit.unlearning import Monitor, get_method, make_params, unlearn
+from unlearn_audit.unlearning import model_clipping as mc_module
+from unlearn_audit.unlearning.params import model_clipping_plan
+from unlearn_audit.unlearning.rewind_to_delete import lipschitz_estimate
+
+torch.set_num_threads(1)
+
+PARAMS = {"in_channels": 1, "num_classes": 4, "width": 0.125}
+
+
+def _images(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """4 classes on 8x8 images (class = brighter quadrant)."""
+    g = torch.Generator().manual_seed(seed)
+    y = torch.randint(0, 4, (n,), generator=g)
+    x = torch.randn(n, 1, 8, 8, generator=g)
+    for c in range(4):
+        r, s = divmod(c, 2)
+        x[y == c, :, 4 * r : 4 * r + 4, 4 * s : 4 * s + 4] += 1.0
+    return x, y
+
+
+@pytest.fixture(scope="module")
+def setup():
+    model = build_model("tinynet", **PARAMS)
+    model.load_state_dict(initial_model("tinynet", PARAMS, 0))
+    return {"model": model, "retain": _images(96, 0), "forget": _images(8, 1)}
+
+
+class Recorder(Monitor):
+    def __init__(self) -> None:
+        self.steps: list[int] = []
+        self.norms: list[float] = []
+        self.states: list[dict] = []
+        self.values: dict[str, float] = {}
+
+    def checkpoint(self, step, model):
+        self.steps.append(step)
+        self.norms.append(_norm(model))
+        self.states.append(_state(model))
+
+    def record(self, **values):
+        self.values.update(values)
+
+
+def _norm(m: nn.Module) -> float:
+    return math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p in m.parameters()))
+
+
+def _state(m: nn.Module) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in m.state_dict().items()}
+
+
+def _flat(state: dict) -> torch.Tensor:
+    return torch.cat([v.reshape(-1).double() for v in state.values()])
+
+
+def _same(a: dict, b: dict) -> bool:
+    return all(torch.equal(a[k], b[k]) for k in a)
+
+
+# 96 retain examples, batch 16: 6 steps per epoch
+FIXED = {"epochs": 3, "batch_size": 16, "lr": 0.02, "noisy_batch_size": 16, "noisy_lr": 0.05, "C2": 0.5, "sigma": 0.01, "noisy_steps": 7}
+
+
+# ------------------------------------------------------------------------------------ registry / params
+
+
+def test_registry_and_params():
+    mc, r2d = get_method("model_clipping"), get_method("rewind_to_delete")
+    assert mc.certified and mc.monitors and not mc.uses_forget
+    assert r2d.certified and r2d.monitors
+    assert not get_method("retain_finetune").monitors
+    p = make_params("model_clipping")
+    assert (p.epochs, p.lr, p.schedule, p.weight_decay, p.C0, p.delta, p.noisy_lr, p.noisy_batch_size, p.noisy_weight_decay) == (
+        50, 0.1, "onecycle", 5e-4, 30.0, 1e-5, 1e-3, 128, 0.0)
+    assert p.certified and p.noisy_steps is None and p.noisy_step_count() == 40
+    assert model_clipping_plan(p, 40500) == (40, 50 * 317)
+    r = make_params("rewind_to_delete")
+    assert (r.T, r.K, r.lr, r.delta, r.lipschitz_samples, r.lipschitz_std, r.micro_batch) == (40, 5, 0.01, 1e-3, 100, 0.01, 1024)
+    u = make_params("model_clipping", {"C2": 5.0, "sigma": 1e-4, "noisy_steps": 3170, "epsilon": None, "delta": None, "checkpoint_steps": [5, 1, 5]})
+    assert not u.certified and u.noisy_step_count() == 3170 and u.checkpoint_steps == (1, 5)
+
+
+@pytest.mark.parametrize("name, bad, match", [
+    ("model_clipping", {"C1": 1.0}, "unknown parameter 'C1'"),
+    ("rewind_to_delete", {"k": 5}, "unknown parameter 'k'"),
+    ("rewind_to_delete", {"K": 0}, "K"),
+    ("rewind_to_delete", {"K": 6, "T": 5}, "K must be <= T"),
+    ("model_clipping", {"epsilon": None}, "epsilon and delta are required"),
+    ("model_clipping", {"sigma": 0.0}, "sigma"),
+    ("model_clipping", {"checkpoint_steps": [0]}, "checkpoint_steps"),
+    ("model_clipping", {"noisy_steps": -1}, "noisy_steps"),
+])
+def test_make_params_refuses(name, bad, match):
+    with pytest.raises(ValueError, match=match):
+        make_params(name, bad)
+
+
+def test_budget_refusals(setup):
+    s = setup
+    row2 = make_params("model_clipping", {"epsilon": 10.0, "C2": 0.1, "sigma": 0.02, "epochs": 50})
+    with pytest.raises(ValueError, match=r"T = 48004.*50 epochs x 317 steps = 15850"):
+        model_clipping_plan(row2, 40500)
+    assert model_clipping_plan(row2, 40500, strict=False) == (None, 15850)
+    with pytest.raises(ValueError, match=r"T = 40 noisy steps.*3 epochs x 6 steps = 18"):  # certified T = 40 > 18
+        unlearn("model_clipping", s["model"], s["retain"], s["forget"], {"epochs": 3, "batch_size": 16}, generator=0)
+    with pytest.raises(ValueError, match="noisy_steps = 19 exceeds.*18 steps"):
+        unlearn("model_clipping", s["model"], s["retain"], s["forget"], {**FIXED, "noisy_steps": 19}, generator=0)
+    with pytest.raises(ValueError, match=r"checkpoint_steps \[8\].*T = 7"):
+        unlearn("model_clipping", s["model"], s["retain"], s["forget"], {**FIXED, "checkpoint_steps": (3, 8)}, generator=0)
+
+
+# -------------------------------------------------------------------------------------- model clipping
+
+
+def test_certified_run_stays_in_the_ball(setup):
+    s = setup
+    rec = Recorder()
+    p = {"epochs": 8, "batch_size": 16, "lr": 0.02, "noisy_batch_size": 16, "checkpoint_steps": (1, 20, 40)}  # C2 0.2, σ 0.1, ε 1
+    unlearn("model_clipping", s["model"], s["retain"], s["forget"], p, generator=0, monitor=rec)
+    v = rec.values
+    assert (v["noisy_steps"], v["total_steps"], v["finetune_steps"], v["certified"]) == (40, 48, 8, 1.0)
+    assert v["max_pre_noise_norm"] <= 0.2 + 1e-6 and v["max_pre_noise_norm"] > 0.19
+    assert v["delta_T"] == pytest.approx(1.9301e-6, rel=1e-3)
+    assert rec.steps == [1, 20, 40]
+    n_params = sum(q.numel() for q in s["model"].parameters())
+    for norm in rec.norms:  # noise after projection: ‖x_t‖² ≈ ‖Π(·)‖² + dσ² > C2²
+        assert norm == pytest.approx(math.sqrt(0.2**2 + n_params * 0.1**2), rel=0.05)
+
+
+def test_projection_every_step_without_noise(setup):
+    s = setup
+    assert _norm(s["model"]) > 5.0  # the projection has work to do
+    rec = Recorder()
+    p = {**FIXED, "sigma": 0.0, "noisy_steps": 6, "checkpoint_steps": tuple(range(1, 7))}
+    unlearn("model_clipping", s["model"], s["retain"], s["forget"], p, generator=0, monitor=rec)
+    assert rec.steps == list(range(1, 7))
+    for norm in rec.norms:  # σ = 0: the iterate is the projected one
+        assert norm <= 0.5 + 1e-6 and norm > 0.49
+
+
+def test_step_counts_checkpoints_and_phase2(setup, monkeypatch):
+    s = setup
+    calls: list[int] = []
+    real = mc_module.sgd_run
+
+    def counting(model, x, y, batches, lrs, **kw):
+        calls.append(len(batches))
+        return real(model, x, y, batches, lrs, **kw)
+
+    monkeypatch.setattr(mc_module, "sgd_run", counting)
+    rec = Recorder()
+    out = unlearn("model_clipping", s["model"], s["retain"], s["forget"], {**FIXED, "checkpoint_steps": (1, 3, 7)}, generator=2, monitor=rec)
+    assert calls == [1] * 7 + [11]  # 7 noisy steps, then 18 − 7 fine-tuning steps
+    assert rec.steps == [1, 3, 7]
+    assert (rec.values["noisy_steps"], rec.values["total_steps"], rec.values["finetune_steps"], rec.values["certified"]) == (7, 18, 11, 0.0)
+    assert "delta_T" not in rec.values
+    assert not _same(_state(out), rec.states[-1])  # phase 2 moved the model
+    # no phase 2 when the budget equals the noisy steps: the output is the checkpoint after step T
+    rec2 = Recorder()
+    out2 = unlearn("model_clipping", s["model"], s["retain"], s["forget"], {**FIXED, "epochs": 1, "noisy_steps": 6, "checkpoint_steps": (6,)}, generator=2, monitor=rec2)
+    assert rec2.values["finetune_steps"] == 0 and _same(_state(out2), rec2.states[-1])
+
+
+def test_model_clipping_determinism(setup):
+    s = setup
+    before = _state(s["model"])
+    a = _state(unlearn("model_clipping", s["model"], s["retain"], s["forget"], FIXED, generator=torch.Generator().manual_seed(3)))
+    b = _state(unlearn("model_clipping", s["model"], s["retain"], s["forget"], FIXED, generator=3))
+    c = _state(unlearn("model_clipping", s["model"], s["retain"], s["forget"], FIXED, generator=4))
+    assert _same(before, _state(s["model"]))
+    assert _same(a, b) and not _same(a, c)
+    # D_f(S) is never read
+    xf, yf = s["forget"]
+    d = _state(unlearn("model_clipping", s["model"], s["retain"], (xf + 7.0, yf), FIXED, generator=3))
+    assert _same(a, d)
+
+
+# ------------------------------------------------------------------------------------------------ R2D
+
+R2D = {"T": 6, "K": 2, "lr": 0.05, "epsilon": 1.0, "delta": 1e-3, "lipschitz_samples": 5}
+
+
+def _gd_reference(model: nn.Module, retain, K: int, lr: float) -> tuple[dict, float]:
+    """K full-batch GD steps (one forward over the whole retain set) and G = max pre-step gradient norm."""
+    import copy
+
+    m = copy.deepcopy(model)
+    params = list(m.parameters())
+    G = 0.0
+    for _ in range(K):
+        grads = torch.autograd.grad(loss_fn(m(retain[0]), retain[1]), params)
+        G = max(G, math.sqrt(sum(float(g.double().pow(2).sum()) for g in grads)))
+        with torch.no_grad():
+            for p, g in zip(params, grads):
+                p.sub_(lr * g)
+    return _state(m), G
+
+
+def test_r2d_release_is_gd_plus_fresh_noise(setup):
+    s = setup
+    ref, G = _gd_reference(s["model"], s["retain"], R2D["K"], R2D["lr"])
+    residuals, recs = [], []
+    for seed in (1, 2):
+        rec = Recorder()
+        out = unlearn("rewind_to_delete", s["model"], s["retain"], s["forget"], R2D, generator=seed, monitor=rec)
+        v = rec.values
+        assert (v["n"], v["m_f"]) == (104, 8)
+        assert v["grad_bound"] == pytest.approx(G, rel=1e-5)
+        assert v["lipschitz"] > 0 and math.isfinite(v["lipschitz"])
+        delta_s = r2d_sensitivity(R2D["K"], R2D["lr"], v["lipschitz"], v["grad_bound"], 104, 8, R2D["T"])
+        assert v["sensitivity"] == pytest.approx(delta_s, rel=1e-12)
+        assert v["sigma"] == pytest.approx(gaussian_sigma(1.0, 1e-3, delta_s), rel=1e-12) and v["sigma"] > 0
+        res = _flat(_state(out)) - _flat(ref)
+        assert float(res.std()) == pytest.approx(v["sigma"], rel=0.05) and abs(float(res.mean())) < 0.1 * v["sigma"]
+        residuals.append(res)
+        recs.append(v)
+    corr = float(torch.corrcoef(torch.stack(residuals))[0, 1])
+    assert abs(corr) < 0.1  # every run draws its own noise (the same draw rescaled would give corr = 1)
+
+
+def test_r2d_forget_set_enters_only_through_its_size(setup):
+    s = setup
+    xf, yf = s["forget"]
+    a = _state(unlearn("rewind_to_delete", s["model"], s["retain"], (xf, yf), R2D, generator=5))
+    b = _state(unlearn("rewind_to_delete", s["model"], s["retain"], (xf * 3.0 + 1.0, yf), R2D, generator=5))
+    assert _same(a, b)
+    # no forget data: Δ = 0, σ = 0, the release is θ''_K itself
+    rec = Recorder()
+    c = unlearn("rewind_to_delete", s["model"], s["retain"], (xf[:0], yf[:0]), R2D, generator=5, monitor=rec)
+    ref, _ = _gd_reference(s["model"], s["retain"], R2D["K"], R2D["lr"])
+    assert rec.values["sigma"] == 0.0 and rec.values["m_f"] == 0
+    assert float((_flat(_state(c)) - _flat(ref)).abs().max()) < 1e-5
+
+
+def test_r2d_micro_batch_does_not_matter(setup):
+    s = setup
+    recs = [Recorder(), Recorder()]
+    a = unlearn("rewind_to_delete", s["model"], s["retain"], s["forget"], R2D, generator=7, monitor=recs[0])
+    b = unlearn("rewind_to_delete", s["model"], s["retain"], s["forget"], {**R2D, "micro_batch": 7}, generator=7, monitor=recs[1])
+    assert float((_flat(_state(a)) - _flat(_state(b))).abs().max()) < 1e-5
+    for key in ("lipschitz", "grad_bound", "sigma"):
+        assert recs[0].values[key] == pytest.approx(recs[1].values[key], rel=1e-4)
+
+
+def test_lipschitz_estimate_restores_the_model(setup):
+    s = setup
+    import copy
+
+    m = copy.deepcopy(s["model"])
+    m.train()
+    before = _state(m)
+    L = lipschitz_estimate(m, s["retain"], 3, 0.01, torch.Generator().manual_seed(0), chunk=32)
+    assert L > 0 and _same(before, _state(m)) and m.training

@@ -1,0 +1,99 @@
+# Certified unlearning audits (paper §7.1, App. A.3, A.4, F.4, G.1, G.2): joint designs (one base
+# model per candidate S̃, Γ calibration runs per candidate, L evaluation runs with fresh S) share the
+# data, sign, training and unlearning rules of nn.smk; here are their audits, Table 6 and Figures 1a-c.
+
+
+rule certified_joint_audit:
+    """Algorithm 3 (r = m) on the final models and, for model clipping, at every checkpoint step."""
+    input:
+        scores=plan.nn_all_scores,
+        checkpoints=plan.nn_all_checkpoint_scores,
+        signs=plan.nn_experiment_signs,
+    output:
+        overlaps=plan.experiment_file("{experiment}", "overlaps.parquet"),
+        bounds=plan.experiment_file("{experiment}", "bounds.parquet"),
+        checkpoint_bounds=plan.experiment_file("{experiment}", "checkpoint_bounds.parquet"),
+    params:
+        m=plan.nn_audit_m,
+        cell=plan.nn_certified_cell,
+        zeta=config["zeta"],
+    wildcard_constraints:
+        experiment=plan.nn_experiment_pattern("joint"),
+    log:
+        f"{LOGS}/{{experiment}}/joint_audit.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/certified_joint_audit.py"
+
+
+rule certified_pairwise_audit:
+    """The pairwise baseline (App. A.3): FP/FN counts, Eq. 3 at the certified delta, mu-GDP."""
+    input:
+        scores=plan.nn_all_scores,
+        signs=plan.nn_experiment_signs,
+    output:
+        plan.experiment_file("{experiment}", "pairwise.parquet"),
+    params:
+        cell=plan.nn_certified_cell,
+        zeta=config["zeta"],
+    wildcard_constraints:
+        experiment=plan.nn_experiment_pattern("pairwise"),
+    log:
+        f"{LOGS}/{{experiment}}/pairwise_audit.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/certified_pairwise_audit.py"
+
+
+rule certified_table6:
+    """Table 6: model clipping on the certified grid (noisy steps, first-step and final bounds)."""
+    input:
+        unpack(plan.nn_certified_table_inputs),
+    output:
+        report(
+            plan.table_stem("{table}") + ".csv",
+            caption="../report/certified_table6.rst",
+            category="Certified unlearning audits",
+            subcategory="Table 6",
+        ),
+        multiext(plan.table_stem("{table}"), ".md", ".tex"),
+    params:
+        experiments=plan.nn_certified_table_summaries,
+    wildcard_constraints:
+        table="table6",
+    log:
+        f"{LOGS}/tables/{{table}}.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/certified_table6.py"
+
+
+rule certified_figure:
+    """Figures 1a-c (with the plotted numbers as CSV)."""
+    input:
+        unpack(plan.nn_certified_figure_inputs),
+    output:
+        report(
+            plan.figure_stem("{figure}") + ".png",
+            caption="../report/certified_figure.rst",
+            category="Certified unlearning audits",
+            subcategory=lambda wildcards: f"Figure {wildcards.figure.removeprefix('figure')}",
+        ),
+        multiext(plan.figure_stem("{figure}"), ".pdf", ".csv"),
+    params:
+        experiments=plan.nn_certified_figure_summaries,
+    wildcard_constraints:
+        figure="figure1a|figure1b|figure1c",
+    log:
+        f"{LOGS}/figures/{{figure}}.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/certified_figure.py"
