@@ -26,6 +26,7 @@ from .. import schemas
 from ..auditors.joint import joint_audit_tables
 from ..auditors.pairwise import pairwise_audit_table
 from ..io import read_concat, read_parquet, write_parquet
+from ..stats.bounds import unlearning_epsilon_lower_bound
 from ..report import write_table
 from ..report.certified import CERTIFIED_FIGURES, draw_figure, table6_frame
 from .plan import preregistered_cell
@@ -106,4 +107,14 @@ def figure(name: str, bound_paths: Sequence[str], checkpoint_bound_paths: Sequen
     bounds = read_concat(bound_paths, schemas.BOUNDS) if bound_paths else pd.DataFrame(columns=schemas.BOUNDS.names)
     steps = read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS) if checkpoint_bound_paths else pd.DataFrame(columns=schemas.CHECKPOINT_BOUNDS.names)
     pairwise = read_concat(pairwise_paths, schemas.PAIRWISE) if pairwise_paths else pd.DataFrame(columns=schemas.PAIRWISE.names)
-    draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""))
+    draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""), ceilings=ceilings(steps))
+
+
+def ceilings(bounds: pd.DataFrame) -> dict[str, float]:
+    """{experiment: the largest ε_LB its (m, L, ζ, δ) allows}: the bound when every evaluation run's
+    guess is exact (App. F), so a reader sees which points sit on it."""
+    out = {}
+    for name, sub in bounds.groupby("experiment", sort=True):
+        b = sub.iloc[0]
+        out[str(name)] = unlearning_epsilon_lower_bound([int(b.m)] * int(b.L), int(b.m), int(b.m), zeta=float(b.zeta), delta=float(b.delta)).epsilon_lb
+    return out

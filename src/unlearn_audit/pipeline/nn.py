@@ -189,7 +189,7 @@ class _RunMonitor(Monitor):
         model.train(was_training)
 
     def record(self, **values) -> None:
-        self.values.update({k: (v if isinstance(v, (str, bool)) or v is None else float(v)) for k, v in values.items()})
+        self.values.update({k: v.item() if hasattr(v, "item") else v for k, v in values.items()})  # numpy → Python
 
 
 def _base_of_runs(runs: Sequence[int], signs: Mapping[int, np.ndarray], base_models: Sequence[str]) -> list[str]:

@@ -80,15 +80,18 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
     return pd.DataFrame(rows)
 
 
-def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
-    """``split, variant, experiment, step, epsilon_lb, rejected`` of every reported step bound."""
+def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Mapping], ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """``split, variant, experiment, step, epsilon_lb, rejected, ceiling`` of every reported step
+    bound; ``ceiling`` is the perfect-prediction bound of the experiment's (m, L, ζ, δ)."""
     steps = _reported(checkpoint_bounds)
+    ceilings = ceilings or {}
     rows = [
-        {"split": e["split"], "variant": e["variant"], "experiment": name, "step": int(r.step), "epsilon_lb": float(r.epsilon_lb), "rejected": bool(r.rejected)}
+        {"split": e["split"], "variant": e["variant"], "experiment": name, "step": int(r.step), "epsilon_lb": float(r.epsilon_lb),
+         "rejected": bool(r.rejected), "ceiling": ceilings.get(name, np.nan)}
         for name, e in experiments.items()
         for r in steps[steps.experiment == name].sort_values("step").itertuples()
     ]
-    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "step", "epsilon_lb", "rejected"])
+    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "step", "epsilon_lb", "rejected", "ceiling"])
 
 
 def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
@@ -132,12 +135,17 @@ def _lines(ax, frame: pd.DataFrame, x: str, group: list[str], label) -> None:
 
 
 def draw_figure(name: str, bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, pairwise: pd.DataFrame,
-                experiments: Mapping[str, Mapping], stem: str | os.PathLike):
-    """Draw Figure 1a, 1b or 1c from its frame, saved with the frame as ``stem``.csv."""
+                experiments: Mapping[str, Mapping], stem: str | os.PathLike, ceilings: Mapping[str, float] | None = None):
+    """Draw Figure 1a, 1b or 1c from its frame, saved with the frame as ``stem``.csv; Figure 1a
+    draws each distinct perfect-prediction ceiling (``ceilings``) as a dotted line."""
     fig, ax = new_figure(6.0, 4.0)
     if name == "figure1a":
-        data = figure1a_frame(checkpoint_bounds, experiments)
+        data = figure1a_frame(checkpoint_bounds, experiments, ceilings)
         _lines(ax, data, "step", ["variant", "split"], lambda k: f"{k['variant']}, {k['split']} split")
+        for value in sorted({round(float(v), 2) for v in data.ceiling.dropna()}):  # one line per visibly distinct ceiling
+            ax.axhline(value, color="gray", linestyle=":", linewidth=1)
+            ax.annotate(f"perfect-prediction ceiling {value:.2f}", (data.step.max(), value), textcoords="offset points",
+                        xytext=(-4, 3), ha="right", fontsize=7, color="gray")
         ax.set_xlabel("noisy step t (the algorithm stopped at t)")
     elif name == "figure1b":
         data = figure1b_frame(bounds, pairwise, experiments)

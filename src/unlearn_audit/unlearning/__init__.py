@@ -80,8 +80,8 @@ class Monitor:
     def checkpoint(self, step: int, model: Any) -> None:  # noqa: D401 - protocol method
         """Score the model after noisy step ``step`` synchronously (see the class docstring)."""
 
-    def record(self, **values: float) -> None:
-        """Receive named numbers of the run."""
+    def record(self, **values: float | int | bool) -> None:
+        """Receive named numbers of the run (floats, ints, bools)."""
 
 
 @dataclass(frozen=True)

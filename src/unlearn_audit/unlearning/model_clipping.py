@@ -102,7 +102,7 @@ def model_clipping(
                 nesterov=cfg.nesterov, grad_clip=cfg.grad_clip, desc="model clipping fine-tuning")
 
     values = {"noisy_steps": T, "total_steps": total, "finetune_steps": remaining, "max_pre_noise_norm": max_norm,
-              "certified": float(params.certified)}
+              "certified": bool(params.certified)}
     if params.certified:
         values["delta_T"] = float(model_clipping_deltas(params.epsilon, params.C2, params.sigma, T,
                                                         compat_table6_truncation=params.compat_table6_truncation)[-1])

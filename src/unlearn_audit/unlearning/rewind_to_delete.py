@@ -118,5 +118,5 @@ def rewind_to_delete(
             for p, e in zip(plist, _noise(plist, sigma, generator)):
                 p.add_(e)
     model.eval()
-    mon.record(lipschitz=L, grad_bound=G, h=h, sensitivity=delta_s, sigma=sigma, n=float(n), m_f=float(m_f))
+    mon.record(lipschitz=L, grad_bound=G, h=h, sensitivity=delta_s, sigma=sigma, n=int(n), m_f=int(m_f))
     return model

@@ -1,0 +1,116 @@
+"""End-to-end Snakemake run of the certified audits (.test/nn_certified.yaml): joint designs with
+one base model per candidate, model clipping with checkpoints, rewind-to-delete, the pairwise
+baseline, Table 6 and Figures 1a-c (with their CSVs)."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from unlearn_audit.stats.signs import num_sign_vectors, sign_vector_rank
+from workflow_utils import load_config, planned_jobs, small_config, snakemake, write_config
+
+pytestmark = pytest.mark.workflow
+
+CONFIG = small_config("nn_certified")
+
+
+@pytest.fixture(scope="module")
+def certified_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("certified")
+    cfg = write_config(workdir, CONFIG)
+    proc = snakemake(workdir, cfg, cores=2, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return workdir, cfg
+
+
+def test_joint_designs_train_one_model_per_candidate(certified_run):
+    workdir, _ = certified_run
+    res = workdir / "results"
+    cfg = load_config(CONFIG)
+    for name, design in cfg["nn"]["designs"].items():
+        models = sorted((res / "designs" / name / "base" / "candidate").glob("*.pt"))
+        assert len(models) == num_sign_vectors(design["m"]), name
+        assert not (res / "designs" / name / "base" / "calib").exists()  # no per-run base models
+        signs = pd.read_parquet(res / "designs" / name / "signs.parquet")
+        calib = signs[signs.phase == "calib"].sort_values("run")
+        ranks = [sign_vector_rank(s) for s in calib.signs]
+        gamma = design["calibration_runs"]
+        assert ranks == [k for k in range(num_sign_vectors(design["m"])) for _ in range(gamma)]
+        assert len(signs[signs.phase == "eval"]) == design["evaluation_runs"]
+        assert set(calib.seed).isdisjoint(signs[signs.phase == "eval"].seed)
+
+
+def test_table6_and_model_clipping_records(certified_run):
+    workdir, _ = certified_run
+    res = workdir / "results"
+    t6 = pd.read_csv(res / "tables" / "table6.csv")
+    required = ["split", "epsilon", "delta", "C2", "sigma", "noisy_steps", "epsilon_lb_first_step", "epsilon_lb_final"]
+    assert set(required) <= set(t6.columns)
+    row = t6.iloc[0]
+    assert (row.epsilon, row.delta, row.C2, row.sigma, row.noisy_steps) == (1.0, 1e-5, 0.2, 0.1, 40)
+    assert 0 <= row.epsilon_lb_final < row.epsilon and 0 <= row.epsilon_lb_first_step < row.epsilon
+    metrics = pd.read_parquet(res / "mc_certified" / "runs" / "eval" / "0" / "metrics.parquet")
+    record = json.loads(metrics.record.iloc[0])
+    assert record["noisy_steps"] == 40 and record["certified"] is True
+    assert record["max_pre_noise_norm"] <= 0.2 + 1e-6
+    bounds = pd.read_parquet(res / "mc_certified" / "bounds.parquet")
+    assert set(bounds.auditor) == {"joint"} and set(bounds.r) == {4} and set(bounds.delta) == {1e-5}
+    assert bounds.role.value_counts()["preregistered"] == 1
+    steps = pd.read_parquet(res / "mc_certified" / "checkpoint_bounds.parquet")
+    assert sorted(steps.step.unique()) == [1, 20]
+    uncert = pd.read_parquet(res / "mc_uncertified" / "bounds.parquet")
+    assert set(uncert.delta) == {0.0}  # the fixed-step variant makes no (ε, δ) claim
+
+
+def test_figures_write_their_numbers(certified_run):
+    workdir, _ = certified_run
+    fig = workdir / "results" / "figures"
+    columns = {
+        "figure1a": {"split", "variant", "step", "epsilon_lb"},
+        "figure1b": {"split", "auditor", "epsilon", "epsilon_lb"},
+        "figure1c": {"split", "target_epsilon", "delta", "epsilon_lb"},
+    }
+    for name, cols in columns.items():
+        assert (fig / f"{name}.png").stat().st_size > 1000 and (fig / f"{name}.pdf").exists()
+        data = pd.read_csv(fig / f"{name}.csv")
+        assert cols <= set(data.columns), name
+        assert len(data) > 0 and (data.epsilon_lb >= 0).all()
+    a = pd.read_csv(fig / "figure1a.csv")
+    assert set(a.variant) == {"certified", "uncertified"}
+    assert sorted(a[a.variant == "uncertified"].step) == [1, 5, 10]
+    b = pd.read_csv(fig / "figure1b.csv")
+    assert set(b.auditor) == {"joint", "pairwise"}
+
+
+def test_rewind_to_delete_draws_noise_per_run(certified_run):
+    workdir, _ = certified_run
+    res = workdir / "results" / "r2d_eps10" / "runs" / "calib"
+    # runs 0 and 1 unlearn the same candidate model (Γ = 2 runs per candidate) and release
+    # different models: each draws its own noise
+    s0, s1 = (pd.read_parquet(res / str(r) / "scores.parquet") for r in (0, 1))
+    assert (s0.in_forget == s1.in_forget).all()
+    assert not (s0.score_logit == s1.score_logit).all()
+    record = json.loads(pd.read_parquet(res / "0" / "metrics.parquet").record.iloc[0])
+    assert record["sigma"] > 0 and record["m_f"] == 12 and record["sensitivity"] > 0
+    pairwise = pd.read_parquet(workdir / "results" / "r2d_pairwise_eps10" / "pairwise.parquet")
+    assert set(pairwise.score) == {"logit", "loss"}
+    assert (pairwise.n_pos + pairwise.n_neg == 4).all() and (pairwise.delta == 1e-3).all()
+
+
+def test_rerun_is_noop(certified_run):
+    workdir, cfg = certified_run
+    again = snakemake(workdir, cfg, "-n")
+    assert again.returncode == 0 and planned_jobs(again) == {}
+
+
+def test_auditor_must_fit_the_design(tmp_path):
+    bad = {"nn": {"experiments": {"r2d_pairwise_eps10": {"design": "joint_fullbatch"}}}}
+    proc = snakemake(tmp_path, write_config(tmp_path, CONFIG, overrides=bad), "-n")
+    assert proc.returncode != 0 and "pairwise auditor (App. A.3) needs m = 2" in proc.stderr
+    bad = {"nn": {"designs": {"joint_fullbatch": {"train": {"epochs": 7}}}}}
+    proc = snakemake(tmp_path, write_config(tmp_path, CONFIG, overrides=bad, name="b.yaml"), "-n")
+    assert proc.returncode != 0 and "nn.designs.joint_fullbatch.train" in proc.stderr and "full-batch" in proc.stderr
+    bad = {"nn": {"experiments": {"mc_certified": {"params": {"sigma": 0.001, "epsilon": 1.0}}}}}
+    proc = snakemake(tmp_path, write_config(tmp_path, CONFIG, overrides=bad, name="c.yaml"), "-n")
+    assert proc.returncode != 0 and "never reaches" in proc.stderr
