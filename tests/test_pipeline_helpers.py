@@ -189,15 +189,16 @@ def test_plan_input_functions_name_the_phase_files():
 def test_result_config_drops_only_execution_only_keys():
     plan = _plan()
     kept = result_config(plan.config)
-    assert "resources_dir" not in kept and "resources_dir" in plan.config
+    assert "resources_dir" not in kept and "resources_dir" in plan.config and "results_dir" not in kept
     for name, design in kept["nn"]["designs"].items():
         assert "chunk_size" not in design and "runtime_minutes_per_run" not in design, name
         assert design["calibration_runs"] == plan.config["nn"]["designs"][name]["calibration_runs"]
     assert "chunk_size" in plan.config["nn"]["designs"]["digits_uniform"]  # the input is untouched
     dropped = copy.deepcopy(plan.config)
     dropped.pop("resources_dir")
+    dropped.pop("results_dir")
     for design in dropped["nn"]["designs"].values():
         design.pop("chunk_size")
         design.pop("runtime_minutes_per_run", None)
     assert kept == dropped
-    assert len(EXECUTION_ONLY_KEYS) == 3
+    assert len(EXECUTION_ONLY_KEYS) == 4

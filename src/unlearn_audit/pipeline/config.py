@@ -290,9 +290,11 @@ def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
     return config
 
 
-#: Keys that change how a run executes but not what it computes (where data is read from, how runs
-#: are chunked into jobs, the cluster's time estimate); changing them reruns nothing.
-EXECUTION_ONLY_KEYS = ("resources_dir", "nn.designs.*.chunk_size", "nn.designs.*.runtime_minutes_per_run")
+#: Keys that change how a run executes but not what it computes (where results are written and data
+#: read from, how runs are chunked into jobs, the cluster's time estimate); changing chunk_size,
+#: resources_dir or runtime_minutes_per_run reruns nothing, and the snapshot is the same wherever
+#: the results live.
+EXECUTION_ONLY_KEYS = ("results_dir", "resources_dir", "nn.designs.*.chunk_size", "nn.designs.*.runtime_minutes_per_run")
 
 
 def result_config(config: dict) -> dict:
