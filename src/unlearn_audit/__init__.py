@@ -7,9 +7,12 @@ The public API, importable from the package top without torch::
 
 * statistics (:mod:`unlearn_audit.stats`, numpy/scipy only): :func:`epsilon_lower_bound`
   (Theorem 4.2, Lemma C.1), :func:`pairwise_epsilon_lower_bound` (Eq. 3),
-  :func:`gdp_mu_lower_bound` and the other μ-GDP conversions;
-* auditors (:mod:`unlearn_audit.auditors`): the batchwise auditor of Algorithm 2 and the
-  weight-space auditors of App. H.1.
+  :func:`gdp_mu_lower_bound` and the other μ-GDP conversions, and their forms for an (ε, δ)
+  unlearning claim, :func:`unlearning_epsilon_lower_bound` and
+  :func:`pairwise_unlearning_epsilon_lower_bound` (Lemma 4.1 with δ);
+* auditors (:mod:`unlearn_audit.auditors`): the batchwise auditor of Algorithm 2, the joint
+  sign-vector auditor of Algorithm 3, the pairwise baseline of App. A.3 and the weight-space
+  auditors of App. H.1.
 
 Training, models and unlearning (torch) live in :mod:`unlearn_audit.training`,
 :mod:`unlearn_audit.models` and :mod:`unlearn_audit.unlearning`; the workflow's steps in
@@ -17,6 +20,7 @@ Training, models and unlearning (torch) live in :mod:`unlearn_audit.training`,
 """
 
 from .auditors import (
+    PairwiseAudit,
     PerExampleFit,
     WeightSpaceAudit,
     audit_projection,
@@ -26,6 +30,9 @@ from .auditors import (
     bounds_table,
     fit_per_example,
     fit_table,
+    joint_audit_tables,
+    pairwise_audit,
+    pairwise_audit_table,
     sign_table,
 )
 from .stats.bounds import (
@@ -38,12 +45,15 @@ from .stats.bounds import (
     gdp_mu_lower_bound,
     gdp_mu_lower_bound_from_accuracy,
     pairwise_epsilon_lower_bound,
+    pairwise_unlearning_epsilon_lower_bound,
+    unlearning_epsilon_lower_bound,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
     "EpsilonBound",
+    "PairwiseAudit",
     "PairwiseBound",
     "PerExampleFit",
     "WeightSpaceAudit",
@@ -60,6 +70,11 @@ __all__ = [
     "gdp_epsilon",
     "gdp_mu_lower_bound",
     "gdp_mu_lower_bound_from_accuracy",
+    "joint_audit_tables",
+    "pairwise_audit",
+    "pairwise_audit_table",
     "pairwise_epsilon_lower_bound",
+    "pairwise_unlearning_epsilon_lower_bound",
     "sign_table",
+    "unlearning_epsilon_lower_bound",
 ]

@@ -1,8 +1,11 @@
 """The statistics of the audit, numpy and scipy only (never torch, never pandas).
 
 * :mod:`.signs` — S_m, guesses, overlaps (Section 4, Algorithm 1);
-* :mod:`.bounds` — Theorem 4.2 (mean, median), Lemma C.1, Eq. 3, μ-GDP (Section 4, App. A.3, C);
+* :mod:`.bounds` — Theorem 4.2 (mean, median), Lemma C.1, Eq. 3, μ-GDP (Section 4, App. A.3, C), and
+  their forms for an (ε, δ) unlearning claim (Lemma 4.1 with δ, by group privacy);
 * :mod:`.gaussian_mechanism` — hockey-stick δ(ε; μ) and the analytic Gaussian σ;
+* :mod:`.accountants` — model clipping's noisy-step accountant (Koloskova et al. Thm 4.2) and
+  rewind-to-delete's sensitivity (Mu & Klabjan Thm 3.1);
 * :mod:`.perfect_prediction` — App. F attainable bounds;
 * :mod:`.selection` — the pre-registered cell and the Bonferroni-corrected best cell;
 * :mod:`.simulation` — mechanisms with known ε, for validity tests.
