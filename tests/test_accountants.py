@@ -15,7 +15,7 @@ from unlearn_audit.stats.accountants import (
     r2d_sensitivity,
     theta,
 )
-from unlearn_audit.stats.gaussian_mechanism import gaussian_sigma, hockey_stick_delta
+from unlearn_audit.stats.gaussian_mechanism import hockey_stick_delta_scalar, gaussian_sigma, hockey_stick_delta
 
 
 def test_theta_vectors():
@@ -31,6 +31,15 @@ def test_theta_is_the_hockey_stick_function():
     for eps in (0.0, 0.3, 1.0, 10.0, 200.0, 1e4, 1e5):
         for r in (1e-3, 0.5, 4.0, 40.0, 450.0, 1e4):
             assert theta(eps, r) == pytest.approx(hockey_stick_delta(eps, r), rel=1e-12, abs=1e-300)
+
+
+def test_scalar_hockey_stick_equals_the_vectorised_one():
+    for eps in (0.0, 0.3, 1.0, 10.0, 200.0, 1e4, 1e5, math.inf):
+        for mu in (0.0, 1e-3, 0.5, 4.0, 40.0, 450.0, 1e4, math.inf):
+            if math.isinf(eps):
+                assert hockey_stick_delta_scalar(eps, mu) == (1.0 if math.isinf(mu) else 0.0)
+                continue
+            assert hockey_stick_delta_scalar(eps, mu) == hockey_stick_delta(eps, mu), (eps, mu)
 
 
 def test_epsilon_tilde():

@@ -22,9 +22,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr
+from scipy.special import ndtr
 
 from ..checks import check_count, check_delta, check_epsilon, check_int, check_nonneg, check_positive, check_probability
+from .gaussian_mechanism import hockey_stick_delta_scalar
 
 __all__ = [
     "theta",
@@ -40,22 +41,10 @@ _COMPAT_TINY = 1e-100
 
 
 def _theta(eps: float, r: float, compat: bool) -> float:
-    """θ_ε(r) for checked floats (log-space form of (G), FORMULAS §0)."""
-    if r == 0.0:
-        return 0.0
-    if math.isinf(r):
-        return 1.0
-    if math.isinf(eps):
-        return 0.0
-    u = eps / r - r / 2.0
-    v = eps / r + r / 2.0
-    if compat and eps > _COMPAT_EPS and float(ndtr(-v)) < _COMPAT_TINY:
-        return float(ndtr(-u))  # the audit repository's truncation: the e^ε̃·Q(v) term is dropped
-    a = float(log_ndtr(-u))
-    b = eps + float(log_ndtr(-v))
-    if not b < a:
-        return 0.0
-    return min(1.0, max(0.0, math.exp(a + math.log1p(-math.exp(b - a)))))
+    """θ_ε(r) = δ_G(ε; r) for checked floats (FORMULAS §0), or the authors' truncation (``compat``)."""
+    if compat and 0.0 < r < math.inf and eps > _COMPAT_EPS and float(ndtr(-(eps / r + r / 2.0))) < _COMPAT_TINY:
+        return float(ndtr(r / 2.0 - eps / r))  # the audit repository's truncation: the e^ε̃·Q(v) term is dropped
+    return hockey_stick_delta_scalar(eps, r)
 
 
 def _eps_tilde(eps: float, delta: float) -> float:

@@ -339,6 +339,15 @@ def epsilon_lower_bound(
     )
 
 
+def _log_g(epsilon: float, m: int, r: int, log_delta: float) -> float:
+    """log g(ε; δ) = log((e^ε + (M' − 1)/M' · K · δ) / (e^ε + M' − 1)), the per-run factor of the
+    tail bounds of Theorem 4.2 (δ = 0, ``log_delta = −inf``) and Lemma C.1."""
+    log_mp = log_num_sign_vectors(m)
+    log_b = log_mp + math.log1p(-math.exp(-log_mp))  # log(M' − 1)
+    log_num = epsilon if log_delta == -math.inf else np.logaddexp(epsilon, log_b - log_mp + log_num_guesses(m, r) + log_delta)
+    return float(log_num - np.logaddexp(epsilon, log_b))
+
+
 def audit_tail_bound(
     value: float,
     m: int,
@@ -364,12 +373,7 @@ def audit_tail_bound(
     epsilon = float(epsilon)
     if not epsilon >= 0:
         raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
-    log_mp = log_num_sign_vectors(m)
-    log_b = log_mp + math.log1p(-math.exp(-log_mp))
-    log_num = epsilon if delta == 0 else np.logaddexp(
-        epsilon, log_b - log_mp + log_num_guesses(m, r) + math.log(delta)
-    )
-    log_g = float(log_num - np.logaddexp(epsilon, log_b))
+    log_g = _log_g(epsilon, m, r, math.log(delta) if delta > 0 else -math.inf)
     log_n = log_overlap_counts(m, r)
     if statistic == "mean":
         log_p = L * (log_g + _log_mgf_min(log_n, float(value)))
@@ -567,18 +571,13 @@ def unlearning_epsilon_lower_bound(
         )
     v = _prepare_overlaps(overlaps, r)
     stat, log_g_star = _log_g_threshold(v, m, r, zeta, statistic)
-    log_mp = log_num_sign_vectors(m)
-    log_b = log_mp + math.log1p(-math.exp(-log_mp))  # log(M' − 1)
-    log_a0 = log_b - log_mp + log_num_guesses(m, r)  # log((M' − 1)/M' · K)
     log_delta = math.log(delta)
 
     def rejects(eps: float) -> bool:
         """p(ε) ≤ ζ, i.e. log g(2ε; (1 + e^ε)δ) ≤ log g* (and δ' < M'/K)."""
         if not eps < cap:
             return False
-        log_a = log_a0 + _log_induced_delta(eps, log_delta)
-        log_g = float(np.logaddexp(2 * eps, log_a) - np.logaddexp(2 * eps, log_b))
-        return log_g <= log_g_star
+        return _log_g(2 * eps, m, r, _log_induced_delta(eps, log_delta)) <= log_g_star
 
     def p_value(eps: float) -> float:
         try:
