@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import sys
 import time
@@ -26,6 +27,7 @@ from .io import write_bytes_atomic
 from .seeds import torch_seed_of
 
 __all__ = [
+    "global_norm",
     "as_tensor",
     "check_xy",
     "model_device",
@@ -67,6 +69,12 @@ def as_torch_generator(generator: torch.Generator | np.random.Generator | np.ran
     g.manual_seed(torch_seed_of(generator))
     return g
 
+
+
+def global_norm(tensors) -> float:
+    """‖·‖₂ of all ``tensors`` flattened into one vector, accumulated in float64 (model clipping's
+    projection, rewind-to-delete's gradient bound and Lipschitz ratio)."""
+    return math.sqrt(sum(float(t.detach().double().pow(2).sum()) for t in tensors))
 
 
 def model_device(model: nn.Module) -> torch.device:

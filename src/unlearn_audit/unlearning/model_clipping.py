@@ -18,13 +18,13 @@ over those remaining steps.  D_f(S) is not used.
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import torch
 from torch import nn
 
 from ..stats.accountants import model_clipping_deltas
+from ..torch_utils import global_norm
 from ..training.sgd import random_batches, sgd_run
 from . import Monitor, register
 from .params import ModelClippingParams, model_clipping_plan
@@ -32,19 +32,15 @@ from .params import ModelClippingParams, model_clipping_plan
 __all__ = ["ModelClippingParams", "model_clipping", "model_clipping_plan", "project_"]
 
 
-def _global_norm(params: Sequence[torch.Tensor]) -> float:
-    return math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p in params))
-
-
 @torch.no_grad()
 def project_(params: Sequence[torch.Tensor], radius: float) -> float:
     """Π_C in place: x ← x·min(1, C/‖x‖), ‖·‖ over all ``params`` flattened; returns ‖Π_C(x)‖."""
-    norm = _global_norm(params)
+    norm = global_norm(params)
     if norm > radius:
         scale = radius / norm
         for p in params:
             p.mul_(scale)
-        norm = _global_norm(params)
+        norm = global_norm(params)
     return norm
 
 

@@ -30,14 +30,11 @@ from torch import nn
 from ..stats.accountants import r2d_h, r2d_sensitivity
 from ..stats.gaussian_mechanism import gaussian_sigma
 from . import Monitor, register
+from ..torch_utils import global_norm
 from .hessian import retain_gradient
 from .params import RewindToDeleteParams
 
 __all__ = ["RewindToDeleteParams", "rewind_to_delete", "lipschitz_estimate"]
-
-
-def _norm(ts) -> float:
-    return math.sqrt(sum(float(t.double().pow(2).sum()) for t in ts))
 
 
 @torch.no_grad()
@@ -67,7 +64,7 @@ def lipschitz_estimate(model: nn.Module, retain: tuple[torch.Tensor, torch.Tenso
             # ‖ξ_i‖ as realised in float32 parameters
             with torch.no_grad():
                 step = [p.detach() - b for p, b in zip(params, base)]
-            best = max(best, _norm([a - c for a, c in zip(gi, g0)]) / _norm(step))
+            best = max(best, global_norm([a - c for a, c in zip(gi, g0)]) / global_norm(step))
     finally:
         with torch.no_grad():
             for p, b in zip(params, base):
@@ -101,7 +98,7 @@ def rewind_to_delete(
     G = 0.0
     for _ in range(params.K):
         grads = retain_gradient(model, retain, params.micro_batch)
-        G = max(G, _norm(grads))
+        G = max(G, global_norm(grads))
         with torch.no_grad():
             for p, g in zip(plist, grads):
                 p.sub_(params.lr * g)
