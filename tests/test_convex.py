@@ -9,7 +9,7 @@ from scipy.stats import multivariate_normal
 
 from unlearn_audit.stats.bounds import gdp_epsilon
 from unlearn_audit.auditors.weight_space import WeightGaussian, audit_release, audit_weight_space
-from unlearn_audit.auditors.weight_space import WeightSpaceSettings as AuditSettings
+from unlearn_audit.auditors.weight_space import WeightSpaceSettings
 from unlearn_audit.convex import (
     TABLE2_EPSILON_LB,
     TABLE2_EPSILONS,
@@ -40,7 +40,7 @@ from unlearn_audit.convex import (
 )
 from unlearn_audit.stats.gaussian_mechanism import gaussian_sigma, hockey_stick_delta
 
-SMALL = AuditSettings(n_calibration=200, n_test_draws=20_000, keep_draws=True)
+SMALL = WeightSpaceSettings(n_calibration=200, n_test_draws=20_000, keep_draws=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -285,7 +285,7 @@ def test_calibration_and_test_streams_are_independent():
 # --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("mechanism,audit", [("cubic_newton", audit_cubic_newton), ("output_perturbation", audit_output_perturbation)])
 def test_table2_bounds_reproduced(mechanism, audit):
-    settings = AuditSettings(keep_draws=False)
+    settings = WeightSpaceSettings(keep_draws=False)
     results = audit_epsilon_sweep(audit, TABLE2_EPSILONS[mechanism], np.random.SeedSequence(0), settings=settings)
     for res, paper_p, paper_j in zip(
         results, TABLE2_EPSILON_LB[mechanism]["pairwise"], TABLE2_EPSILON_LB[mechanism]["joint"]
@@ -328,6 +328,6 @@ def test_bad_parameters_raise_naming_the_parameter():
     with pytest.raises(ValueError, match="lam"):
         LogisticNewtonParams(lam=0.0)
     with pytest.raises(ValueError, match="n_calibration"):
-        AuditSettings(n_calibration=1)
+        WeightSpaceSettings(n_calibration=1)
     with pytest.raises(ValueError, match="box"):
         build_cubic_newton(CubicNewtonParams(lam=0.2, M=0.001, B=1.0, R=10.0))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from unlearn_audit.auditors.weight_space import ProjectionSettings as AuditSettings
+from unlearn_audit.auditors.weight_space import ProjectionSettings
 from unlearn_audit.gaussian_unlearning import (
     GaussianReleaseSampler,
     GLMUnlearningConfig,
@@ -213,7 +213,7 @@ def _pair_samplers(p: int, mu: float, sigma: float = 0.5, seed: int = 0):
 def test_audit_bounds_are_valid_over_repetitions():
     mu, reps = 1.0, 200
     s0, s1 = _pair_samplers(8, mu)
-    settings = AuditSettings(n_calibration=2000, n_fit=500, n_eval=2000, n_alg1_runs=1000)
+    settings = ProjectionSettings(n_calibration=2000, n_fit=500, n_eval=2000, n_alg1_runs=1000)
     root = np.random.SeedSequence(2024)
     res = [audit_projection(s0, s1, child, settings) for child in root.spawn(reps)]
     # each bound exceeds the truth with probability ≤ ζ = 0.05 (Clopper–Pearson): allow the
@@ -229,7 +229,7 @@ def test_audit_bounds_are_valid_over_repetitions():
 def test_audit_is_tight_with_a_large_sample():
     mu = 0.75
     s0, s1 = _pair_samplers(50, mu, sigma=0.2, seed=1)
-    settings = AuditSettings(n_calibration=200_000, n_fit=20_000, n_eval=1_000_000, n_alg1_runs=500_000)
+    settings = ProjectionSettings(n_calibration=200_000, n_fit=20_000, n_eval=1_000_000, n_alg1_runs=500_000)
     res = audit_projection(s0, s1, 5, settings)
     # within 20% of the truth; above it only by sampling error (validity is tested above)
     assert 0.8 * mu <= res.mu_lb <= 1.02 * mu
@@ -240,7 +240,7 @@ def test_audit_is_tight_with_a_large_sample():
 
 def test_audit_is_reproducible_from_its_seed():
     s0, s1 = _pair_samplers(4, 1.0)
-    settings = AuditSettings(n_calibration=500, n_fit=200, n_eval=1000, n_alg1_runs=500)
+    settings = ProjectionSettings(n_calibration=500, n_fit=200, n_eval=1000, n_alg1_runs=500)
     a, b = (audit_projection(s0, s1, np.random.SeedSequence(3), settings) for _ in range(2))
     c = audit_projection(s0, s1, np.random.SeedSequence(4), settings)
     assert (a.fp, a.fn, a.alg1_correct) == (b.fp, b.fn, b.alg1_correct)
@@ -249,7 +249,7 @@ def test_audit_is_reproducible_from_its_seed():
 
 def test_chunked_sampler_path_matches_the_fast_path():
     s0, s1 = _pair_samplers(6, 1.5, seed=2)
-    settings = AuditSettings(n_calibration=3000, n_fit=1000, n_eval=20_000, n_alg1_runs=5000, chunk_size=777)
+    settings = ProjectionSettings(n_calibration=3000, n_fit=1000, n_eval=20_000, n_alg1_runs=5000, chunk_size=777)
     fast = audit_projection(s0, s1, 1, settings)
     plain = audit_projection(lambda g, k: s0(g, k), lambda g, k: s1(g, k), 1, settings)
     assert abs(fast.mu_lb - plain.mu_lb) < 0.1
@@ -258,7 +258,7 @@ def test_chunked_sampler_path_matches_the_fast_path():
 
 def test_audit_table_controls():
     pair = make_privacy_pair(3, 60, 60, 3)
-    settings = AuditSettings(n_calibration=20_000, n_fit=5_000, n_eval=200_000, n_alg1_runs=100_000)
+    settings = ProjectionSettings(n_calibration=20_000, n_fit=5_000, n_eval=200_000, n_alg1_runs=100_000)
     rows = {r["mechanism"]: r for r in audit_table_rows(pair, 0.75, 11, settings)}
     assert set(rows) == {"certified", "control_tight", "control_undernoised"}
     for r in rows.values():

@@ -54,7 +54,7 @@ __all__ = [
     "Sampler",
     "SeedLike",
     "GaussianReleaseSampler",
-    "AuditSettings",
+    "ProjectionSettings",
     "ProjectionAudit",
     "audit_projection",
     "PrivacyPair",

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 from scipy import stats
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 from ..checks import check_int
 from ..seeds import as_seed_sequence

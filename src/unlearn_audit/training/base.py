@@ -23,7 +23,7 @@ the number of torch threads must be fixed per experiment for A(D(S)) to depend o
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
