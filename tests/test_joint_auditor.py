@@ -201,3 +201,10 @@ def test_pairwise_confusion_matrix_and_table():
     cs6 = _calib_signs(4, 2)
     with pytest.raises(ValueError, match="needs m = 2"):
         pairwise_audit(np.zeros((cs6.shape[0], 3)), cs6, np.zeros((2, 3)), cs6[:2])
+
+
+def test_pairwise_columns_are_the_pairwise_schema():
+    from unlearn_audit import schemas
+    from unlearn_audit.auditors.pairwise import PAIRWISE_COLUMNS
+
+    assert PAIRWISE_COLUMNS == tuple(schemas.PAIRWISE.names)

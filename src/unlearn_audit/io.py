@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["atomic_path", "default_file_mode", "write_text_atomic", "write_bytes_atomic", "write_csv", "write_parquet", "read_parquet", "read_concat"]
+__all__ = ["atomic_path", "default_file_mode", "write_text_atomic", "write_bytes_atomic", "write_csv", "write_parquet", "read_parquet", "read_concat", "empty_frame"]
 
 
 def _current_umask() -> int:
@@ -105,7 +105,15 @@ def read_parquet(path: str | os.PathLike, schema: pa.Schema | None = None) -> pd
     return df
 
 
+def empty_frame(schema: pa.Schema) -> pd.DataFrame:
+    """A frame with no rows and the columns (and dtypes) of ``schema``."""
+    return schema.empty_table().to_pandas()
+
+
 def read_concat(paths, schema: pa.Schema | None = None) -> pd.DataFrame:
-    """Read several Parquet files (checked against ``schema`` if given) into one frame."""
+    """Read several Parquet files (checked against ``schema`` if given) into one frame; no paths
+    give :func:`empty_frame` of ``schema`` (an empty frame without columns if none is given)."""
     frames = [read_parquet(p, schema) for p in paths]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if frames:
+        return pd.concat(frames, ignore_index=True)
+    return empty_frame(schema) if schema is not None else pd.DataFrame()

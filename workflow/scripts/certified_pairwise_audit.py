@@ -6,4 +6,4 @@ from unlearn_audit.pipeline import certified
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 p, inp = snakemake.params, snakemake.input  # noqa: F821
-certified.pairwise_audit(snakemake.wildcards.experiment, list(inp.scores), inp.signs, dict(p.cell), p.zeta, snakemake.output[0])  # noqa: F821
+certified.pairwise_audit(list(inp.scores), inp.signs, dict(p.cell), p.zeta, snakemake.output[0])  # noqa: F821

@@ -124,9 +124,9 @@ def bounds_table(
         for statistic in statistics:
             rows.append({"experiment": experiment, "auditor": auditor, "score": score, "statistic": statistic, "r": int(r), "_v": v})
     level = cell_zeta(zeta, max(len(rows), 1), selection)
+    bound = unlearning_epsilon_lower_bound if delta_kind == "unlearning" else epsilon_lower_bound
     for row in rows:
         v = row.pop("_v")
-        bound = unlearning_epsilon_lower_bound if delta_kind == "unlearning" else epsilon_lower_bound
         res = bound(v, m, row["r"], zeta=level, statistic=row["statistic"], delta=delta)
         row.update(
             m=m, L=res.L, zeta=level, delta=delta, mean_overlap=float(v.mean()), epsilon_ldp=res.epsilon_ldp,

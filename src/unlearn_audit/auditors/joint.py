@@ -123,6 +123,26 @@ def _single_experiment(frame: pd.DataFrame) -> str:
     return str(names[0])
 
 
+def _phase_arrays(
+    calib_scores: pd.DataFrame, calib_signs: pd.DataFrame, eval_scores: pd.DataFrame, eval_signs: pd.DataFrame,
+    m: int, scores: Sequence[str],
+) -> tuple[str, dict[str, tuple[np.ndarray, ...]]]:
+    """(experiment, {score: (calib values, calib sign vectors, eval runs, eval sign_index, eval values,
+    eval sign vectors)}) of phase-checked tables: the fit never sees an evaluation run, and both
+    phases score the same candidate examples (Algorithm 3 and App. A.3 alike)."""
+    for frame, phase in ((calib_scores, "calib"), (calib_signs, "calib"), (eval_scores, "eval"), (eval_signs, "eval")):
+        check_single_phase(frame, phase)
+    experiment = _single_experiment(eval_scores)
+    out = {}
+    for score in scores:
+        _, _, calib_examples, calib_values, calib_sv = _run_arrays(calib_scores, calib_signs, "calib", score, m)
+        runs, sign_index, examples, values, true_signs = _run_arrays(eval_scores, eval_signs, "eval", score, m)
+        if not np.array_equal(calib_examples, examples):
+            raise ValueError("calibration and evaluation runs must score the same candidate examples")
+        out[score] = (calib_values, calib_sv, runs, sign_index, values, true_signs)
+    return experiment, out
+
+
 def joint_audit_tables(
     calib_scores: pd.DataFrame,
     eval_scores: pd.DataFrame,
@@ -154,17 +174,9 @@ def joint_audit_tables(
     check_m_r(m)
     if m % 2:
         raise ValueError(f"the joint auditor guesses all m entries (r = m), so m must be even, got m = {m}")
-    check_single_phase(calib_scores, "calib")
-    check_single_phase(calib_signs, "calib")
-    check_single_phase(eval_scores, "eval")
-    check_single_phase(eval_signs, "eval")
-    experiment = _single_experiment(eval_scores)
+    experiment, arrays = _phase_arrays(calib_scores, calib_signs, eval_scores, eval_signs, m, scores)
     rows = []
-    for score in scores:
-        _, _, calib_examples, calib_values, calib_sv = _run_arrays(calib_scores, calib_signs, "calib", score, m)
-        runs, sign_index, examples, values, true_signs = _run_arrays(eval_scores, eval_signs, "eval", score, m)
-        if not np.array_equal(calib_examples, examples):
-            raise ValueError("calibration and evaluation runs must score the same candidate examples")
+    for score, (calib_values, calib_sv, runs, sign_index, values, true_signs) in arrays.items():
         fit = joint_fit(calib_values, calib_sv)
         v = np.atleast_1d(overlap(joint_guesses(fit, values, m), true_signs))
         for run, idx, val in zip(runs, sign_index, v):

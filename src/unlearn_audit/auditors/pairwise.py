@@ -28,8 +28,7 @@ import pandas as pd
 from ..checks import check_delta, check_zeta
 from ..stats.bounds import pairwise_unlearning_epsilon_lower_bound, pairwise_unlearning_mu_lower_bound
 from .batchwise import SCORES
-from .joint import _run_arrays, _single_experiment, joint_fit, joint_guesses
-from .runs import check_single_phase
+from .joint import _phase_arrays, joint_fit, joint_guesses
 
 __all__ = ["PAIRWISE_COLUMNS", "PairwiseAudit", "pairwise_audit", "pairwise_audit_table"]
 
@@ -124,10 +123,6 @@ def pairwise_audit_table(
     Columns :data:`PAIRWISE_COLUMNS`; calibration and evaluation rows are phase-checked as in
     :func:`~.joint.joint_audit_tables`.
     """
-    check_single_phase(calib_scores, "calib")
-    check_single_phase(calib_signs, "calib")
-    check_single_phase(eval_scores, "eval")
-    check_single_phase(eval_signs, "eval")
     for what, signs in (("calibration", calib_signs), ("evaluation", eval_signs)):
         lengths = {len(s) for s in signs["signs"]}
         if lengths != {2}:
@@ -135,13 +130,9 @@ def pairwise_audit_table(
                 f"the pairwise auditor (App. A.3) distinguishes two forget sets, so its design needs m = 2 candidate "
                 f"batches; the {what} sign vectors have m = {sorted(lengths)}"
             )
-    experiment = _single_experiment(eval_scores)
+    experiment, arrays = _phase_arrays(calib_scores, calib_signs, eval_scores, eval_signs, 2, scores)
     rows = []
-    for score in scores:
-        _, _, calib_examples, calib_values, calib_sv = _run_arrays(calib_scores, calib_signs, "calib", score, 2)
-        _, _, examples, values, true_signs = _run_arrays(eval_scores, eval_signs, "eval", score, 2)
-        if not np.array_equal(calib_examples, examples):
-            raise ValueError("calibration and evaluation runs must score the same candidate examples")
+    for score, (calib_values, calib_sv, _, _, values, true_signs) in arrays.items():
         res = pairwise_audit(calib_values, calib_sv, values, true_signs, zeta=zeta, delta=delta)
         rows.append(
             {"experiment": experiment, "auditor": "pairwise", "score": score, "fp": res.fp, "n_neg": res.n_neg, "fn": res.fn,

@@ -25,8 +25,8 @@ import pandas as pd
 from .. import schemas
 from ..auditors.joint import joint_audit_tables
 from ..auditors.pairwise import pairwise_audit_table
-from ..io import read_concat, read_parquet, write_parquet
-from ..stats.bounds import unlearning_epsilon_lower_bound
+from ..io import empty_frame, read_concat, read_parquet, write_parquet
+from ..stats.perfect_prediction import perfect_prediction_bound
 from ..report import write_table
 from ..report.certified import CERTIFIED_FIGURES, draw_figure, table6_frame
 from .plan import preregistered_cell
@@ -77,18 +77,17 @@ def joint_audit(
         for step, sub in steps.groupby("step", sort=True):
             _, b = _joint_tables(sub.drop(columns="step"), signs, int(m), cell_cfg, zeta)
             frames.append(b.assign(step=int(step)))
-    empty = pd.DataFrame({name: pd.Series(dtype=t.to_pandas_dtype()) for name, t in zip(schemas.CHECKPOINT_BOUNDS.names, schemas.CHECKPOINT_BOUNDS.types)})
-    table = pd.concat(frames, ignore_index=True) if frames else empty
+    table = pd.concat(frames, ignore_index=True) if frames else empty_frame(schemas.CHECKPOINT_BOUNDS)
     write_parquet(table[schemas.CHECKPOINT_BOUNDS.names], checkpoint_bounds_path, schemas.CHECKPOINT_BOUNDS)
 
 
-def pairwise_audit(experiment: str, score_paths: Sequence[str], signs_path, cell_cfg: Mapping, zeta: float, out_path) -> None:
+def pairwise_audit(score_paths: Sequence[str], signs_path, cell_cfg: Mapping, zeta: float, out_path) -> None:
     """Rule ``certified_pairwise_audit``: FP/FN counts, Eq. 3 at the certified δ and μ_LB (App. A.3)."""
     scores = read_concat(score_paths, schemas.SCORES)
     signs = read_parquet(signs_path, schemas.SIGNS)
     calib, evals, calib_signs, eval_signs = _split_phases(scores, signs)
     table = pairwise_audit_table(calib, calib_signs, evals, eval_signs, zeta=zeta, delta=float(cell_cfg["delta"]))
-    write_parquet(table.assign(experiment=experiment)[schemas.PAIRWISE.names], out_path, schemas.PAIRWISE)
+    write_parquet(table, out_path, schemas.PAIRWISE)
 
 
 def table6(bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
@@ -104,9 +103,9 @@ def table6(bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], me
 
 def figure(name: str, bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], pairwise_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path) -> None:
     """Rule ``certified_figure``: Figure 1a, 1b or 1c, with the plotted numbers as CSV beside it."""
-    bounds = read_concat(bound_paths, schemas.BOUNDS) if bound_paths else pd.DataFrame(columns=schemas.BOUNDS.names)
-    steps = read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS) if checkpoint_bound_paths else pd.DataFrame(columns=schemas.CHECKPOINT_BOUNDS.names)
-    pairwise = read_concat(pairwise_paths, schemas.PAIRWISE) if pairwise_paths else pd.DataFrame(columns=schemas.PAIRWISE.names)
+    bounds = read_concat(bound_paths, schemas.BOUNDS)
+    steps = read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS)
+    pairwise = read_concat(pairwise_paths, schemas.PAIRWISE)
     draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""), ceilings=ceilings(steps))
 
 
@@ -116,5 +115,5 @@ def ceilings(bounds: pd.DataFrame) -> dict[str, float]:
     out = {}
     for name, sub in bounds.groupby("experiment", sort=True):
         b = sub.iloc[0]
-        out[str(name)] = unlearning_epsilon_lower_bound([int(b.m)] * int(b.L), int(b.m), int(b.m), zeta=float(b.zeta), delta=float(b.delta)).epsilon_lb
+        out[str(name)] = perfect_prediction_bound(int(b.m), int(b.m), int(b.L), zeta=float(b.zeta), delta=float(b.delta)).epsilon_lb
     return out

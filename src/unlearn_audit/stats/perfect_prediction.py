@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from .bounds import STATISTICS, EpsilonBound, epsilon_lower_bound
+from .bounds import STATISTICS, EpsilonBound, unlearning_epsilon_lower_bound
 
 __all__ = ["perfect_prediction_bound", "attainable_bounds"]
 
 
-def perfect_prediction_bound(m: int, r: int, L: int, *, zeta: float = 0.05, statistic: str = "mean") -> EpsilonBound:
-    """The Theorem 4.2 bound of L perfect runs (every V = r): the ceiling of the cell (m, r, L)."""
-    return epsilon_lower_bound([int(r)] * int(L), int(m), int(r), zeta=zeta, statistic=statistic)
+def perfect_prediction_bound(m: int, r: int, L: int, *, zeta: float = 0.05, statistic: str = "mean", delta: float = 0.0) -> EpsilonBound:
+    """The Theorem 4.2 bound of L perfect runs (every V = r): the ceiling of the cell (m, r, L).
+
+    ``delta`` is the δ of an (ε, δ) unlearning claim audited by Lemma C.1
+    (:func:`~.bounds.unlearning_epsilon_lower_bound`); at δ = 0 this is Theorem 4.2 exactly."""
+    return unlearning_epsilon_lower_bound([int(r)] * int(L), int(m), int(r), zeta=zeta, statistic=statistic, delta=delta)
 
 
 def attainable_bounds(grid: Iterable[Mapping[str, int]], L: int, zeta: float) -> list[dict]:
