@@ -140,10 +140,22 @@ def test_plan_joint_designs_share_candidate_models():
 
 
 def test_audit_delta_is_the_certified_delta_of_a_claim():
-    assert audit_delta({"params": {"epsilon": 1.0, "delta": 1e-5}}) == 1e-5
-    assert audit_delta({"params": {"epsilon": None, "delta": None, "noisy_steps": 40}}) == 0.0
-    assert audit_delta({"params": {"epsilon": 1.0, "delta": 1e-5, "noisy_steps": 40}}) == 0.0  # fixed steps: no claim
-    assert audit_delta({"params": {"sigma": 1e-3}}) == 0.0
+    assert audit_delta({"method": "model_clipping", "params": {"epsilon": 1.0, "delta": 1e-5}}) == 1e-5
+    assert audit_delta({"method": "model_clipping", "params": {"epsilon": None, "delta": None, "noisy_steps": 40}}) == 0.0
+    assert audit_delta({"method": "model_clipping", "params": {"epsilon": 1.0, "delta": 1e-5, "noisy_steps": 40}}) == 0.0  # fixed steps: no claim
+    assert audit_delta({"method": "model_clipping", "params": {}}) == 1e-5  # the defaults are a claim too
+    assert audit_delta({"method": "rewind_to_delete", "params": {"epsilon": 10.0}}) == 1e-3
+    assert audit_delta({"method": "hessian", "params": {"sigma": 1e-3}}) == 0.0
+
+
+def test_certified_summary_shows_the_params_with_their_defaults():
+    plan = _plan()
+    exp = plan.nn_experiment("digits_mc_eps1_uniform")
+    del exp["params"]["epsilon"], exp["params"]["delta"]  # left to ModelClippingParams' defaults
+    summary = plan.nn_certified_summary("digits_mc_eps1_uniform")
+    assert summary["variant"] == "certified"
+    assert (summary["params"]["epsilon"], summary["params"]["delta"], summary["params"]["C0"]) == (1.0, 1e-5, 30.0)
+    assert plan.nn_certified_summary("digits_mc_uncertified_uniform")["variant"] == "uncertified"
 
 
 def test_plan_chunk_size_changes_chunks_not_runs():

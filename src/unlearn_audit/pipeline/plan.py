@@ -7,6 +7,7 @@ the DAG's shape is plain, tested Python.  Paths come from :mod:`.paths`.  Torch-
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Mapping
 
@@ -15,7 +16,7 @@ from ..auditors.batchwise import DEFAULT_CELL
 from ..stats.selection import Cell
 from ..stats.signs import num_sign_vectors
 
-__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "preregistered_cell", "audit_delta", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "PHASES", "WorkflowPlan"]
+__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "preregistered_cell", "certified_claim", "audit_delta", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "PHASES", "WorkflowPlan"]
 
 #: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7); an experiment lists the ones it fills.
 NN_TABLES = ("table1a", "table1b", "table3", "table4", "table5", "table7")
@@ -37,14 +38,24 @@ def preregistered_cell(experiment_cfg: Mapping) -> Cell:
     return Cell(int(r), experiment_cfg.get("statistic", DEFAULT_CELL["statistic"]), experiment_cfg.get("score", DEFAULT_CELL["score"]))
 
 
+def _method_params(experiment_cfg: Mapping):
+    """The experiment's hyperparameters as its method's dataclass (defaults filled in; torch-free)."""
+    from ..unlearning import make_params
+
+    return make_params(experiment_cfg["method"], experiment_cfg.get("params", {}))
+
+
+def certified_claim(experiment_cfg: Mapping) -> tuple[float, float] | None:
+    """The (ε, δ) an experiment's algorithm is certified at (its params' ``claim``), or ``None``."""
+    return getattr(_method_params(experiment_cfg), "claim", None)
+
+
 def audit_delta(experiment_cfg: Mapping) -> float:
-    """The δ an experiment is audited at: the certified δ of an (ε, δ) claim (``params.epsilon`` and
-    ``params.delta``; model clipping's fixed-step variant makes none), else 0.  A δ = 0 bound is not
-    a test of an (ε, δ) claim (Lemma C.1, App. A.3)."""
-    params = experiment_cfg.get("params", {})
-    if params.get("epsilon") is None or params.get("noisy_steps") is not None:
-        return 0.0
-    return float(params.get("delta", 0.0))
+    """The δ an experiment is audited at: the certified δ of its (ε, δ) claim (model clipping's
+    fixed-step variant and the uncertified methods make none), else 0.  A δ = 0 bound is not a
+    test of an (ε, δ) claim (Lemma C.1, App. A.3)."""
+    claim = certified_claim(experiment_cfg)
+    return 0.0 if claim is None else claim[1]
 
 
 class WorkflowPlan:
@@ -279,7 +290,7 @@ class WorkflowPlan:
         """What Table 6 and Figures 1a–c show of an experiment."""
         exp = self.nn_experiment(name)
         design = self.nn_design(exp["design"])
-        params = dict(exp.get("params", {}))
+        params = dataclasses.asdict(_method_params(exp))
         return {
             "design": exp["design"],
             "dataset": design["dataset"],
@@ -290,7 +301,7 @@ class WorkflowPlan:
             "params": params,
             "auditor": self.nn_auditor(name),
             "score": exp.get("score", DEFAULT_CELL["score"]),
-            "variant": "uncertified" if params.get("noisy_steps") is not None or params.get("epsilon") is None else "certified",
+            "variant": "uncertified" if certified_claim(exp) is None else "certified",
         }
 
     def nn_certified_table_inputs(self, wildcards) -> dict[str, list[str]]:

@@ -259,6 +259,11 @@ class ModelClippingParams(FinetuneParams):
         """Whether T comes from the accountant (``noisy_steps is None``)."""
         return self.noisy_steps is None
 
+    @property
+    def claim(self) -> tuple[float, float] | None:
+        """The (ε, δ) the run is certified at, or ``None`` for the fixed-step (uncertified) variant."""
+        return (float(self.epsilon), float(self.delta)) if self.certified else None
+
     def noisy_step_count(self, max_steps: int | None = None) -> int | None:
         """``noisy_steps``, or the accountant's T (``None`` if δ is not reached within ``max_steps``)."""
         if self.noisy_steps is not None:
@@ -337,6 +342,11 @@ class RewindToDeleteParams:
     lipschitz_samples: int = 100
     lipschitz_std: float = 0.01
     micro_batch: int = 1024
+
+    @property
+    def claim(self) -> tuple[float, float]:
+        """The (ε, δ) the release is calibrated for."""
+        return (float(self.epsilon), float(self.delta))
 
     def __post_init__(self) -> None:
         check_positive_int(self.K, "K (R2D needs at least one retain step; K = 0 leaves G undefined)")
