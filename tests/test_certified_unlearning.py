@@ -17,27 +17,18 @@ from unlearn_audit.unlearning import model_clipping as mc_module
 from unlearn_audit.unlearning.params import model_clipping_plan
 from unlearn_audit.unlearning.rewind_to_delete import lipschitz_estimate
 
+from synthetic_images import quadrant_images
+
 torch.set_num_threads(1)
 
 PARAMS = {"in_channels": 1, "num_classes": 4, "width": 0.125}
-
-
-def _images(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """4 classes on 8x8 images (class = brighter quadrant)."""
-    g = torch.Generator().manual_seed(seed)
-    y = torch.randint(0, 4, (n,), generator=g)
-    x = torch.randn(n, 1, 8, 8, generator=g)
-    for c in range(4):
-        r, s = divmod(c, 2)
-        x[y == c, :, 4 * r : 4 * r + 4, 4 * s : 4 * s + 4] += 1.0
-    return x, y
 
 
 @pytest.fixture(scope="module")
 def setup():
     model = build_model("tinynet", **PARAMS)
     model.load_state_dict(initial_model("tinynet", PARAMS, 0))
-    return {"model": model, "retain": _images(96, 0), "forget": _images(8, 1)}
+    return {"model": model, "retain": quadrant_images(96, 0), "forget": quadrant_images(8, 1)}
 
 
 class Recorder(Monitor):

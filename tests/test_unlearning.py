@@ -14,6 +14,8 @@ from unlearn_audit.training import TrainConfig, loss_fn, shuffle_orders, train_m
 from unlearn_audit.unlearning import UNLEARNING_METHODS, get_method, make_params, register, unlearn
 from unlearn_audit.unlearning.hessian import HessianParams, lissa_inverse_hvp, regularizer
 
+from synthetic_images import quadrant_images
+
 torch.set_num_threads(1)
 
 PARAMS = {"in_channels": 1, "num_classes": 4, "width": 0.125}
@@ -26,24 +28,11 @@ FAST = {
 }
 
 
-def _images(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """4 classes on 8x8 images (class = brighter quadrant), with a quarter of the labels random."""
-    g = torch.Generator().manual_seed(seed)
-    y = torch.randint(0, 4, (n,), generator=g)
-    x = torch.randn(n, 1, 8, 8, generator=g)
-    for c in range(4):
-        r, s = divmod(c, 2)
-        x[y == c, :, 4 * r : 4 * r + 4, 4 * s : 4 * s + 4] += 1.0
-    flip = torch.rand(n, generator=g) < 0.25
-    y[flip] = torch.randint(0, 4, (int(flip.sum()),), generator=g)
-    return x, y
-
-
 @pytest.fixture(scope="module")
 def audit_setup():
     """Retain set, a candidate pool of m = 16 batches of B = 2, a sign vector and the trained model A(D(S))."""
-    xr, yr = _images(96, 0)
-    pool_x, pool_y = _images(32, 1)
+    xr, yr = quadrant_images(96, 0, flip_fraction=0.25)
+    pool_x, pool_y = quadrant_images(32, 1, flip_fraction=0.25)
     batch = np.repeat(np.arange(16), 2)
     signs = np.array([1, -1] * 8)
     rows = np.flatnonzero(np.isin(batch, np.flatnonzero(signs > 0)))  # D_f(S)
