@@ -67,6 +67,21 @@ def test_import_does_not_load_torch(module):
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 
 
+@pytest.mark.parametrize(
+    "module",
+    ["unlearn_audit.pipeline.nn", "unlearn_audit.pipeline.certified", "unlearn_audit.pipeline.convex",
+     "unlearn_audit.pipeline.gaussian_unlearning", "unlearn_audit.pipeline.statistics", "unlearn_audit.report"],
+)
+def test_statistics_and_table_jobs_load_neither_torch_nor_matplotlib(module):
+    """The many small jobs of the audit, table and figure rules start without torch and matplotlib
+    (figures import it when drawn); only the training rules (pipeline.nn_runs) load torch."""
+    code = (
+        f"import sys, {module}; loaded = [m for m in ('torch', 'matplotlib') if m in sys.modules]; "
+        "assert not loaded, loaded"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
 @pytest.mark.workflow
 def test_dry_run_works_with_torch_not_importable(tmp_path):
     blocker = tmp_path / "block"

@@ -40,9 +40,9 @@ RUN_METRICS = pa.schema(
         ("experiment", pa.string()),
         ("phase", pa.string()),
         ("run", pa.int32()),
-        ("retain_acc", pa.float64()),
+        ("retain_acc", pa.float64()),   # evaluation runs; NaN for calibration runs (not measured)
         ("forget_acc", pa.float64()),   # accuracy on D_f(S), the sampled forget set
-        ("test_acc", pa.float64()),
+        ("test_acc", pa.float64()),     # evaluation runs; NaN for calibration runs (not measured)
         ("record", pa.string()),        # JSON: what the algorithm reports (noisy steps, σ, L̂, Ĝ, ...); "{}" if nothing
     ]
 )

@@ -1,11 +1,11 @@
-"""Rules nn_train_<design>_<phase>_<chunk> -> unlearn_audit.pipeline.nn.train."""
+"""Rules nn_train_<design>_<phase>_<chunk> -> unlearn_audit.pipeline.nn_runs.train."""
 
 import sys
 
-from unlearn_audit.pipeline import nn
+from unlearn_audit.pipeline import nn_runs
 from unlearn_audit.pipeline.runtime import limit_threads
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 limit_threads(snakemake.threads)  # noqa: F821
 p, inp = snakemake.params, snakemake.input  # noqa: F821
-nn.train(p.design, p.cfg, p.seed, inp.data, inp.signs, list(snakemake.output), device=snakemake.config["device"])  # noqa: F821
+nn_runs.train(p.design, p.cfg, p.seed, inp.data, inp.signs, list(snakemake.output), device=snakemake.config["device"])  # noqa: F821

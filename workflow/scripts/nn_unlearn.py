@@ -1,14 +1,14 @@
-"""Rules nn_unlearn_<experiment>_<phase>_<chunk> -> unlearn_audit.pipeline.nn.unlearn."""
+"""Rules nn_unlearn_<experiment>_<phase>_<chunk> -> unlearn_audit.pipeline.nn_runs.unlearn."""
 
 import sys
 
-from unlearn_audit.pipeline import nn
+from unlearn_audit.pipeline import nn_runs
 from unlearn_audit.pipeline.runtime import limit_threads
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 limit_threads(snakemake.threads)  # noqa: F821
 p, inp, out = snakemake.params, snakemake.input, snakemake.output  # noqa: F821
-nn.unlearn(
+nn_runs.unlearn(
     p.experiment, p.design_cfg, p.method, p.method_params, p.seed, inp.data, inp.signs,
     list(inp.base), list(out.scores), list(out.metrics), device=snakemake.config["device"],  # noqa: F821
     checkpoint_outputs=list(out.checkpoints) if hasattr(out, "checkpoints") else None,

@@ -1,0 +1,227 @@
+"""The two torch rules of the neural-network audits: base training and unlearning (DESIGN §3).
+
+``nn_train_<design>_<phase>_<chunk>`` → :func:`train` and ``nn_unlearn_<experiment>_<phase>_<chunk>``
+→ :func:`unlearn`; the other rules of :mod:`.nn` stay torch-free.  Chunked jobs read each run's
+index from its output path (:func:`~.paths.run_of_path`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .. import schemas
+from ..data import load_audit_data
+from ..io import read_parquet, write_parquet
+from ..models import build_model, initial_model
+from ..scores import model_scores
+from ..seeds import seed_sequence, torch_seed
+from ..stats.signs import sign_vector_rank, sign_vector_unrank
+from ..torch_utils import ProgressLog, save_state_dict
+from ..training import TrainConfig, shuffle_orders, train_model
+from ..unlearning import Monitor
+from ..unlearning import unlearn as unlearn_model
+from .paths import run_of_path
+from .runtime import resolve_device
+
+__all__ = ["train_config", "training_set", "forget_set", "train", "unlearn"]
+
+
+def train_config(cfg: Mapping) -> TrainConfig:
+    """TrainConfig from a config mapping, refusing unknown keys."""
+    return TrainConfig.from_dict(cfg)
+
+
+def training_set(data, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(x, y, example ids) of D(S) = D_r ∪ D_f(S); ids index the universe retain ‖ forget pool."""
+    n_r = len(data.retain_x)
+    chosen = np.flatnonzero(np.asarray(signs)[data.forget_batch] == 1)
+    x = np.concatenate([data.retain_x, data.forget_x[chosen]])
+    y = np.concatenate([data.retain_y, data.forget_y[chosen]])
+    ids = np.concatenate([np.arange(n_r), n_r + chosen])
+    return x, y, ids
+
+
+def forget_set(data, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """D_f(S): only the sampled forget batches (never the whole candidate pool)."""
+    chosen = np.flatnonzero(np.asarray(signs)[data.forget_batch] == 1)
+    return data.forget_x[chosen], data.forget_y[chosen]
+
+
+def _signs_for(table: pd.DataFrame, phase: str, runs: Sequence[int], signs_path) -> dict[int, np.ndarray]:
+    """The sign vectors of ``runs`` in ``phase`` from the design's sign table (read from ``signs_path``)."""
+    sub = table[(table.phase == phase) & table.run.isin(list(runs))]
+    found = {int(r): np.asarray(s, dtype=np.int8) for r, s in zip(sub.run, sub.signs)}
+    missing = sorted(set(runs) - set(found))
+    if missing:
+        raise ValueError(f"{signs_path}: no {phase} sign vectors for runs {missing}")
+    return found
+
+
+def _phase_runs(paths: Sequence[str]) -> tuple[str, list[int]]:
+    """The one phase and the run indices of a chunk's per-run output paths."""
+    parsed = [run_of_path(p) for p in paths]
+    phases = {ph for ph, _ in parsed}
+    if len(phases) != 1:
+        raise ValueError(f"a chunk's outputs must all belong to one phase, got {sorted(phases)}")
+    return phases.pop(), [run for _, run in parsed]
+
+
+def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outputs: Sequence[str], device: str = "cpu") -> None:
+    """Train the base model A(D(S)) of each output's run from the design's fixed x0 and π on ``device``.
+
+    A joint design's outputs are candidate models (``…/base/candidate/<rank>.pt``), one per S̃ ∈ S_m:
+    training is a deterministic function of S, so calibration and evaluation runs share them.
+    Models are saved with CPU tensors, so they load anywhere.
+    """
+    phase, runs = _phase_runs(outputs)
+    dev = resolve_device(device)
+    data = load_audit_data(data_path)
+    if phase == "candidate":  # a joint design: one model per candidate S̃, named by its rank
+        signs = {rank: sign_vector_unrank(rank, int(cfg["m"])) for rank in runs}
+    else:
+        signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), phase, runs, signs_path)
+    model_cfg = dict(cfg["model"])
+    x0 = initial_model(model_cfg["name"], model_cfg.get("params", {}), int(seed_sequence(root_seed, design, "init").generate_state(1)[0]))
+    tcfg = train_config(cfg["train"])
+    n_universe = len(data.retain_x) + len(data.forget_x)
+    orders = shuffle_orders(n_universe, tcfg.epochs, int(seed_sequence(root_seed, design, "order").generate_state(1)[0]))
+    log = ProgressLog(len(runs), f"nn_train {design} {phase}")
+    for run, out in zip(runs, outputs):
+        x, y, ids = training_set(data, signs[run])
+        model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
+        model.load_state_dict(x0)
+        train_model(model.to(dev), x, y, ids, orders, tcfg)
+        save_state_dict(model.state_dict(), out)
+        log.step(run)
+
+
+def _forget_ids(data) -> np.ndarray:
+    """Global ids of the candidate forget pool (as in the design's split.parquet)."""
+    ids = getattr(data, "forget_id", None)
+    return (np.arange(len(data.forget_x)) if ids is None else np.asarray(ids)).astype(np.int64)
+
+
+def _accuracy(model, x, y, kind: str) -> float:
+    if len(x) == 0:
+        return float("nan")
+    return float(np.mean(model_scores(model, x, y, kind=kind)["correct"]))
+
+
+class _RunMonitor(Monitor):
+    """Collects what one unlearning run reports: scores of the candidate pool at the checkpoint
+    steps (scored synchronously, the training mode restored) and the algorithm's recorded numbers."""
+
+    def __init__(self, data):
+        self.data = data
+        self.checkpoints: list[tuple[int, dict]] = []
+        self.values: dict[str, float] = {}
+
+    def checkpoint(self, step: int, model) -> None:
+        was_training = model.training
+        self.checkpoints.append((int(step), model_scores(model, self.data.forget_x, self.data.forget_y, kind=self.data.kind)))
+        model.train(was_training)
+
+    def record(self, **values) -> None:
+        self.values.update({k: v.item() if hasattr(v, "item") else v for k, v in values.items()})  # numpy → Python
+
+
+def _base_of_runs(runs: Sequence[int], signs: Mapping[int, np.ndarray], base_models: Sequence[str]) -> list[str]:
+    """The base model of each run: the one per-run model of the chunk, in order, or, for a joint
+    design, the candidate model of the run's sign vector."""
+    parsed = [run_of_path(p) for p in base_models]
+    if parsed and parsed[0][0] == "candidate":
+        by_rank = {rank: path for (_, rank), path in zip(parsed, base_models)}
+        return [by_rank[sign_vector_rank(signs[run])] for run in runs]
+    if len(base_models) != len(runs):
+        raise ValueError(f"{len(runs)} runs but {len(base_models)} base models")
+    return list(base_models)
+
+
+def _score_frame(experiment: str, phase: str, run: int, row, data, in_forget: np.ndarray, sc: Mapping) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "experiment": experiment,
+            "phase": phase,
+            "run": run,
+            "sign_index": int(row.sign_index),
+            "seed": np.uint64(row.seed),
+            "batch": data.forget_batch.astype(np.int32),
+            "example": _forget_ids(data),
+            "in_forget": in_forget,
+            "score_logit": sc["logit"],
+            "score_loss": sc["loss"],
+        }
+    )
+
+
+def unlearn(
+    experiment: str,
+    design_cfg: Mapping,
+    method: str,
+    params: Mapping,
+    root_seed: int,
+    data_path,
+    signs_path,
+    base_models: Sequence[str],
+    score_outputs: Sequence[str],
+    metric_outputs: Sequence[str],
+    device: str = "cpu",
+    checkpoint_outputs: Sequence[str] | None = None,
+) -> None:
+    """Unlearn each run's base model with ``method`` on ``device`` and score the candidate forget pool.
+
+    Every run draws its own unlearning randomness (noise included) from its own stream.  With
+    ``checkpoint_outputs`` the pool is also scored at the method's checkpoint steps
+    (CHECKPOINT_SCORES); what the method records (noisy steps, σ, …) goes to the metrics' ``record``.
+    Retain and test accuracies are measured on evaluation runs (the tables report those) and are
+    NaN for calibration runs, whose forward passes over the retain and test sets would be unused.
+    """
+    phase, runs = _phase_runs(score_outputs)
+    measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
+    dev = resolve_device(device)
+    data = load_audit_data(data_path)
+    signs_table = read_parquet(signs_path, schemas.SIGNS)
+    signs = _signs_for(signs_table, phase, runs, signs_path)
+    model_cfg = dict(design_cfg["model"])
+    retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
+    bases = _base_of_runs(runs, signs, base_models)
+    checkpoint_outputs = list(checkpoint_outputs or [None] * len(runs))
+    log = ProgressLog(len(runs), f"nn_unlearn {experiment} {phase}")
+    for run, base, score_out, metric_out, checkpoint_out in zip(runs, bases, score_outputs, metric_outputs, checkpoint_outputs):
+        s = signs[run]
+        model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
+        model.load_state_dict(torch.load(base, map_location="cpu", weights_only=True))
+        model.to(dev)
+        fx, fy = forget_set(data, s)
+        gen = torch.Generator().manual_seed(torch_seed(seed_sequence(root_seed, experiment, "unlearn", phase, run)))
+        monitor = _RunMonitor(data)
+        model = unlearn_model(method, model, retain, (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen, monitor=monitor)
+        sc = model_scores(model, data.forget_x, data.forget_y, kind=data.kind)
+        row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
+        in_forget = s[data.forget_batch] == 1
+        write_parquet(_score_frame(experiment, phase, run, row, data, in_forget, sc), score_out, schemas.SCORES)
+        if checkpoint_out is not None:
+            frames = [_score_frame(experiment, phase, run, row, data, in_forget, c).assign(step=step) for step, c in monitor.checkpoints]
+            if not frames:
+                raise ValueError(f"{experiment}: method {method!r} reported no checkpoints; set params.checkpoint_steps")
+            write_parquet(pd.concat(frames, ignore_index=True), checkpoint_out, schemas.CHECKPOINT_SCORES)
+        metrics = pd.DataFrame(
+            [
+                {
+                    "experiment": experiment,
+                    "phase": phase,
+                    "run": run,
+                    "retain_acc": _accuracy(model, data.retain_x, data.retain_y, data.kind) if measure_accuracy else float("nan"),
+                    "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
+                    "test_acc": _accuracy(model, data.test_x, data.test_y, data.kind) if measure_accuracy else float("nan"),
+                    "record": json.dumps(monitor.values, sort_keys=True),
+                }
+            ]
+        )
+        write_parquet(metrics, metric_out, schemas.RUN_METRICS)
+        log.step(run)
