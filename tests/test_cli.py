@@ -11,6 +11,7 @@ from unlearn_audit.auditors.batchwise import audit_tables, fit_table
 from unlearn_audit.auditors.runs import sign_matrix, sign_table
 from unlearn_audit.io import write_parquet
 from unlearn_audit.stats.bounds import epsilon_lower_bound
+from unlearn_audit.stats.gdp_overlaps import mu_lower_bound
 
 
 def run_cli(*args):
@@ -106,6 +107,25 @@ def test_bound_prints_json():
     assert res["rejected"] is True and res["L"] == 10 and res["statistic"] == "mean"
 
 
+@pytest.mark.parametrize("method", ["theorem4.2", "exact", "mgf"])
+def test_bound_method_flag_and_mu_fields(method, capsys):
+    overlaps = [60] * 10
+    rc, res, err = main_json(["bound", "--m", 100, "--r", 60, "--overlaps", ",".join(map(str, overlaps)), "--method", method], capsys)
+    assert rc == 0, err
+    want = epsilon_lower_bound(overlaps, 100, 60, method=method)
+    assert res["method"] == method and res["epsilon_ldp"] == pytest.approx(want.epsilon_ldp)
+    mu = mu_lower_bound(overlaps, 100, 60)
+    assert res["mu_ldp"] == pytest.approx(mu.mu_ldp) and res["mu_lb"] == pytest.approx(mu.mu_ldp / 2) and res["mu_ldp"] > 0
+    if method != "theorem4.2":
+        assert res["epsilon_ldp"] > epsilon_lower_bound(overlaps, 100, 60).epsilon_ldp
+
+
+def test_bound_default_method_is_theorem42(capsys):
+    rc, res, _ = main_json(["bound", "--m", 6, "--r", 6, "--overlaps", "6,6,4"], capsys)
+    assert rc == 0 and res["method"] == "theorem4.2"
+    assert res["epsilon_ldp"] == epsilon_lower_bound([6, 6, 4], 6, 6).epsilon_ldp
+
+
 def test_bound_from_text_and_parquet_files(tmp_path):
     txt = tmp_path / "v.txt"
     txt.write_text("# overlaps\n6 6\n5,6\n")
@@ -142,6 +162,9 @@ def test_pairwise_and_gdp():
         (["bound", "--m", "6"], "--r"),
         (["bound", "--m", "6", "--r", "6", "--overlaps", "3", "--score", "loss"], "only to --overlaps-file"),
         (["bound", "--m", "4500", "--r", "3000", "--overlaps", "2000", "--delta", "1e-9"], "M'/K"),
+        (["bound", "--m", "6", "--r", "6", "--overlaps", "6", "--method", "exact", "--delta", "0.1"], "supports delta = 0 only"),
+        (["bound", "--m", "6", "--r", "6", "--overlaps", "6", "--method", "mgf", "--statistic", "median"], "statistic='mean' only"),
+        (["bound", "--m", "6", "--r", "6", "--overlaps", "6", "--method", "fft"], "invalid choice"),
         (["pairwise", "--fp", "5", "--n-neg", "3", "--fn", "0", "--n-pos", "3"], "fp"),
         (["gdp", "--correct", "3"], "--correct and --total"),
         (["frobnicate"], "invalid choice"),

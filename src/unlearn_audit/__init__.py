@@ -6,7 +6,9 @@ The public API, importable from the package top without torch::
     res = epsilon_lower_bound([2050, 2011, 1990], m=4500, r=3000, statistic="mean", zeta=0.05)
 
 * statistics (:mod:`unlearn_audit.stats`, numpy/scipy only): :func:`epsilon_lower_bound`
-  (Theorem 4.2, Lemma C.1), :func:`pairwise_epsilon_lower_bound` (Eq. 3),
+  (Theorem 4.2, Lemma C.1; ``method="exact"`` / ``"mgf"`` for the tighter δ = 0 tests of
+  docs/bounds.md), :func:`mu_lower_bound` (μ-GDP from the overlaps),
+  :func:`pairwise_epsilon_lower_bound` (Eq. 3),
   :func:`gdp_mu_lower_bound` and the other μ-GDP conversions, and their forms for an (ε, δ)
   unlearning claim, :func:`unlearning_epsilon_lower_bound` and
   :func:`pairwise_unlearning_epsilon_lower_bound` (Lemma 4.1 with δ);
@@ -48,11 +50,13 @@ from .stats.bounds import (
     pairwise_unlearning_epsilon_lower_bound,
     unlearning_epsilon_lower_bound,
 )
+from .stats.gdp_overlaps import MuBound, mu_lower_bound
 
 __version__ = "0.1.0"
 
 __all__ = [
     "EpsilonBound",
+    "MuBound",
     "PairwiseAudit",
     "PairwiseBound",
     "PerExampleFit",
@@ -71,6 +75,7 @@ __all__ = [
     "gdp_mu_lower_bound",
     "gdp_mu_lower_bound_from_accuracy",
     "joint_audit_tables",
+    "mu_lower_bound",
     "pairwise_audit",
     "pairwise_audit_table",
     "pairwise_epsilon_lower_bound",

@@ -23,6 +23,8 @@ from .stats.bounds import (
     gdp_mu_lower_bound_from_accuracy,
     pairwise_epsilon_lower_bound,
 )
+from .stats.gdp_overlaps import mu_lower_bound
+from .stats.posterior_tests import METHODS
 
 
 class UsageError(Exception):
@@ -154,8 +156,10 @@ def _cmd_bound(args) -> dict:
         overlaps, used = _parse_overlap_list(args.overlaps), {}
     else:
         overlaps, used = read_overlaps_file(Path(args.overlaps_file), args.r, **chosen)
-    res = epsilon_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta)
-    return {**used, **asdict(res)}
+    res = epsilon_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta,
+                              method=args.method)
+    mu = mu_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic)
+    return {**used, **asdict(res), "mu_ldp": mu.mu_ldp, "mu_lb": mu.mu_lb}
 
 
 def _cmd_pairwise(args) -> dict:
@@ -188,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"unlearn-audit {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
-    b = sub.add_parser("bound", help="Theorem 4.2 bound from per-run overlaps V (prints JSON)")
+    b = sub.add_parser("bound", help="Theorem 4.2 (or --method exact|mgf) and mu-GDP bounds from per-run overlaps V (prints JSON)")
     b.add_argument("--m", type=int, required=True, help="number of candidate forget batches")
     b.add_argument("--r", type=int, required=True, help="guess budget (even, 0 < r <= m)")
     b.add_argument("--overlaps", help="comma-separated overlaps, one per evaluation run, e.g. 60,58,61")
@@ -200,6 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--statistic", choices=STATISTICS, default="mean")
     b.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
     b.add_argument("--delta", type=float, default=0.0, help="delta of the LDP mechanism (Lemma C.1)")
+    b.add_argument("--method", choices=METHODS, default="theorem4.2",
+                   help="test: theorem4.2 (Eq. 1/2, Lemma C.1), exact (delta = 0: exact convolution / binomial "
+                   "tail) or mgf (delta = 0, mean: max-MGF Chernoff); see docs/bounds.md. The output also "
+                   "gives mu_ldp and mu_lb = mu_ldp / 2, the mu-GDP bound from the same overlaps")
     b.set_defaults(func=_cmd_bound)
 
     pw = sub.add_parser("pairwise", help="Eq. 3 pairwise bound from error counts (prints JSON)")

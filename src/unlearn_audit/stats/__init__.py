@@ -3,6 +3,10 @@
 * :mod:`.signs` — S_m, guesses, overlaps (Section 4, Algorithm 1);
 * :mod:`.bounds` — Theorem 4.2 (mean, median), Lemma C.1, Eq. 3, μ-GDP (Section 4, App. A.3, C), and
   their forms for an (ε, δ) unlearning claim (Lemma 4.1 with δ, by group privacy);
+* :mod:`.posterior_tests` — tighter δ = 0 tests from the same overlaps, ``method="exact"`` and
+  ``method="mgf"`` of :func:`epsilon_lower_bound` (docs/bounds.md §1–5);
+* :mod:`.gdp_overlaps` — :func:`mu_lower_bound`, a μ-GDP bound from the overlaps via Lemma C.1
+  (docs/bounds.md §6);
 * :mod:`.gaussian_mechanism` — hockey-stick δ(ε; μ) and the analytic Gaussian σ;
 * :mod:`.accountants` — model clipping's noisy-step accountant (Koloskova et al. Thm 4.2) and
   rewind-to-delete's sensitivity (Mu & Klabjan Thm 3.1);
@@ -10,3 +14,9 @@
 * :mod:`.selection` — the pre-registered cell and the Bonferroni-corrected best cell;
 * :mod:`.simulation` — mechanisms with known ε, for validity tests.
 """
+
+from .bounds import EpsilonBound, epsilon_lower_bound
+from .gdp_overlaps import MuBound, mu_lower_bound
+from .posterior_tests import METHODS, posterior_tail_bound
+
+__all__ = ["METHODS", "EpsilonBound", "MuBound", "epsilon_lower_bound", "mu_lower_bound", "posterior_tail_bound"]

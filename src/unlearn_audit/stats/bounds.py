@@ -3,7 +3,8 @@
 * :func:`epsilon_lower_bound` — Theorem 4.2 (mean: Chernoff bound, Eq. 1; median:
   Eq. 2) and, for δ > 0, Lemma C.1, solved for ε.  ``epsilon_ldp`` is the bound for
   the induced LDP mechanism; ``epsilon_lb = epsilon_ldp / 2`` is the unlearning bound
-  (Lemma 4.1 / Theorem 4.1).
+  (Lemma 4.1 / Theorem 4.1).  ``method="exact"`` / ``"mgf"`` dispatch to the tighter δ = 0
+  tests of :mod:`.posterior_tests` (docs/bounds.md §1–5).
 * :func:`pairwise_epsilon_lower_bound` — Eq. 3 with Clopper–Pearson intervals.
 * :func:`gdp_mu_lower_bound`, :func:`gdp_mu_lower_bound_from_accuracy`,
   :func:`gdp_delta`, :func:`gdp_epsilon` — the μ-GDP view.
@@ -31,8 +32,7 @@ from typing import Sequence
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import gammaln, logsumexp, ndtri, polygamma, psi
-from scipy.stats import beta as beta_dist
+from scipy.special import betainccinv, betaincinv, gammaln, logsumexp, ndtri, polygamma, psi
 
 from ..checks import check_count as _check_count
 from ..checks import check_delta as _check_delta
@@ -190,6 +190,8 @@ class EpsilonBound:
     ``epsilon_ldp`` bounds the induced LDP mechanism (Theorem 4.2 / Lemma C.1 solved for
     ε); ``epsilon_lb = epsilon_ldp / 2`` bounds the unlearning algorithm (Lemma 4.1).
     ``rejected`` is True iff the test rejects H0: ε_ldp ≤ 0 at level ζ, i.e. ``epsilon_ldp > 0``.
+    ``method`` names the test: "theorem4.2" (Eq. 1/2, Lemma C.1), "exact" or "mgf"
+    (:mod:`.posterior_tests`, docs/bounds.md).
     """
 
     epsilon_ldp: float
@@ -202,6 +204,7 @@ class EpsilonBound:
     L: int
     zeta: float
     delta: float
+    method: str = "theorem4.2"
 
 
 def _prepare_overlaps(overlaps, r: int) -> np.ndarray:
@@ -294,6 +297,7 @@ def epsilon_lower_bound(
     zeta: float = 0.05,
     statistic: str = "mean",
     delta: float = 0.0,
+    method: str = "theorem4.2",
 ) -> EpsilonBound:
     """Lower bound on ε from the overlaps V^(1..L) of L independent audit runs (Theorem 4.2).
 
@@ -305,11 +309,16 @@ def epsilon_lower_bound(
     zeta : significance level ζ ∈ (0, 1); the bound is valid with probability ≥ 1 − ζ.
     statistic : "mean" (Chernoff bound, Eq. 1) or "median" (Eq. 2).
     delta : δ ∈ [0, M'/K) of the LDP mechanism (Lemma C.1); 0 is Theorem 4.2.
+    method : "theorem4.2" (default: Eq. 1/2, Lemma C.1); "exact" (δ = 0: exact tail of the
+        L-fold convolution of the dominating law for the mean, exact binomial tail for the
+        median) or "mgf" (δ = 0, mean only: max-MGF Chernoff bound), see
+        :mod:`.posterior_tests` and docs/bounds.md.
 
     Returns
     -------
     EpsilonBound with ``epsilon_ldp`` ≥ 0 (0 and ``rejected=False`` when the test does not
     reject, including whenever the statistic is ≤ r/2) and ``epsilon_lb = epsilon_ldp / 2``.
+    ``epsilon_ldp`` is finite for every method at δ = 0.
     """
     check_m_r(m, r)
     m, r = int(m), int(r)
@@ -317,6 +326,8 @@ def epsilon_lower_bound(
     delta = _check_delta(delta)
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    if method != "theorem4.2":
+        return _posterior_bound(overlaps, m, r, zeta, statistic, delta, method)
     _check_delta_monotone(m, r, delta)
     v = _prepare_overlaps(overlaps, r)
     stat, log_g = _log_g_threshold(v, m, r, zeta, statistic)
@@ -339,13 +350,43 @@ def epsilon_lower_bound(
     )
 
 
-def _log_g(epsilon: float, m: int, r: int, log_delta: float) -> float:
+def _posterior_bound(overlaps, m: int, r: int, zeta: float, statistic: str, delta: float, method: str) -> EpsilonBound:
+    """The δ = 0 tests of :mod:`.posterior_tests` ("exact", "mgf"), as an :class:`EpsilonBound`."""
+    from .posterior_tests import METHODS, posterior_epsilon_ldp  # imports this module
+
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if delta > 0:
+        raise ValueError(f"method={method!r} supports delta = 0 only; use method='theorem4.2' (Lemma C.1) for delta > 0")
+    v = _prepare_overlaps(overlaps, r)
+    stat, eps = posterior_epsilon_ldp(v, m, r, zeta=zeta, statistic=statistic, method=method)
+    return EpsilonBound(
+        epsilon_ldp=float(eps),
+        epsilon_lb=float(eps) / 2.0,
+        rejected=bool(eps > 0.0),
+        statistic=statistic,
+        statistic_value=stat,
+        m=m,
+        r=r,
+        L=int(v.size),
+        zeta=zeta,
+        delta=delta,
+        method=method,
+    )
+
+
+def _log_g(epsilon, m: int, r: int, log_delta):
     """log g(ε; δ) = log((e^ε + (M' − 1)/M' · K · δ) / (e^ε + M' − 1)), the per-run factor of the
-    tail bounds of Theorem 4.2 (δ = 0, ``log_delta = −inf``) and Lemma C.1."""
+    tail bounds of Theorem 4.2 (δ = 0, ``log_delta = −inf``) and Lemma C.1.
+
+    Vectorised over ``epsilon`` and ``log_delta`` (broadcast); a float for scalar input.
+    """
     log_mp = log_num_sign_vectors(m)
     log_b = log_mp + math.log1p(-math.exp(-log_mp))  # log(M' − 1)
-    log_num = epsilon if log_delta == -math.inf else np.logaddexp(epsilon, log_b - log_mp + log_num_guesses(m, r) + log_delta)
-    return float(log_num - np.logaddexp(epsilon, log_b))
+    # logaddexp(ε, −inf) is exactly ε, so δ = 0 needs no special case
+    log_num = np.logaddexp(epsilon, log_b - log_mp + log_num_guesses(m, r) + np.asarray(log_delta, dtype=float))
+    out = log_num - np.logaddexp(epsilon, log_b)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def audit_tail_bound(
@@ -393,14 +434,14 @@ def clopper_pearson_upper(k: int, n: int, alpha: float) -> float:
     """Upper end of a one-sided level-(1−α) Clopper–Pearson interval for a binomial rate."""
     if k >= n:
         return 1.0
-    return float(beta_dist.isf(alpha, k + 1, n - k))
+    return float(betainccinv(k + 1, n - k, alpha))  # the Beta(k+1, n−k) upper α-quantile
 
 
 def clopper_pearson_lower(k: int, n: int, alpha: float) -> float:
     """Lower end of a one-sided level-(1−α) Clopper–Pearson interval for a binomial rate."""
     if k <= 0:
         return 0.0
-    return float(beta_dist.ppf(alpha, k, n - k + 1))
+    return float(betaincinv(k, n - k + 1, alpha))  # the Beta(k, n−k+1) lower α-quantile
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,367 @@
+"""Tighter δ = 0 tests from the same overlaps (docs/bounds.md §1–5; paper Section 4, App. B).
+
+Theorem 4.2 bounds every posterior probability by e^ε/(e^ε + M' − 1).  Using the whole
+posterior constraint p(s | t) ≤ e^ε p(s' | t) gives, for a guess t and any threshold v,
+
+    P(V ≥ v) ≤ q_ε(v) = e^ε T_v / (e^ε T_v + M' − T_v),   T_v = Σ_{u ≥ v} N_u,
+
+so each run's V is stochastically dominated by the law Q_ε with tail q_ε (docs/bounds.md §1).
+
+* ``"exact"``, mean: the upper tail of the L-fold convolution Q_ε^{*L} at Σ V (§2);
+  median: the binomial tail P(Binomial(L, q_ε(⌈median⌉)) ≥ ⌈L/2⌉) (§4).
+* ``"mgf"``, mean: the Chernoff bound with the largest MGF of V over ε-constrained
+  posteriors, Ψ_ε(λ) (§3).
+
+ε_LDP = sup{ε ≥ 0 : p_ε ≤ ζ}; p_ε is non-decreasing in ε (§5).  Everything is in log space.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import logsumexp
+
+from .bounds import (
+    _WINDOW_NATS,
+    STATISTICS,
+    _log_comb,
+    _log_g_threshold,
+    _log_g_to_epsilon,
+    log_overlap_counts,
+)
+from .signs import check_m_r
+
+__all__ = [
+    "METHODS",
+    "log_dominating_pmf",
+    "log_dominating_tail",
+    "log_max_mgf",
+    "posterior_epsilon_ldp",
+    "posterior_log_p_value",
+    "posterior_tail_bound",
+]
+
+#: Tests of :func:`unlearn_audit.stats.bounds.epsilon_lower_bound` (``method=``).
+METHODS = ("theorem4.2", "exact", "mgf")
+
+_NEG_INF = -math.inf
+
+
+# --------------------------------------------------------------------------------------
+# the dominating law Q_ε (docs/bounds.md §1)
+# --------------------------------------------------------------------------------------
+@lru_cache(maxsize=64)
+def _log_blocks(m: int, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(log N_u for u = 0..r, log T_v and log B_v = log(M' − T_v) for v = 0..r+1)."""
+    log_n = log_overlap_counts(m, r)
+    log_t = np.append(np.logaddexp.accumulate(log_n[::-1])[::-1], _NEG_INF)
+    log_b = np.concatenate([[_NEG_INF], np.logaddexp.accumulate(log_n)])
+    for a in (log_t, log_b):
+        a.setflags(write=False)
+    return log_n, log_t, log_b
+
+
+def _log_d(epsilon: float, log_t: np.ndarray, log_b: np.ndarray) -> np.ndarray:
+    """log D_v = log(e^ε T_v + M' − T_v), the normaliser of the extreme posterior at threshold v."""
+    return np.logaddexp(epsilon + log_t, log_b)
+
+
+def log_dominating_tail(m: int, r: int, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """(log q_ε(v), log(1 − q_ε(v))) for v = 0..r+1 (docs/bounds.md §1).
+
+    q_ε(v) = e^ε T_v / (e^ε T_v + M' − T_v) is the largest P(V ≥ v) of any ε-LDP mechanism on
+    S_m with S uniform; q_ε(0) = 1 and q_ε(r + 1) = 0.
+    """
+    _, log_t, log_b = _log_blocks(*_check_m_r_eps(m, r, epsilon))
+    log_d = _log_d(epsilon, log_t, log_b)
+    return epsilon + log_t - log_d, log_b - log_d
+
+
+def log_dominating_pmf(m: int, r: int, epsilon: float) -> np.ndarray:
+    """log Q_ε(u), u = 0..r: the pmf with tail q_ε (docs/bounds.md §1).
+
+    Q_ε(u) = q_ε(u) − q_ε(u + 1) = e^ε N_u M' / (D_u D_{u+1}) (no cancellation).
+    """
+    log_n, log_t, log_b = _log_blocks(*_check_m_r_eps(m, r, epsilon))
+    log_d = _log_d(epsilon, log_t, log_b)
+    return epsilon + log_n + log_t[0] - log_d[:-1] - log_d[1:]
+
+
+def _check_m_r_eps(m, r, epsilon) -> tuple[int, int]:
+    check_m_r(m, r)
+    if not (isinstance(epsilon, (int, float, np.floating, np.integer)) and epsilon >= 0 and math.isfinite(epsilon)):
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    return int(m), int(r)
+
+
+# --------------------------------------------------------------------------------------
+# exact tail of the L-fold convolution (docs/bounds.md §2)
+# --------------------------------------------------------------------------------------
+def _tilted_mean(log_w: np.ndarray, theta: float) -> float:
+    u = np.arange(log_w.size, dtype=float)
+    w = log_w + theta * u
+    return float(np.dot(np.exp(w - logsumexp(w)), u))
+
+
+def _tilt_for_mean(log_w: np.ndarray, target: float) -> float:
+    """θ ≥ 0 with mean of the law ∝ w(u) e^{θu} equal to ``target`` (0 if already ≥ target)."""
+    if _tilted_mean(log_w, 0.0) >= target:
+        return 0.0
+    hi = 1.0
+    while _tilted_mean(log_w, hi) < target:
+        hi *= 2.0
+        if hi > 2.0**60:  # pragma: no cover - target within rounding of the support's top
+            return hi
+    return float(brentq(lambda t: _tilted_mean(log_w, t) - target, 0.0, hi, xtol=1e-12, rtol=1e-12, maxiter=500))
+
+
+class _Scaled:
+    """A non-negative sequence on {offset, …, offset + n − 1} stored as exp(log_scale) · values,
+    max(values) = 1, entries below e^{−_WINDOW_NATS} of the maximum trimmed from both ends."""
+
+    __slots__ = ("log_scale", "offset", "values")
+
+    def __init__(self, offset: int, log_scale: float, values: np.ndarray):
+        top = float(values.max())
+        keep = np.flatnonzero(values >= top * math.exp(-_WINDOW_NATS))
+        self.offset = offset + int(keep[0])
+        self.log_scale = log_scale + math.log(top)
+        self.values = values[keep[0] : keep[-1] + 1] / top
+
+    def __mul__(self, other: _Scaled) -> _Scaled:
+        """Convolution (direct, no FFT)."""
+        return _Scaled(self.offset + other.offset, self.log_scale + other.log_scale, np.convolve(self.values, other.values))
+
+
+def _power(base: _Scaled, n: int) -> _Scaled:
+    """base^{*n} by binary exponentiation."""
+    out = None
+    while True:
+        if n & 1:
+            out = base if out is None else out * base
+        n >>= 1
+        if not n:
+            return out
+        base = base * base
+
+
+def _log_sum_tail(log_pmf: np.ndarray, L: int, c: int) -> float:
+    """log P(W_1 + … + W_L ≥ c) for W_i iid with log pmf ``log_pmf`` on {0, …, r}.
+
+    Exponential tilting by θ (so that the tilted mean is c/L) puts c at the centre of the tilted
+    L-fold law, whose values near c are O(1); that law is computed by scaled direct convolution
+    with binary exponentiation over L, trimmed to within e^{−80} of its maximum (a relative error
+    < 1e-30).  Then P(ΣW ≥ c) = e^{LΛ(θ) − θc} Σ_{s ≥ c} Q_θ^{*L}(s) e^{−θ(s − c)}, exact in log space
+    for tails far below 1e-300.
+    """
+    support = np.flatnonzero(np.isfinite(log_pmf))
+    lo, hi = int(support[0]), int(support[-1])
+    if c <= L * lo:
+        return 0.0
+    if c > L * hi:
+        return _NEG_INF
+    if c == L * hi:
+        return float(L * log_pmf[hi])
+    log_w = log_pmf[lo : hi + 1]  # shift the support to start at 0
+    cc = c - L * lo
+    theta = _tilt_for_mean(log_w, cc / L)
+    u = np.arange(log_w.size, dtype=float)
+    w = log_w + theta * u
+    lam = float(logsumexp(w))
+    peak = float(w.max())
+    dist = _power(_Scaled(0, peak - lam, np.exp(w - peak)), L)
+    s = dist.offset + np.arange(dist.values.size)
+    sel = (s >= cc) & (dist.values > 0)
+    if not sel.any():  # pragma: no cover - c lies at the tilted centre, inside the window
+        return 0.0
+    tail = float(logsumexp(np.log(dist.values[sel]) - theta * (s[sel] - cc)))
+    return min(0.0, L * lam - theta * cc + dist.log_scale + tail)
+
+
+# --------------------------------------------------------------------------------------
+# max-MGF Chernoff bound (docs/bounds.md §3)
+# --------------------------------------------------------------------------------------
+def _log_expm1(x: float) -> float:
+    """log(e^x − 1) for x ≥ 0 (−inf at 0)."""
+    if x == 0.0:
+        return _NEG_INF
+    return x + math.log(-math.expm1(-x))
+
+
+def _max_mgf_parts(lam: float, epsilon: float, log_n, log_t, log_d):
+    """(log Ψ_ε(λ), its λ-derivative at the maximising block)."""
+    u = np.arange(log_n.size, dtype=float)
+    a = log_n + lam * u
+    log_h_v = np.append(np.logaddexp.accumulate(a[::-1])[::-1], _NEG_INF)  # log H_{T_v}, v = 0..r+1
+    log_h = log_h_v[0]
+    c1 = _log_expm1(epsilon)
+    vals = np.logaddexp(log_h, c1 + log_h_v) - log_d
+    j = int(np.argmax(vals[:-1]))
+    with np.errstate(divide="ignore"):
+        b = a + np.log(u)  # log(N_u u e^{λu})
+    d_all = logsumexp(b)
+    d_top = logsumexp(b[j:])
+    num = np.logaddexp(d_all, c1 + d_top)
+    den = np.logaddexp(log_h, c1 + log_h_v[j])
+    return float(vals[j]), float(np.exp(num - den))
+
+
+def log_max_mgf(m: int, r: int, epsilon: float, lam: float) -> float:
+    """log Ψ_ε(λ) = log max_k (e^ε H_k + H − H_k)/(k e^ε + M' − k) (docs/bounds.md §3).
+
+    H = Σ_u N_u e^{λu}, H_k = sum of the k largest of these M' terms; the maximum over k is taken
+    at the block boundaries k = T_v.  Ψ_ε(λ) ≥ E[e^{λV}] for every ε-LDP mechanism on S_m.
+    """
+    log_n, log_t, log_b = _log_blocks(*_check_m_r_eps(m, r, epsilon))
+    return _max_mgf_parts(float(lam), float(epsilon), log_n, log_t, _log_d(epsilon, log_t, log_b))[0]
+
+
+def _log_mgf_tail(m: int, r: int, L: int, c: int, epsilon: float) -> float:
+    """min_{λ ≥ 0} L log Ψ_ε(λ) − λc (convex in λ: bisection on the subgradient)."""
+    log_n, log_t, log_b = _log_blocks(m, r)
+    log_d = _log_d(epsilon, log_t, log_b)
+    if c >= L * r:  # λ → ∞: Ψ_ε(λ) e^{−λr} → q_ε(r)
+        return float(L * (epsilon + log_t[r] - log_d[r])) if c == L * r else _NEG_INF
+
+    def f(lam):
+        val, slope = _max_mgf_parts(lam, epsilon, log_n, log_t, log_d)
+        return L * val - lam * c, L * slope - c
+
+    lo, hi = 0.0, 1.0
+    while f(hi)[1] < 0:
+        lo, hi = hi, 2.0 * hi
+        if hi > 2.0**60:  # pragma: no cover - c within rounding of L·r
+            break
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi) or hi - lo <= 1e-11 * hi:
+            break
+        if f(mid)[1] < 0:
+            lo = mid
+        else:
+            hi = mid
+    return float(min(0.0, f(lo)[0], f(hi)[0]))
+
+
+# --------------------------------------------------------------------------------------
+# exact median (docs/bounds.md §4)
+# --------------------------------------------------------------------------------------
+def _log_binom_upper_tail(L: int, k: int, log_q: float, log_1mq: float) -> float:
+    """log P(Binomial(L, q) ≥ k), in log space."""
+    j = np.arange(k, L + 1, dtype=float)
+    with np.errstate(invalid="ignore"):  # 0 · (−inf) where q or 1 − q is 0
+        terms = _log_comb(L, j) + np.where(j > 0, j * log_q, 0.0) + np.where(j < L, (L - j) * log_1mq, 0.0)
+    return float(min(0.0, logsumexp(terms)))
+
+
+# --------------------------------------------------------------------------------------
+# p-values and the ε solver (docs/bounds.md §5)
+# --------------------------------------------------------------------------------------
+def _check_method(statistic: str, method: str) -> None:
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    if method not in METHODS[1:]:
+        raise ValueError(f"method must be one of {METHODS[1:]} here (theorem4.2 lives in bounds.py), got {method!r}")
+    if method == "mgf" and statistic != "mean":
+        raise ValueError("method='mgf' is a bound for statistic='mean' only; use method='exact' for the median "
+                         "(exact binomial tail)")
+
+
+def _sum_threshold(value: float, L: int) -> int:
+    """Smallest integer sum c with c ≥ L·value (the sum of integer overlaps; rounding-safe)."""
+    return int(math.ceil(L * value - 1e-7))
+
+
+def posterior_log_p_value(value: float, m: int, r: int, L: int, epsilon: float, *,
+                          statistic: str = "mean", method: str = "exact") -> float:
+    """log of an upper bound on P(statistic ≥ value) for every ε-LDP mechanism on S_m (S uniform,
+    L independent runs): the log p-value of the claim ε (docs/bounds.md §2–4).
+
+    ``value`` is the mean (compared through the integer sum L·value) or the median of the overlaps.
+    """
+    m, r = _check_m_r_eps(m, r, epsilon)
+    _check_method(statistic, method)
+    if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
+        raise ValueError(f"L (number of runs) must be an integer >= 1, got {L!r}")
+    L, epsilon, value = int(L), float(epsilon), float(value)
+    if statistic == "median":
+        start = int(math.ceil(value))
+        if start <= 0:
+            return 0.0
+        if start > r:
+            return _NEG_INF
+        log_q, log_1mq = log_dominating_tail(m, r, epsilon)
+        return _log_binom_upper_tail(L, (L + 1) // 2, float(log_q[start]), float(log_1mq[start]))
+    c = _sum_threshold(value, L)
+    if c <= 0:
+        return 0.0
+    if c > L * r:
+        return _NEG_INF
+    if method == "exact":
+        return _log_sum_tail(log_dominating_pmf(m, r, epsilon), L, c)
+    return _log_mgf_tail(m, r, L, c, epsilon)
+
+
+def posterior_tail_bound(value: float, m: int, r: int, L: int, epsilon: float, *,
+                         statistic: str = "mean", method: str = "exact") -> float:
+    """:func:`posterior_log_p_value`, exponentiated (in [0, 1])."""
+    return float(math.exp(posterior_log_p_value(value, m, r, L, epsilon, statistic=statistic, method=method)))
+
+
+def _solve_epsilon(log_p, log_zeta: float, start: float = 0.0) -> float:
+    """sup{ε ≥ 0 : log_p(ε) ≤ log ζ} for a non-decreasing log_p; the result passes the test.
+
+    ``start`` is an ε known to be rejected by a looser test (a lower end for the bracket).
+    """
+    lo = start if start > 0.0 and log_p(start) <= log_zeta else 0.0
+    if lo == 0.0 and log_p(0.0) > log_zeta:
+        return 0.0
+    step = max(1.0, 0.02 * lo)
+    hi = lo + step
+    while log_p(hi) <= log_zeta:  # bracket by doubling
+        lo, step = hi, 2.0 * step
+        hi = lo + step
+        if hi > 2.0**40:  # pragma: no cover - p_ε → 1 as ε → ∞ whenever the statistic is ≤ r
+            return math.inf
+    eps = float(brentq(lambda e: log_p(e) - log_zeta, lo, hi, xtol=1e-10, rtol=1e-12, maxiter=500))
+    for i in range(200):  # the returned ε must itself be rejected (rounding at the root)
+        if log_p(eps) <= log_zeta:
+            return eps
+        eps = max(lo, eps - max(1e-12, 1e-13 * eps) * 2.0**i)
+    return lo  # pragma: no cover
+
+
+def posterior_epsilon_ldp(overlaps: np.ndarray, m: int, r: int, *, zeta: float,
+                          statistic: str, method: str) -> tuple[float, float]:
+    """(statistic value, ε_LDP) with ε_LDP = sup{ε ≥ 0 : p_ε ≤ ζ} (docs/bounds.md §5).
+
+    ``overlaps`` are already validated (integers in [0, r]).  ε_LDP = 0 when the statistic is
+    ≤ r/2 or ε = 0 is not rejected; it is always finite (p_ε → 1 as ε → ∞).
+    """
+    check_m_r(m, r)
+    _check_method(statistic, method)
+    v = np.asarray(overlaps, dtype=float)
+    L = int(v.size)
+    stat = float(v.mean()) if statistic == "mean" else float(np.median(v))
+    if not stat > r / 2:
+        return stat, 0.0
+    if statistic == "mean":
+        value = float(np.round(v.sum())) / L  # the exact integer sum, through _sum_threshold
+    else:
+        value = stat
+
+    memo: dict[float, float] = {}
+
+    def log_p(eps: float) -> float:
+        if eps not in memo:
+            memo[eps] = posterior_log_p_value(value, m, r, L, eps, statistic=statistic, method=method)
+        return memo[eps]
+
+    # Theorem 4.2's ε is rejected by these tighter tests too: a lower end for the bracket
+    _, log_g = _log_g_threshold(v, m, r, zeta, statistic)
+    start = _log_g_to_epsilon(log_g, m, r, 0.0)
+    start = start if math.isfinite(start) and start > 0.0 else 0.0
+    return stat, _solve_epsilon(log_p, math.log(zeta), start)
