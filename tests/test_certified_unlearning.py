@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import math
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -12,7 +15,7 @@ from unlearn_audit.models import build_model, initial_model
 from unlearn_audit.stats.accountants import r2d_sensitivity
 from unlearn_audit.stats.gaussian_mechanism import gaussian_sigma
 from unlearn_audit.training import loss_fn
-from unlearn_audit.unlearning import Monitor, get_method, make_params, unlearn
+from unlearn_audit.unlearning import Monitor, get_method, make_params, release_key, unlearn, unlearn_variants
 from unlearn_audit.unlearning import model_clipping as mc_module
 from unlearn_audit.unlearning.params import model_clipping_plan
 from unlearn_audit.unlearning.rewind_to_delete import lipschitz_estimate
@@ -257,3 +260,51 @@ def test_lipschitz_estimate_restores_the_model(setup):
     before = _state(m)
     L = lipschitz_estimate(m, s["retain"], 3, 0.01, torch.Generator().manual_seed(0), chunk=32)
     assert L > 0 and _same(before, _state(m)) and m.training
+
+
+# ------------------------------------------------------------------ shared noiseless part (variants)
+HESSIAN = {"s1": 1, "s2": 10, "scale": 200.0, "batch_size": 8, "sigma": 1e-3}
+
+
+@pytest.mark.parametrize("name, params, release", [("hessian", HESSIAN, {"sigma": 1e-2}), ("rewind_to_delete", R2D, {"epsilon": 50.0})])
+def test_variants_share_the_noiseless_part_and_draw_their_own_noise(setup, name, params, release):
+    s = setup
+    before = _state(s["model"])
+    # one generator for both parts is exactly unlearn()
+    g = torch.Generator().manual_seed(11)
+    (alone,) = unlearn_variants(name, s["model"], s["retain"], s["forget"], [(params, g, None)], g)
+    assert _same(_state(alone), _state(unlearn(name, s["model"], s["retain"], s["forget"], params, generator=11)))
+    # two variants: the same noiseless part (prepare stream 5), noise from their own streams
+    recs = [Recorder(), Recorder()]
+    other = {**params, **release}
+    a, b = unlearn_variants(name, s["model"], s["retain"], s["forget"],
+                            [(params, torch.Generator().manual_seed(1), recs[0]), (other, torch.Generator().manual_seed(2), recs[1])],
+                            torch.Generator().manual_seed(5))
+    assert _same(before, _state(s["model"]))
+    method = get_method(name)
+    noiseless = copy.deepcopy(s["model"])
+    state = method.noise_release.prepare(noiseless, s["retain"], s["forget"], make_params(name, params), torch.Generator().manual_seed(5))
+    for out, p, seed in ((a, params, 1), (b, other, 2)):
+        ref = method.noise_release.release(copy.deepcopy(noiseless), state, make_params(name, p), torch.Generator().manual_seed(seed))
+        assert _same(_state(out), _state(ref))
+    assert not _same(_state(a), _state(b))
+    if name == "rewind_to_delete":  # the same descent, G and L, a noise scale per target epsilon
+        assert recs[0].values["lipschitz"] == recs[1].values["lipschitz"] and recs[0].values["sigma"] > recs[1].values["sigma"] > 0
+    with pytest.raises(ValueError, match="may differ only in"):
+        unlearn_variants(name, s["model"], s["retain"], s["forget"],
+                         [(params, torch.Generator(), None), ({**params, "K": 3} if name == "rewind_to_delete" else {**params, "s2": 5}, torch.Generator(), None)],
+                         torch.Generator())
+
+
+def test_release_key_names_the_shared_part_without_torch():
+    code = (
+        "import sys; from unlearn_audit.unlearning import release_key as k; "
+        "a = k('hessian', {'sigma': 1e-3, 's2': 200}); b = k('hessian', {'sigma': 1e-2, 's2': 200}); "
+        "c = k('hessian', {'sigma': 1e-3, 's2': 100}); d = k('rewind_to_delete', {'epsilon': 1.0}); "
+        "e = k('rewind_to_delete', {'epsilon': 1e4, 'delta': 1e-3}); "
+        "assert a == b != c and d == e and k('retain_finetune', {}) is None, (a, b, c, d, e); "
+        "assert 'torch' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    with pytest.raises(ValueError, match="unknown unlearning method"):
+        release_key("no_such_method", {})

@@ -122,8 +122,30 @@ def test_plan_chunks_cover_every_run_once():
     for experiment in plan.nn_experiments():
         design = plan.nn_design_of(experiment)
         for phase in ("calib", "eval"):
-            runs = [run for e, p, _, chunk in plan.nn_experiment_chunks() if (e, p) == (experiment, phase) for run in chunk]
+            runs = [run for g, p, _, chunk in plan.nn_experiment_chunks() if experiment in g and p == phase for run in chunk]
             assert runs == plan.nn_phase_runs(design, phase), (experiment, phase)
+    assert sorted(e for g in plan.nn_unlearn_groups() for e in g) == sorted(plan.nn_experiments())
+
+
+def test_plan_groups_experiments_that_differ_only_in_the_noise_release():
+    """Table 7's Hessian sigma variants share their LiSSA step, the R2D target-epsilon variants of a
+    design their descent; experiments on other designs or with other parameters never do."""
+    plan = _plan()
+    groups = {g[0]: g for g in plan.nn_unlearn_groups()}
+    assert groups["digits_uniform_hessian_s1e3"] == ["digits_uniform_hessian_s1e3", "digits_uniform_hessian_s5e3", "digits_uniform_hessian_s1e2"]
+    assert groups["digits_adversarial_hessian_s1e3"] == ["digits_adversarial_hessian_s1e3"]  # another design
+    assert groups["digits_r2d_eps1_uniform"] == ["digits_r2d_eps1_uniform", "digits_r2d_eps1e2_uniform", "digits_r2d_eps1e4_uniform"]
+    assert groups["digits_r2d_pairwise_eps1"] == ["digits_r2d_pairwise_eps1", "digits_r2d_pairwise_eps1e2", "digits_r2d_pairwise_eps1e4"]
+    assert all(len(g) == 1 for g in groups.values() if plan.nn_experiment(g[0])["method"] not in ("hessian", "rewind_to_delete"))
+    assert plan.nn_release_key("digits_uniform_ida_q1") is None
+    # one job writes every experiment's files of its runs, experiment by experiment
+    out = plan.nn_unlearn_outputs(groups["digits_r2d_eps1_uniform"], "eval", [0, 1])
+    assert [f.split("/")[-5] for f in out["scores"]] == ["digits_r2d_eps1_uniform"] * 2 + ["digits_r2d_eps1e2_uniform"] * 2 + ["digits_r2d_eps1e4_uniform"] * 2
+    cfg = copy.deepcopy(plan.config)
+    cfg["nn"]["experiments"]["digits_uniform_hessian_s5e3"]["params"]["s2"] = 100
+    regrouped = {g[0]: g for g in WorkflowPlan(cfg).nn_unlearn_groups()}
+    assert regrouped["digits_uniform_hessian_s1e3"] == ["digits_uniform_hessian_s1e3", "digits_uniform_hessian_s1e2"]
+    assert regrouped["digits_uniform_hessian_s5e3"] == ["digits_uniform_hessian_s5e3"]
 
 
 def test_plan_joint_designs_share_candidate_models():

@@ -70,13 +70,16 @@ for _design, _phase, _chunk, _runs in plan.nn_design_chunks():
             "../scripts/nn_train.py"
 
 
-for _exp, _phase, _chunk, _runs in plan.nn_experiment_chunks():
-    _design = plan.nn_design_of(_exp)
+# A group is one experiment, or the experiments of one design whose hyperparameters differ only in
+# the final noise release (e.g. Table 7's sigma): they share each run's noiseless unlearning and
+# each draws its own release noise (unlearn_audit.unlearning.unlearn_variants).
+for _group, _phase, _chunk, _runs in plan.nn_experiment_chunks():
+    _design = plan.nn_design_of(_group[0])
     _base, _phase_base = plan.nn_unlearn_base(_design, _phase, _runs)
 
     rule:
         name:
-            f"nn_unlearn_{_exp}_{_phase}_{_chunk}"
+            f"nn_unlearn_{_group[0]}_{_phase}_{_chunk}"
         input:
             data=plan.design_file(_design, "data.npz"),
             signs=plan.design_file(_design, "signs.parquet"),
@@ -86,22 +89,23 @@ for _exp, _phase, _chunk, _runs in plan.nn_experiment_chunks():
             # must not depend on chunk_size.  The script reads only `base`.
             phase_base=[ancient(path) for path in _phase_base],
         output:
-            **plan.nn_unlearn_outputs(_exp, _phase, _runs),
+            **plan.nn_unlearn_outputs(_group, _phase, _runs),
         params:
-            experiment=_exp,
+            experiments=_group,
             design_cfg=plan.nn_design(_design, keys=("model", "dataset")),
-            method=plan.nn_experiment(_exp)["method"],
-            method_params=plan.nn_experiment(_exp)["params"],
+            method=plan.nn_experiment(_group[0])["method"],
+            method_params=[plan.nn_experiment(e)["params"] for e in _group],
+            release_key=plan.nn_release_key(_group[0]),
             seed=config["seed"],
         threads: 1
         resources:
             mem_mb=2000,
-            runtime=plan.nn_runtime_minutes(_design, len(_runs)),
+            runtime=plan.nn_runtime_minutes(_design, len(_runs) * len(_group)),
             gpu=plan.nn_gpus(),
         log:
-            f"{LOGS}/{_exp}/unlearn_{_phase}_{_chunk}.log",
+            f"{LOGS}/{_group[0]}/unlearn_{_phase}_{_chunk}.log",
         benchmark:
-            f"{BENCH}/{_exp}/unlearn_{_phase}_{_chunk}.tsv"
+            f"{BENCH}/{_group[0]}/unlearn_{_phase}_{_chunk}.tsv"
         conda:
             NN_ENV
         script:

@@ -9,7 +9,7 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 limit_threads(snakemake.threads)  # noqa: F821
 p, inp, out = snakemake.params, snakemake.input, snakemake.output  # noqa: F821
 nn_runs.unlearn(
-    p.experiment, p.design_cfg, p.method, p.method_params, p.seed, inp.data, inp.signs,
+    list(p.experiments), p.design_cfg, p.method, list(p.method_params), p.seed, inp.data, inp.signs,
     list(inp.base), list(out.scores), list(out.metrics), device=snakemake.config["device"],  # noqa: F821
-    checkpoint_outputs=list(out.checkpoints) if hasattr(out, "checkpoints") else None,
+    checkpoint_outputs=list(out.checkpoints) if hasattr(out, "checkpoints") else None, release_key=p.release_key,
 )

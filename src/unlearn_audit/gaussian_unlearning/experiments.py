@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
+from scipy.special import stdtrit
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -226,7 +226,7 @@ class SlopeFit:
         """Student-t confidence interval for the slope (n_points − 2 degrees of freedom)."""
         if self.n_points < 3:
             return (float("nan"), float("nan"))
-        t = float(stats.t.ppf(0.5 + level / 2.0, self.n_points - 2))
+        t = float(stdtrit(self.n_points - 2, 0.5 + level / 2.0))  # Student-t quantile
         return (self.slope - t * self.slope_se, self.slope + t * self.slope_se)
 
 

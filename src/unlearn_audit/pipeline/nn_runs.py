@@ -25,6 +25,7 @@ from ..torch_utils import ProgressLog, save_state_dict
 from ..training import TrainConfig, shuffle_orders, train_model
 from ..unlearning import Monitor
 from ..unlearning import unlearn as unlearn_model
+from ..unlearning import unlearn_variants
 from .paths import run_of_path
 from .runtime import resolve_device
 
@@ -159,11 +160,25 @@ def _score_frame(experiment: str, phase: str, run: int, row, data, in_forget: np
     )
 
 
+def _generator(root_seed: int, key: str, stream: str, phase: str, run: int) -> torch.Generator:
+    return torch.Generator().manual_seed(torch_seed(seed_sequence(root_seed, key, stream, phase, run)))
+
+
+def _split(seq: Sequence | None, parts: int) -> list[list]:
+    """``seq`` cut into ``parts`` equal consecutive lists (one per experiment of a group)."""
+    if seq is None:
+        return [None] * parts
+    if len(seq) % parts:
+        raise ValueError(f"{len(seq)} outputs cannot be split evenly among {parts} experiments")
+    size = len(seq) // parts
+    return [list(seq[i * size : (i + 1) * size]) for i in range(parts)]
+
+
 def unlearn(
-    experiment: str,
+    experiments: str | Sequence[str],
     design_cfg: Mapping,
     method: str,
-    params: Mapping,
+    params: Mapping | Sequence[Mapping],
     root_seed: int,
     data_path,
     signs_path,
@@ -172,16 +187,33 @@ def unlearn(
     metric_outputs: Sequence[str],
     device: str = "cpu",
     checkpoint_outputs: Sequence[str] | None = None,
+    release_key: str | None = None,
 ) -> None:
     """Unlearn each run's base model with ``method`` on ``device`` and score the candidate forget pool.
 
-    Every run draws its own unlearning randomness (noise included) from its own stream.  With
-    ``checkpoint_outputs`` the pool is also scored at the method's checkpoint steps
+    ``experiments`` is one experiment, or, with ``release_key`` (:meth:`.plan.WorkflowPlan.nn_release_key`),
+    a group whose ``params`` (one mapping each) differ only in the method's noise release: each run's
+    noiseless part is then computed once, from the stream of ``release_key``, and each experiment
+    draws its release noise from its own ``noise`` stream (:func:`~unlearn_audit.unlearning.unlearn_variants`).
+    Without ``release_key`` a run draws all its randomness from the experiment's ``unlearn`` stream.
+    The output lists hold each experiment's runs in turn.
+
+    With ``checkpoint_outputs`` the pool is also scored at the method's checkpoint steps
     (CHECKPOINT_SCORES); what the method records (noisy steps, σ, …) goes to the metrics' ``record``.
     Retain and test accuracies are measured on evaluation runs (the tables report those) and are
     NaN for calibration runs, whose forward passes over the retain and test sets would be unused.
     """
-    phase, runs = _phase_runs(score_outputs)
+    group = [experiments] if isinstance(experiments, str) else list(experiments)
+    plist = [dict(params)] if isinstance(params, Mapping) else [dict(p) for p in params]
+    if len(plist) != len(group):
+        raise ValueError(f"{len(group)} experiments but {len(plist)} parameter sets")
+    if release_key is None and len(group) != 1:
+        raise ValueError("a group of experiments shares its noiseless part only through a release_key")
+    scores_of, metrics_of, checkpoints_of = (_split(o, len(group)) for o in (score_outputs, metric_outputs, checkpoint_outputs))
+    phase, runs = _phase_runs(scores_of[0])
+    for e, outs in zip(group, scores_of):
+        if _phase_runs(outs) != (phase, runs):
+            raise ValueError(f"{e}: the group's experiments must cover the same runs")
     measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
     dev = resolve_device(device)
     data = load_audit_data(data_path)
@@ -190,38 +222,43 @@ def unlearn(
     model_cfg = dict(design_cfg["model"])
     retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
     bases = _base_of_runs(runs, signs, base_models)
-    checkpoint_outputs = list(checkpoint_outputs or [None] * len(runs))
-    log = ProgressLog(len(runs), f"nn_unlearn {experiment} {phase}")
-    for run, base, score_out, metric_out, checkpoint_out in zip(runs, bases, score_outputs, metric_outputs, checkpoint_outputs):
+    log = ProgressLog(len(runs), f"nn_unlearn {', '.join(group)} {phase}")
+    for i, (run, base) in enumerate(zip(runs, bases)):
         s = signs[run]
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(torch.load(base, map_location="cpu", weights_only=True))
         model.to(dev)
         fx, fy = forget_set(data, s)
-        gen = torch.Generator().manual_seed(torch_seed(seed_sequence(root_seed, experiment, "unlearn", phase, run)))
-        monitor = _RunMonitor(data)
-        model = unlearn_model(method, model, retain, (torch.as_tensor(fx), torch.as_tensor(fy)), dict(params), gen, monitor=monitor)
-        sc = model_scores(model, data.forget_x, data.forget_y, kind=data.kind)
+        forget = (torch.as_tensor(fx), torch.as_tensor(fy))
+        monitors = [_RunMonitor(data) for _ in group]
+        if release_key is None:
+            gen = _generator(root_seed, group[0], "unlearn", phase, run)
+            models = [unlearn_model(method, model, retain, forget, plist[0], gen, monitor=monitors[0])]
+        else:
+            variants = [(p, _generator(root_seed, e, "noise", phase, run), mon) for e, p, mon in zip(group, plist, monitors)]
+            models = unlearn_variants(method, model, retain, forget, variants, _generator(root_seed, release_key, "unlearn", phase, run))
         row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
         in_forget = s[data.forget_batch] == 1
-        write_parquet(_score_frame(experiment, phase, run, row, data, in_forget, sc), score_out, schemas.SCORES)
-        if checkpoint_out is not None:
-            frames = [_score_frame(experiment, phase, run, row, data, in_forget, c).assign(step=step) for step, c in monitor.checkpoints]
-            if not frames:
-                raise ValueError(f"{experiment}: method {method!r} reported no checkpoints; set params.checkpoint_steps")
-            write_parquet(pd.concat(frames, ignore_index=True), checkpoint_out, schemas.CHECKPOINT_SCORES)
-        metrics = pd.DataFrame(
-            [
-                {
-                    "experiment": experiment,
-                    "phase": phase,
-                    "run": run,
-                    "retain_acc": _accuracy(model, data.retain_x, data.retain_y, data.kind) if measure_accuracy else float("nan"),
-                    "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
-                    "test_acc": _accuracy(model, data.test_x, data.test_y, data.kind) if measure_accuracy else float("nan"),
-                    "record": json.dumps(monitor.values, sort_keys=True),
-                }
-            ]
-        )
-        write_parquet(metrics, metric_out, schemas.RUN_METRICS)
+        for k, (e, unlearned, mon) in enumerate(zip(group, models, monitors)):
+            sc = model_scores(unlearned, data.forget_x, data.forget_y, kind=data.kind)
+            write_parquet(_score_frame(e, phase, run, row, data, in_forget, sc), scores_of[k][i], schemas.SCORES)
+            if checkpoints_of[k] is not None:
+                frames = [_score_frame(e, phase, run, row, data, in_forget, c).assign(step=step) for step, c in mon.checkpoints]
+                if not frames:
+                    raise ValueError(f"{e}: method {method!r} reported no checkpoints; set params.checkpoint_steps")
+                write_parquet(pd.concat(frames, ignore_index=True), checkpoints_of[k][i], schemas.CHECKPOINT_SCORES)
+            metrics = pd.DataFrame(
+                [
+                    {
+                        "experiment": e,
+                        "phase": phase,
+                        "run": run,
+                        "retain_acc": _accuracy(unlearned, data.retain_x, data.retain_y, data.kind) if measure_accuracy else float("nan"),
+                        "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
+                        "test_acc": _accuracy(unlearned, data.test_x, data.test_y, data.kind) if measure_accuracy else float("nan"),
+                        "record": json.dumps(mon.values, sort_keys=True),
+                    }
+                ]
+            )
+            write_parquet(metrics, metrics_of[k][i], schemas.RUN_METRICS)
         log.step(run)

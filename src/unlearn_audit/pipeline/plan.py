@@ -164,9 +164,28 @@ class WorkflowPlan:
         others = [run for run in self.nn_phase_runs(design, phase) if run not in runs]
         return self.nn_train_outputs(design, phase, runs), self.nn_train_outputs(design, phase, others)
 
-    def nn_experiment_chunks(self) -> list[tuple[str, str, int, list[int]]]:
-        """(experiment, phase, chunk index, runs) of every unlearning job."""
-        return [(e, *chunk) for e in self.nn_experiments() for chunk in self._phase_chunks(self.nn_design_of(e))]
+    def nn_release_key(self, experiment: str) -> str | None:
+        """What the experiment's noiseless unlearning depends on (its design and every hyperparameter
+        but the final noise release's), or None for a method without a noise release."""
+        from ..unlearning import release_key
+
+        exp = self.nn_experiment(experiment)
+        key = release_key(exp["method"], exp.get("params", {}))
+        return None if key is None else f"{exp['design']}/{key}"
+
+    def nn_unlearn_groups(self) -> list[list[str]]:
+        """The experiments that unlearn together: those on one design whose method and hyperparameters
+        differ only in the final noise release (Table 7's σ, Figure 1c's target ε) share each run's
+        noiseless part; every other experiment is a group of its own.  In config order."""
+        groups: dict[object, list[str]] = {}
+        for e in self.nn_experiments():
+            key = self.nn_release_key(e)
+            groups.setdefault(e if key is None else key, []).append(e)
+        return list(groups.values())
+
+    def nn_experiment_chunks(self) -> list[tuple[list[str], str, int, list[int]]]:
+        """(experiments of a group, phase, chunk index, runs) of every unlearning job."""
+        return [(g, *chunk) for g in self.nn_unlearn_groups() for chunk in self._phase_chunks(self.nn_design_of(g[0]))]
 
     def nn_auditor(self, experiment: str) -> str:
         """``batchwise`` (Algorithm 2), ``joint`` (Algorithm 3) or ``pairwise`` (App. A.3)."""
@@ -177,14 +196,12 @@ class WorkflowPlan:
         """Steps at which the unlearning trajectory is also scored (model clipping, Figure 1a)."""
         return [int(t) for t in self.nn_experiment(experiment).get("params", {}).get("checkpoint_steps", [])]
 
-    def nn_unlearn_outputs(self, experiment: str, phase: str, runs: list[int]) -> dict[str, list[str]]:
-        out = {
-            "scores": [self.run_file(experiment, phase, run, "scores.parquet") for run in runs],
-            "metrics": [self.run_file(experiment, phase, run, "metrics.parquet") for run in runs],
-        }
-        if self.nn_checkpoint_steps(experiment):
-            out["checkpoints"] = [self.run_file(experiment, phase, run, "checkpoint_scores.parquet") for run in runs]
-        return out
+    def nn_unlearn_outputs(self, experiments: str | list[str], phase: str, runs: list[int]) -> dict[str, list[str]]:
+        """Per-run output files of an unlearning job: each experiment's runs in turn."""
+        group = [experiments] if isinstance(experiments, str) else list(experiments)
+        names = ["scores", "metrics"] + (["checkpoints"] if any(self.nn_checkpoint_steps(e) for e in group) else [])
+        files = {"scores": "scores.parquet", "metrics": "metrics.parquet", "checkpoints": "checkpoint_scores.parquet"}
+        return {name: [self.run_file(e, phase, run, files[name]) for e in group for run in runs] for name in names}
 
     def nn_run_files(self, experiment: str, phase: str, name: str) -> list[str]:
         runs = self.nn_phase_runs(self.nn_design_of(experiment), phase)

@@ -17,6 +17,11 @@ A method whose function accepts a ``monitor`` keyword (:class:`Monitor`) reports
 models and the numbers of its calibration (noisy steps, σ, …) through it; :func:`unlearn` passes
 a monitor only to such methods.
 
+A method that ends with a Gaussian release (``hessian``: θ − H̃⁻¹g + ξ; ``rewind_to_delete``:
+θ''_K + ξ) registers the two parts separately (:class:`NoiseRelease`): experiments that differ only
+in the release's hyperparameters (Table 7's σ, Figure 1c's target ε) then share the noiseless part
+of each run (:func:`unlearn_variants`), and each still draws its own noise.
+
 This module does not import torch: the names and hyperparameter dataclasses of the built-in
 algorithms (:mod:`.params`) are known without it, so a config is validated before any job runs
 and without torch; the implementations are imported on first use (:func:`get_method`).
@@ -43,6 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "Data",
     "Monitor",
+    "NoiseRelease",
     "UnlearningMethod",
     "UNLEARNING_METHODS",
     "register",
@@ -50,6 +56,8 @@ __all__ = [
     "make_params",
     "method_names",
     "unlearn",
+    "unlearn_variants",
+    "release_key",
 ]
 
 Data = tuple[Any, Any]
@@ -85,6 +93,22 @@ class Monitor:
 
 
 @dataclass(frozen=True)
+class NoiseRelease:
+    """A method's split into a noiseless part and a final Gaussian release.
+
+    ``prepare(model, retain, forget, params, generator) -> state`` modifies ``model`` in place (all
+    of the method's randomness except the release noise comes from ``generator``);
+    ``release(model, state, params, generator, monitor) -> model`` adds the noise (and records what
+    the method reports).  ``params`` names the hyperparameters that only ``release`` reads.  The
+    registered ``fn`` must equal ``release(prepare(...))`` with one generator for both.
+    """
+
+    prepare: Callable[..., Any]
+    release: Callable[..., Any]
+    params: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class UnlearningMethod:
     """A registered unlearning algorithm.
 
@@ -103,6 +127,8 @@ class UnlearningMethod:
         Whether the algorithm reads D_f(S) at all.
     monitors
         Whether ``fn`` accepts a ``monitor`` keyword (:class:`Monitor`); set by :func:`register`.
+    noise_release
+        The method's :class:`NoiseRelease` split, or None.
     """
 
     name: str
@@ -112,18 +138,21 @@ class UnlearningMethod:
     uses_forget: bool = True
     description: str = ""
     monitors: bool = False
+    noise_release: NoiseRelease | None = None
 
 
 UNLEARNING_METHODS: dict[str, UnlearningMethod] = {}
 
 
 def register(
-    name: str, params_cls: type | None = None, *, certified: bool = False, uses_forget: bool = True, description: str = ""
+    name: str, params_cls: type | None = None, *, certified: bool = False, uses_forget: bool = True, description: str = "",
+    noise_release: NoiseRelease | None = None,
 ) -> Callable[[UnlearnFn], UnlearnFn]:
     """Decorator registering ``fn`` under ``name``.
 
     ``params_cls`` is the frozen dataclass of the hyperparameters; by default the type annotation
     of ``fn``'s ``params`` argument.  ``description`` defaults to the first line of the docstring.
+    ``noise_release`` declares the method's split into a noiseless part and a Gaussian release.
     """
 
     def deco(fn: UnlearnFn) -> UnlearnFn:
@@ -140,7 +169,11 @@ def register(
         if name in UNLEARNING_METHODS:
             raise ValueError(f"unlearning method {name!r} is already registered")
         doc = description or next(iter((fn.__doc__ or "").strip().splitlines()), "")
-        UNLEARNING_METHODS[name] = UnlearningMethod(name, fn, cls, certified, uses_forget, doc, _accepts_monitor(fn))
+        if noise_release is not None:
+            unknown = sorted(set(noise_release.params) - {f.name for f in dataclasses.fields(cls)})
+            if unknown:
+                raise TypeError(f"unlearning method {name!r}: release parameters {unknown} are not fields of {cls.__name__}")
+        UNLEARNING_METHODS[name] = UnlearningMethod(name, fn, cls, certified, uses_forget, doc, _accepts_monitor(fn), noise_release)
         return fn
 
     return deco
@@ -267,3 +300,65 @@ def unlearn(
         return method.fn(*args, monitor=monitor)
     return method.fn(*args)
 
+
+def release_key(name: str, params: Mapping[str, Any] | Any | None = None) -> str | None:
+    """What the noiseless part of ``name`` with ``params`` depends on, as a string, or None when the
+    method has no :class:`NoiseRelease`: experiments with equal keys (on one design) can share it.
+
+    The hyperparameters other than the release's, defaults filled in, in a canonical order; torch is
+    imported only for methods that are not built in.
+    """
+    from .params import BUILTIN_RELEASE_PARAMS
+
+    if name in UNLEARNING_METHODS:
+        spec = UNLEARNING_METHODS[name].noise_release
+        release_params = None if spec is None else spec.params
+    elif name in BUILTIN_PARAMS:  # known without importing the implementation (torch)
+        release_params = BUILTIN_RELEASE_PARAMS.get(name)
+    else:
+        get_method(name)  # the one error for an unknown name
+        release_params = None
+    if release_params is None:
+        return None
+    p = make_params(name, params)
+    shared = {f.name: getattr(p, f.name) for f in dataclasses.fields(p) if f.name not in release_params}
+    return f"{name}:{sorted(shared.items())!r}"
+
+
+def unlearn_variants(
+    name: str,
+    model: nn.Module,
+    retain: Data,
+    forget: Data,
+    variants: "list[tuple[Mapping[str, Any] | Any, torch.Generator, Monitor | None]]",
+    prepare_generator: torch.Generator,
+) -> list[nn.Module]:
+    """One unlearned model per ``(params, generator, monitor)`` variant, sharing the noiseless part.
+
+    The variants' parameters may differ only in the method's release parameters
+    (:class:`NoiseRelease`); the noiseless part runs once with ``prepare_generator`` and each
+    variant then draws its release noise from its own generator.  Each variant's model is
+    distributed exactly as :func:`unlearn` would give it; the variants are dependent through the
+    shared part (never audit them as one experiment).  ``model`` is not modified.
+    """
+    from ..torch_utils import model_device
+
+    method = get_method(name)
+    spec = method.noise_release
+    if spec is None:
+        raise ValueError(f"unlearning method {name!r} has no noise release to share; run each experiment with unlearn()")
+    if not variants:
+        return []
+    plist = [make_params(name, p) for p, _, _ in variants]
+    keys = {release_key(name, p) for p in plist}
+    if len(keys) != 1:
+        raise ValueError(f"variants of {name!r} may differ only in {list(spec.params)}; got different other parameters")
+    shared = copy.deepcopy(model)
+    device = model_device(shared)
+    retain_t, forget_t = _as_data(retain, "retain", device), _as_data(forget, "forget", device)
+    state = spec.prepare(shared, retain_t, forget_t, plist[0], prepare_generator)
+    out = []
+    for i, (p, (_, g, mon)) in enumerate(zip(plist, variants)):
+        m = shared if i == len(variants) - 1 else copy.deepcopy(shared)
+        out.append(spec.release(m, state, p, g, mon if mon is not None else Monitor()))
+    return out

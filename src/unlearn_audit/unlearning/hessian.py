@@ -30,10 +30,10 @@ import torch
 from torch import nn
 
 from ..training.sgd import loss_fn
-from . import register
-from .params import REGULARIZERS, HessianParams
+from . import Monitor, NoiseRelease, register
+from .params import BUILTIN_RELEASE_PARAMS, REGULARIZERS, HessianParams
 
-__all__ = ["HessianParams", "hessian", "lissa_inverse_hvp", "retain_gradient", "regularizer", "REGULARIZERS"]
+__all__ = ["HessianParams", "hessian", "hessian_step", "hessian_release", "lissa_inverse_hvp", "retain_gradient", "regularizer", "REGULARIZERS"]
 
 def regularizer(params: Sequence[torch.Tensor], kind: str) -> torch.Tensor:
     """R(θ): ½‖θ‖² (``"squared"``) or Σ_layers ‖θ_layer‖₂ (``"norm"``).
@@ -108,9 +108,8 @@ def _minibatch_hvp(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], 
     return hvp
 
 
-@register("hessian", HessianParams, uses_forget=False, description="Newton step by LiSSA, then Gaussian noise (G.4)")
-def hessian(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: HessianParams, generator: torch.Generator) -> nn.Module:
-    """θ ← θ − H̃⁻¹ g by LiSSA, then θ ← θ + N(0, σ² I) on every parameter (G.4, Eq. 15)."""
+def hessian_step(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: HessianParams, generator: torch.Generator) -> dict:
+    """The noiseless part, θ ← θ − H̃⁻¹ g by LiSSA (G.4), in place; the minibatches from ``generator``."""
     model.eval()  # no dropout or batch statistics in the audited models; eval mode as in the authors' code
     plist = [q for q in model.parameters() if q.requires_grad]
     g = retain_gradient(model, retain, params.grad_batch_size)
@@ -121,6 +120,20 @@ def hessian(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget:
     with torch.no_grad():
         for q, d in zip(plist, step):
             q.sub_(d)
-            if params.sigma:
+    return {}
+
+
+def hessian_release(model: nn.Module, state: dict, params: HessianParams, generator: torch.Generator, monitor: Monitor | None = None) -> nn.Module:
+    """θ ← θ + N(0, σ² I) on every parameter (G.4, Eq. 15), the noise from ``generator``."""
+    if params.sigma:
+        with torch.no_grad():
+            for q in (q for q in model.parameters() if q.requires_grad):
                 q.add_(params.sigma * torch.randn(q.shape, generator=generator, dtype=q.dtype).to(q.device))
     return model
+
+
+@register("hessian", HessianParams, uses_forget=False, description="Newton step by LiSSA, then Gaussian noise (G.4)",
+          noise_release=NoiseRelease(hessian_step, hessian_release, BUILTIN_RELEASE_PARAMS["hessian"]))
+def hessian(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: HessianParams, generator: torch.Generator) -> nn.Module:
+    """θ ← θ − H̃⁻¹ g by LiSSA, then θ ← θ + N(0, σ² I) on every parameter (G.4, Eq. 15)."""
+    return hessian_release(model, hessian_step(model, retain, forget, params, generator), params, generator)

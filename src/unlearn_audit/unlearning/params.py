@@ -24,6 +24,7 @@ __all__ = [
     "model_clipping_plan",
     "REGULARIZERS",
     "BUILTIN_PARAMS",
+    "BUILTIN_RELEASE_PARAMS",
 ]
 
 
@@ -368,4 +369,11 @@ BUILTIN_PARAMS: dict[str, type] = {
     "hessian": HessianParams,
     "model_clipping": ModelClippingParams,
     "rewind_to_delete": RewindToDeleteParams,
+}
+
+#: The hyperparameters that only the final Gaussian release of a built-in method reads
+#: (:class:`~unlearn_audit.unlearning.NoiseRelease`): Table 7's σ, the target (ε, δ) of R2D.
+BUILTIN_RELEASE_PARAMS: dict[str, tuple[str, ...]] = {
+    "hessian": ("sigma",),
+    "rewind_to_delete": ("epsilon", "delta"),
 }

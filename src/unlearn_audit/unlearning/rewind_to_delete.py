@@ -29,12 +29,12 @@ from torch import nn
 
 from ..stats.accountants import r2d_h, r2d_sensitivity
 from ..stats.gaussian_mechanism import gaussian_sigma
-from . import Monitor, register
+from . import Monitor, NoiseRelease, register
 from ..torch_utils import global_norm
 from .hessian import retain_gradient
-from .params import RewindToDeleteParams
+from .params import BUILTIN_RELEASE_PARAMS, RewindToDeleteParams
 
-__all__ = ["RewindToDeleteParams", "rewind_to_delete", "lipschitz_estimate"]
+__all__ = ["RewindToDeleteParams", "rewind_to_delete", "r2d_descent", "r2d_release", "lipschitz_estimate"]
 
 
 @torch.no_grad()
@@ -73,22 +73,17 @@ def lipschitz_estimate(model: nn.Module, retain: tuple[torch.Tensor, torch.Tenso
     return best
 
 
-@register("rewind_to_delete", RewindToDeleteParams, certified=True,
-          description="K full-batch retain GD steps from the rewound checkpoint, then Gaussian noise (G.2)")
-def rewind_to_delete(
+def r2d_descent(
     model: nn.Module,
     retain: tuple[torch.Tensor, torch.Tensor],
     forget: tuple[torch.Tensor, torch.Tensor],
     params: RewindToDeleteParams,
     generator: torch.Generator,
-    monitor: Monitor | None = None,
-) -> nn.Module:
-    """θ_{T−K} → K full-batch GD steps on D_r → θ''_K + N(0, σ² I) (G.2; FORMULAS §2).
+) -> dict:
+    """The noiseless part: K full-batch GD steps on D_r from θ_{T−K} (in place), G and L̂ (FORMULAS §2.3).
 
-    ``monitor.record`` receives ``lipschitz`` (L̂), ``grad_bound`` (G), ``h``, ``sensitivity`` (Δ),
-    ``sigma``, ``n`` and ``m_f``.  D_f(S) enters only through its size m_f.
+    The Lipschitz probes are drawn from ``generator``; D_f(S) enters only through its size.
     """
-    mon = monitor if monitor is not None else Monitor()
     x, _ = retain
     if len(x) == 0:
         raise ValueError("rewind_to_delete: the retain set is empty")
@@ -105,11 +100,19 @@ def rewind_to_delete(
     L = lipschitz_estimate(model, retain, params.lipschitz_samples, params.lipschitz_std, generator, params.micro_batch)
     if not L > 0:
         raise ValueError(f"rewind_to_delete: the estimated smoothness L = {L} is not positive; the sensitivity (R2) is undefined")
+    return {"L": L, "G": G, "n": n, "m_f": m_f}
+
+
+def r2d_release(model: nn.Module, state: dict, params: RewindToDeleteParams, generator: torch.Generator, monitor: Monitor | None = None) -> nn.Module:
+    """θ''_K + N(0, σ² I), σ the exact Gaussian mechanism for the target (ε, δ) and Δ (FORMULAS §2.2, §5)."""
+    mon = monitor if monitor is not None else Monitor()
+    L, G, n, m_f = state["L"], state["G"], state["n"], state["m_f"]
     h = r2d_h(params.K, params.lr, L, n, m_f, params.T)
     delta_s = r2d_sensitivity(params.K, params.lr, L, G, n, m_f, params.T)
     if not math.isfinite(delta_s):
         raise ValueError(f"rewind_to_delete: the sensitivity overflows (L = {L}, G = {G}, T = {params.T}, K = {params.K})")
     sigma = gaussian_sigma(params.epsilon, params.delta, delta_s) if delta_s > 0 else 0.0
+    plist = [p for p in model.parameters() if p.requires_grad]
     if sigma:
         with torch.no_grad():
             for p, e in zip(plist, _noise(plist, sigma, generator)):
@@ -117,3 +120,22 @@ def rewind_to_delete(
     model.eval()
     mon.record(lipschitz=L, grad_bound=G, h=h, sensitivity=delta_s, sigma=sigma, n=int(n), m_f=int(m_f))
     return model
+
+
+@register("rewind_to_delete", RewindToDeleteParams, certified=True,
+          description="K full-batch retain GD steps from the rewound checkpoint, then Gaussian noise (G.2)",
+          noise_release=NoiseRelease(r2d_descent, r2d_release, BUILTIN_RELEASE_PARAMS["rewind_to_delete"]))
+def rewind_to_delete(
+    model: nn.Module,
+    retain: tuple[torch.Tensor, torch.Tensor],
+    forget: tuple[torch.Tensor, torch.Tensor],
+    params: RewindToDeleteParams,
+    generator: torch.Generator,
+    monitor: Monitor | None = None,
+) -> nn.Module:
+    """θ_{T−K} → K full-batch GD steps on D_r → θ''_K + N(0, σ² I) (G.2; FORMULAS §2).
+
+    ``monitor.record`` receives ``lipschitz`` (L̂), ``grad_bound`` (G), ``h``, ``sensitivity`` (Δ),
+    ``sigma``, ``n`` and ``m_f``.  D_f(S) enters only through its size m_f.
+    """
+    return r2d_release(model, r2d_descent(model, retain, forget, params, generator), params, generator, monitor)
