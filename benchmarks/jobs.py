@@ -3,8 +3,6 @@
 Run: ``python benchmarks/jobs.py [--repeats 3]`` (one thread; a quiet machine).  Prints, best of the
 interleaved repeats:
 
-* **pool**: one training step of the digits TinyNet (batch 64, 8x8, width 0.25) with PyTorch's
-  contiguous 2x2 max pool vs :func:`unlearn_audit.models.max_pool2` (channels-last kernel);
 * **variants**: three Hessian σ variants (Table 7) and three rewind-to-delete target-ε variants
   (Figure 1c) of one run, each unlearned on its own vs sharing the noiseless part
   (:func:`unlearn_audit.unlearning.unlearn_variants`);
@@ -24,9 +22,7 @@ import time
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
-from unlearn_audit import models
 from unlearn_audit.models import build_model, initial_model
 from unlearn_audit.unlearning import unlearn, unlearn_variants
 
@@ -45,33 +41,6 @@ def _best(fn, repeats: int) -> float:
 def _data(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
     return torch.randn(n, 1, 8, 8, generator=g), torch.randint(0, 10, (n,), generator=g)
-
-
-def bench_pool(repeats: int, steps: int = 200) -> tuple[float, float]:
-    """Seconds per training step with the contiguous max pool and with max_pool2."""
-    x, y = _data(64 * 16, 0)
-
-    def train(pool) -> None:
-        saved = models.max_pool2
-        models.max_pool2 = pool  # the module-level name TinyNetCIFAR100.forward calls
-        try:
-            model = build_model("tinynet", **DIGITS)
-            model.load_state_dict(initial_model("tinynet", DIGITS, 0))
-            opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-            for t in range(steps):
-                rows = slice((t % 16) * 64, (t % 16 + 1) * 64)
-                opt.zero_grad(set_to_none=True)
-                F.cross_entropy(model(x[rows]), y[rows]).backward()
-                opt.step()
-        finally:
-            models.max_pool2 = saved
-
-    contiguous = lambda t: F.max_pool2d(t, 2)  # noqa: E731
-    out = {"contiguous": [], "channels_last": []}
-    for _ in range(repeats):
-        out["contiguous"].append(_best(lambda: train(contiguous), 1) / steps)
-        out["channels_last"].append(_best(lambda: train(models.max_pool2), 1) / steps)
-    return min(out["contiguous"]), min(out["channels_last"])
 
 
 def bench_variants(name: str, params: dict, release: list[dict], repeats: int) -> tuple[float, float]:
@@ -113,8 +82,6 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(1)
     print(f"torch {torch.__version__}, 1 thread, best of {args.repeats}")
-    a, b = bench_pool(args.repeats)
-    print(f"pool      train step   contiguous {a * 1e3:7.3f} ms   channels-last {b * 1e3:7.3f} ms   ratio {a / b:5.2f}")
     hess = {"s1": 1, "s2": 200, "scale": 500.0, "batch_size": 64, "weight_decay": 5.0e-4}
     a, b = bench_variants("hessian", hess, [{"sigma": s} for s in (1e-3, 5e-3, 1e-2)], args.repeats)
     print(f"variants  hessian x3   separate   {a:7.3f} s    shared        {b:7.3f} s    ratio {a / b:5.2f}")

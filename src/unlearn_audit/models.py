@@ -17,22 +17,9 @@ from torch import nn
 
 from .seeds import torch_seed_of
 
-__all__ = ["TinyNetCIFAR100", "max_pool2", "GroupedTinyNet", "CharLSTM", "MODELS", "build_model", "initial_model", "count_parameters"]
+__all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "MODELS", "build_model", "initial_model", "count_parameters"]
 
 GROUPNORM_GROUPS = 8
-
-
-def max_pool2(x: torch.Tensor) -> torch.Tensor:
-    """2x2 max pooling (App. D.1), on CPU through the channels-last kernel.
-
-    PyTorch's contiguous (NCHW) CPU max-pool kernel is several times slower than its
-    channels-last one for the small feature maps of these models (≈ 280 vs 40 µs for the digits
-    model's 64x16x8x8); the two give bitwise-identical values and gradients, so the layout is
-    switched for the pool only and back (``benchmarks/training.py`` measures the step).
-    """
-    if x.device.type != "cpu":
-        return F.max_pool2d(x, 2)
-    return F.max_pool2d(x.contiguous(memory_format=torch.channels_last), 2).contiguous()
 
 
 def _width(base: int, width: float) -> int:
@@ -95,10 +82,10 @@ class TinyNetCIFAR100(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = F.relu(self.gn1(self.conv1(x)))
         x = F.relu(self.gn2(self.conv2(x)))
-        x = max_pool2(x)
+        x = F.max_pool2d(x, 2)
         x = F.relu(self.gn3(self.conv3(x)))
         x = F.relu(self.gn4(self.conv4(x)))
-        x = max_pool2(x)
+        x = F.max_pool2d(x, 2)
         return self.fc(x.mean(dim=(2, 3)))
 
 
@@ -139,10 +126,10 @@ class GroupedTinyNet(nn.Module):
         x = x.transpose(0, 1).reshape(n, k * x.shape[2], *x.shape[3:])
         x = F.relu(self.gn1(self.conv1(x)))
         x = F.relu(self.gn2(self.conv2(x)))
-        x = max_pool2(x)
+        x = F.max_pool2d(x, 2)
         x = F.relu(self.gn3(self.conv3(x)))
         x = F.relu(self.gn4(self.conv4(x)))
-        x = max_pool2(x)
+        x = F.max_pool2d(x, 2)
         h = x.mean(dim=(2, 3)).view(n, k, -1).transpose(0, 1)  # (K, N, f2)
         return torch.baddbmm(self.fc_bias.unsqueeze(1), h, self.fc_weight.transpose(1, 2))
 
