@@ -249,7 +249,7 @@ def test_troubleshooting_section():
     assert "snakemake --unlock --configfile" in text
     rules = (REPO / "workflow" / "rules" / "nn.smk").read_text()
     assert 'f"{LOGS}/nn/{_design}/train_{_phase}_{_chunk}.log"' in rules
-    assert 'f"{LOGS}/{_exp}/unlearn_{_phase}_{_chunk}.log"' in rules
+    assert 'f"{LOGS}/{_group[0]}/unlearn_{_phase}_{_chunk}.log"' in rules
     assert "tail -f results/logs/nn/<design>/train_<phase>_<chunk>.log" in text
     assert "tail -f results/logs/<experiment>/unlearn_<phase>_<chunk>.log" in text
     assert "--configfile config/config.yaml mine.yaml" in README

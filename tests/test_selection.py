@@ -48,30 +48,35 @@ def overlaps_frame(rng, signal: float = 0.0, experiment: str = "x") -> pd.DataFr
 
 @pytest.fixture
 def memoized_bounds(monkeypatch):
-    """Memoize Theorem 4.2 inside ``bounds_table`` so that thousands of audits run in seconds.
+    """Memoize the bounds inside ``bounds_table`` so that thousands of audits run in seconds.
 
-    The bound depends on the overlaps only through L and the statistic (their sum for the mean,
+    Each bound depends on the overlaps only through L and the statistic (their sum for the mean,
     the median), which take few values at m = 40; the key holds exactly those, and every 200th
     cache hit is recomputed by the real function and compared, so the shortcut cannot hide a
-    change of ``epsilon_lower_bound``.  ``bounds_table``'s grouping, levels ζ/K and roles run as is.
+    change of ``epsilon_lower_bound`` or ``mu_lower_bound``.  ``bounds_table``'s grouping, levels
+    ζ/K and roles run as is.
     """
-    real = batchwise.epsilon_lower_bound
     cache: dict = {}
-    hits = [0]
 
-    def memo(overlaps, m, r, *, zeta=0.05, statistic="mean", delta=0.0):
-        v = np.asarray(overlaps)
-        stat = int(v.sum()) if statistic == "mean" else float(np.median(v))
-        key = (int(m), int(r), float(zeta), statistic, float(delta), v.size, stat)
-        if key not in cache:
-            cache[key] = real(overlaps, m, r, zeta=zeta, statistic=statistic, delta=delta)
-        else:
-            hits[0] += 1
-            if hits[0] % 200 == 0:
-                assert real(overlaps, m, r, zeta=zeta, statistic=statistic, delta=delta) == cache[key]
-        return cache[key]
+    def memoized(real, name):
+        hits = [0]
 
-    monkeypatch.setattr(batchwise, "epsilon_lower_bound", memo)
+        def memo(overlaps, m, r, **kw):
+            v = np.asarray(overlaps)
+            stat = int(v.sum()) if kw.get("statistic", "mean") == "mean" else float(np.median(v))
+            key = (name, int(m), int(r), tuple(sorted(kw.items())), v.size, stat)
+            if key not in cache:
+                cache[key] = real(overlaps, m, r, **kw)
+            else:
+                hits[0] += 1
+                if hits[0] % 200 == 0:
+                    assert real(overlaps, m, r, **kw) == cache[key]
+            return cache[key]
+
+        return memo
+
+    monkeypatch.setattr(batchwise, "epsilon_lower_bound", memoized(batchwise.epsilon_lower_bound, "epsilon"))
+    monkeypatch.setattr(batchwise, "mu_lower_bound", memoized(batchwise.mu_lower_bound, "mu"))
     return cache
 
 
@@ -174,16 +179,17 @@ def _bounds_and_metrics(primary: Cell | None = None, selection: str = "preregist
 def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
     bounds, metrics, experiments = _bounds_and_metrics()
     t1 = table1(bounds, metrics, experiments)
-    assert list(t1.columns) == ["method", "params", "split", "epsilon_lb", "epsilon_ldp", "r", "m", "L",
+    assert list(t1.columns) == ["method", "params", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "m", "L",
                                 "retain_acc", "forget_acc", "test_acc", "cell"]
     for _, row in t1.iterrows():
         name = row.method.split()[-1]
         want = bounds[(bounds.experiment == name) & (bounds.role == "preregistered")].iloc[0]
         assert (want.r, want.score, want.statistic) == (40, "logit", "mean")  # the default cell
         assert row.epsilon_lb == want.epsilon_lb and row.epsilon_ldp == want.epsilon_ldp and row.r == 40
+        assert row.epsilon_lb_exact == want.epsilon_lb_exact and row.mu_lb == want.mu_lb
         assert row.cell == "preregistered: logit/mean"
     t7 = table7(bounds, metrics, experiments)
-    assert list(t7.columns) == ["sigma", "split", "epsilon_lb", "epsilon_ldp", "r", "retain_acc", "forget_acc", "test_acc", "cell"]
+    assert list(t7.columns) == ["sigma", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "retain_acc", "forget_acc", "test_acc", "cell"]
     assert set(t7.epsilon_lb) == set(t1.epsilon_lb) and set(t7.cell) == {"preregistered: logit/mean"}
 
     t3, t4, t5 = (f(bounds, metrics, experiments) for f in (table3, table4, table5))
@@ -220,3 +226,20 @@ def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
         table1(bounds.drop(columns="role"), metrics, experiments)
     with pytest.raises(ValueError, match="exactly one"):
         table1(bounds.assign(role="exploratory"), metrics, experiments)
+
+
+def test_the_exact_test_can_be_the_preregistered_claim():
+    """test: exact makes epsilon_lb_exact the claim: the cell says so, Bonferroni selects on it,
+    and it is refused for a delta > 0 audit (the exact test is a delta = 0 test)."""
+    rng = np.random.default_rng(5)
+    ov = overlaps_frame(rng, signal=0.6)
+    b = bounds_table(ov, M, zeta=ZETA, primary=Cell(40, "mean", "logit", "exact"))
+    row = b[b.role == "preregistered"].iloc[0]
+    assert (row.r, row.test) == (40, "exact") and (b.test == "exact").all()
+    assert row.epsilon_lb_exact >= row.epsilon_lb > 0 and row.mu_lb > 0  # the exact test is never looser
+    bonf = bounds_table(ov, M, zeta=ZETA, selection="bonferroni", test="exact")
+    assert bonf.loc[bonf.role == "selected", "epsilon_ldp_exact"].iloc[0] == bonf.epsilon_ldp_exact.max()
+    with pytest.raises(ValueError, match="delta = 0 only"):
+        bounds_table(ov, M, zeta=ZETA, delta=1e-6, test="exact")
+    with_delta = bounds_table(ov, M, zeta=ZETA, delta=1e-6)
+    assert with_delta.epsilon_lb_exact.isna().all() and with_delta.mu_lb.notna().all()

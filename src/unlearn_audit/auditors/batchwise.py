@@ -29,7 +29,8 @@ import pandas as pd
 
 from ..checks import check_choice
 from ..stats.bounds import STATISTICS, epsilon_lower_bound, unlearning_epsilon_lower_bound
-from ..stats.selection import SELECTIONS, Cell, cell_zeta
+from ..stats.gdp_overlaps import mu_lower_bound
+from ..stats.selection import SELECTIONS, TESTS, Cell, cell_zeta
 from ..stats.signs import guess_from_scores, overlap
 from .gaussian_fit import PerExampleFit, fit_per_example
 from .runs import SCORE_COLUMNS, check_single_phase, score_matrix, sign_matrix
@@ -46,7 +47,7 @@ __all__ = [
 
 SCORES = tuple(SCORE_COLUMNS)
 #: The pre-registered cell's statistic and score when the config names none (the paper's tables).
-DEFAULT_CELL = {"statistic": "mean", "score": "logit"}
+DEFAULT_CELL = {"statistic": "mean", "score": "logit", "test": "theorem4.2"}
 
 
 def batch_scores(scores: np.ndarray, fit: PerExampleFit, batch: np.ndarray, m: int) -> np.ndarray:
@@ -71,14 +72,19 @@ def batchwise_overlaps(lam: np.ndarray, true_signs: np.ndarray, r_values: Iterab
     return {int(r): np.atleast_1d(overlap(guess_from_scores(lam, int(r)), true_signs)) for r in r_values}
 
 
-def _roles(rows: list[dict], primary: Cell | None, selection: str) -> None:
+#: The BOUNDS column of each test's ε of the induced mechanism.
+TEST_COLUMNS = {"theorem4.2": "epsilon_ldp", "exact": "epsilon_ldp_exact"}
+
+
+def _roles(rows: list[dict], primary: Cell | None, selection: str, test: str) -> None:
     if selection == "bonferroni":
-        best = max(range(len(rows)), key=lambda i: (rows[i]["epsilon_ldp"], -i)) if rows else None
+        col = TEST_COLUMNS[test]
+        best = max(range(len(rows)), key=lambda i: (rows[i][col], -i)) if rows else None
         for i, row in enumerate(rows):
             row["role"] = "selected" if i == best else "candidate"
         return
     for row in rows:
-        is_primary = primary is not None and Cell(row["r"], row["statistic"], row["score"]) == primary
+        is_primary = primary is not None and Cell(row["r"], row["statistic"], row["score"], test) == primary
         row["role"] = "preregistered" if is_primary else "exploratory"
 
 
@@ -93,8 +99,10 @@ def bounds_table(
     primary: Cell | None = None,
     selection: str = "preregistered",
     delta_kind: str = "ldp",
+    test: str | None = None,
 ) -> pd.DataFrame:
-    """One row per (experiment, auditor, score, r, statistic) of Theorem 4.2 bounds (BOUNDS schema).
+    """One row per (experiment, auditor, score, r, statistic) of Theorem 4.2 bounds (BOUNDS schema),
+    with the exact test's bound and μ_LB of the same overlaps beside them (docs/bounds.md).
 
     ``overlaps`` has the columns of :data:`unlearn_audit.schemas.OVERLAPS`; a run id may occur
     only once per (experiment, auditor, score, r), since the runs must be independent.  ``halve``
@@ -108,8 +116,22 @@ def bounds_table(
     then bounded by :func:`~unlearn_audit.stats.bounds.unlearning_epsilon_lower_bound` (the
     claim induces a (2ε, (1 + e^ε)δ) mechanism; ``epsilon_lb`` is the unlearning bound, ``halve``
     must stay True).
+
+    Every row carries three bounds of its overlaps: ``epsilon_ldp``/``epsilon_lb`` (Theorem 4.2,
+    the paper's), ``epsilon_ldp_exact``/``epsilon_lb_exact`` (the exact convolution test, δ = 0
+    only: NaN when ``delta`` > 0) and ``mu_ldp``/``mu_lb`` (μ-GDP, for which δ does not apply).
+    ``test`` names the one that is the audit's claim, fixed before the run (column ``test``; the
+    pre-registered cell is (r, statistic, score, test), so it defaults to ``primary.test``, else
+    Theorem 4.2); the others are reported beside it, never instead of it.
     """
     check_choice(delta_kind, ("ldp", "unlearning"), "delta_kind")
+    if test is None:
+        test = primary.test if primary is not None else TESTS[0]
+    check_choice(test, TESTS, "test")
+    if primary is not None and primary.test != test:
+        raise ValueError(f"the pre-registered cell's test is {primary.test!r} but test={test!r}")
+    if test == "exact" and delta > 0:
+        raise ValueError(f"test 'exact' supports delta = 0 only (got delta = {delta:g}); pre-register test: theorem4.2 (Lemma C.1) for a delta > 0 claim")
     if delta_kind == "unlearning" and not halve:
         raise ValueError("delta_kind='unlearning' bounds the unlearning claim itself: halve must be True")
     if selection not in SELECTIONS:
@@ -128,11 +150,16 @@ def bounds_table(
     for row in rows:
         v = row.pop("_v")
         res = bound(v, m, row["r"], zeta=level, statistic=row["statistic"], delta=delta)
+        exact = epsilon_lower_bound(v, m, row["r"], zeta=level, statistic=row["statistic"], method="exact") if delta == 0 else None
+        mu = mu_lower_bound(v, m, row["r"], zeta=level, statistic=row["statistic"])
         row.update(
             m=m, L=res.L, zeta=level, delta=delta, mean_overlap=float(v.mean()), epsilon_ldp=res.epsilon_ldp,
-            epsilon_lb=res.epsilon_lb if halve else res.epsilon_ldp, rejected=res.rejected, selection=selection,
+            epsilon_lb=res.epsilon_lb if halve else res.epsilon_ldp, rejected=res.rejected, selection=selection, test=test,
+            epsilon_ldp_exact=exact.epsilon_ldp if exact else np.nan,
+            epsilon_lb_exact=(exact.epsilon_lb if halve else exact.epsilon_ldp) if exact else np.nan,
+            mu_ldp=mu.mu_ldp, mu_lb=mu.mu_lb if halve else mu.mu_ldp,
         )
-    _roles(rows, primary, selection)
+    _roles(rows, primary, selection, test)
     return pd.DataFrame(rows)
 
 

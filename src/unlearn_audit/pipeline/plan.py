@@ -33,9 +33,10 @@ def _chunks(runs: list[int], size: int) -> list[list[int]]:
 
 
 def preregistered_cell(experiment_cfg: Mapping) -> Cell:
-    """The experiment's pre-registered cell (report_r, statistic, score); defaults: largest r, mean, logit."""
+    """The experiment's pre-registered cell (report_r, statistic, score, test); defaults: largest r, mean, logit, theorem4.2."""
     r = experiment_cfg.get("report_r") or max(experiment_cfg["r"])
-    return Cell(int(r), experiment_cfg.get("statistic", DEFAULT_CELL["statistic"]), experiment_cfg.get("score", DEFAULT_CELL["score"]))
+    return Cell(int(r), experiment_cfg.get("statistic", DEFAULT_CELL["statistic"]), experiment_cfg.get("score", DEFAULT_CELL["score"]),
+                experiment_cfg.get("test", DEFAULT_CELL["test"]))
 
 
 def _method_params(experiment_cfg: Mapping):
@@ -276,7 +277,7 @@ class WorkflowPlan:
     def nn_audit_cell(self, wildcards) -> dict:
         """What the audit's result depends on: the r grid and the pre-registered cell and selection."""
         exp = self.nn_experiment(wildcards.experiment)
-        return {k: exp[k] for k in ("r", "report_r", "statistic", "score", "selection") if k in exp}
+        return {k: exp[k] for k in ("r", "report_r", "statistic", "score", "test", "selection") if k in exp}
 
     def nn_table_bounds(self, wildcards) -> list[str]:
         return [self.experiment_file(e, "bounds.parquet") for e in self.nn_table_experiments(wildcards.table)]
@@ -300,7 +301,7 @@ class WorkflowPlan:
         """What a joint or pairwise audit's result depends on: the pre-registered statistic and score,
         the selection rule and the δ it is audited at."""
         exp = self.nn_experiment(wildcards.experiment)
-        cell = {k: exp[k] for k in ("statistic", "score", "selection") if k in exp}
+        cell = {k: exp[k] for k in ("statistic", "score", "test", "selection") if k in exp}
         return {**cell, "delta": audit_delta(exp)}
 
     def nn_certified_summary(self, name: str) -> dict:

@@ -20,18 +20,23 @@ from dataclasses import dataclass
 
 from ..checks import check_int, check_zeta
 
-__all__ = ["SELECTIONS", "Cell", "cell_zeta"]
+__all__ = ["SELECTIONS", "TESTS", "Cell", "cell_zeta"]
 
 SELECTIONS = ("preregistered", "bonferroni")
+
+#: The tests an audit can pre-register as its claim: Theorem 4.2 (the paper's) or the exact
+#: convolution test (docs/bounds.md); the other is reported beside it, never instead of it.
+TESTS = ("theorem4.2", "exact")
 
 
 @dataclass(frozen=True)
 class Cell:
-    """A cell of an audit: the guess budget r, the statistic (mean/median) and the score."""
+    """A cell of an audit: the guess budget r, the statistic (mean/median), the score and the test."""
 
     r: int
     statistic: str
     score: str
+    test: str = "theorem4.2"
 
 
 def cell_zeta(zeta: float, n_cells: int, selection: str) -> float:
