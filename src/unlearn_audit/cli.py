@@ -187,6 +187,41 @@ def _cmd_gdp(args) -> dict:
     return out
 
 
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _load_configs(paths: list[str]) -> dict:
+    """The configs merged as ``snakemake --configfile A B`` merges them, validated with defaults."""
+    import yaml
+
+    from .pipeline.config import validate_config
+
+    schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
+    if not schema.exists():
+        raise UsageError(f"plan needs the workflow's schema {schema}; run it from a clone of the repository (pip install -e .)")
+
+    def merge(a: dict, b: dict) -> dict:
+        return {**a, **{k: merge(a[k], v) if isinstance(v, dict) and isinstance(a.get(k), dict) else v for k, v in b.items()}}
+
+    config: dict = {}
+    for path in paths:
+        if not Path(path).exists():
+            raise UsageError(f"--configfile {path}: no such file")
+        config = merge(config, yaml.safe_load(Path(path).read_text()) or {})
+    return validate_config(config, schema)
+
+
+def _cmd_plan(args) -> str:
+    from .pipeline.cost import format_plan, plan_rows, read_throughputs
+
+    config = _load_configs(args.configfile)
+    rows = plan_rows(config, read_throughputs(args.results, args.device), args.assume_tflops)
+    notes = [f"throughput: K = 1, fp32 rows of {args.results} whose device contains {args.device!r}"]
+    if args.assume_tflops:
+        notes.append(f"estimates: models without a measured row at an assumed {args.assume_tflops:g} TFLOP/s sustained")
+    return format_plan(rows, args.device) + "\n" + "\n".join(notes)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="unlearn-audit", description="Lower bounds on the unlearning parameter epsilon.")
     p.add_argument("--version", action="version", version=f"unlearn-audit {__version__}")
@@ -223,6 +258,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--zeta", type=float, default=0.05)
     g.add_argument("--delta", type=float, help="also convert mu_lb to epsilon at this delta")
     g.set_defaults(func=_cmd_gdp)
+
+    pl = sub.add_parser("plan", help="the base trainings, unlearning runs and score extractions of a config, per table "
+                        "and figure, and their device-hours at a measured throughput (prints a table)")
+    pl.add_argument("--configfile", nargs="+", default=[str(REPO / "config" / "config.yaml")], help="config files, merged in order")
+    pl.add_argument("--device", default="cpu", help="device whose benchmarks/RESULTS.md rows to use (substring, e.g. cpu, H200, A100)")
+    pl.add_argument("--results", default=str(REPO / "benchmarks" / "RESULTS.md"), help="the throughput records")
+    pl.add_argument("--assume-tflops", type=float, help="estimate models without a measured row at this sustained TFLOP/s")
+    pl.set_defaults(func=_cmd_plan)
     return p
 
 
@@ -231,12 +274,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.command is None:
-            raise UsageError("unlearn-audit: missing command (bound, pairwise or gdp); see --help")
+            raise UsageError("unlearn-audit: missing command (bound, pairwise, gdp or plan); see --help")
         out = args.func(args)
     except (UsageError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(_dump(out))
+    print(out if isinstance(out, str) else _dump(out))
     return 0
 
 

@@ -1,0 +1,202 @@
+"""The cost model of a config (``unlearn-audit plan``): the work its neural-network DAG runs, per table
+and figure, and the device-hours it costs at a measured throughput.
+
+Work is counted as the DAG runs it (:class:`~.plan.WorkflowPlan`): base trainings (one per sign
+vector of a batchwise design, one per candidate of a joint design, shared by every experiment on
+the design), unlearning runs (one per experiment and run; experiments sharing a noiseless part
+count it once, as :meth:`~.plan.WorkflowPlan.nn_unlearn_groups` runs it) and score extractions
+(one per run, and one per checkpoint step).  Each is converted into *training-image equivalents*
+(one forward and backward pass of one image; a forward-only pass counts 1/3, a Hessian–vector
+product 2) from the design's data sizes and the method's hyperparameters, and into device-hours at
+the images/s that ``benchmarks/throughput.py`` recorded in ``benchmarks/RESULTS.md`` for the
+model on the named device (one model at a time, fp32: how the workflow trains).  Where nothing
+was recorded the hours are left out, or, with an assumed sustained TFLOP/s, estimated from the
+model's FLOPs and marked as estimates.  Torch-free.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from .plan import CERTIFIED_FIGURES, CERTIFIED_TABLES, NN_TABLES, WorkflowPlan
+
+__all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
+
+#: Images of each image dataset's training portion, before the forget pool is cut out of it
+#: (data.splits.split_image_source: CIFAR-100 45,000 of 50,000; digits 1,294 of 1,797).
+TRAIN_PORTION = {"cifar100": 45_000, "digits": 1_294}
+INPUTS = {"cifar100": (32, 3), "digits": (8, 1)}
+FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
+HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
+
+
+@dataclass
+class Work:
+    """Counts and training-image equivalents of one table or figure (or of the whole config)."""
+
+    base_trainings: int = 0
+    unlearning_runs: int = 0
+    score_extractions: int = 0
+    images: float = 0.0
+
+    def __iadd__(self, other: "Work") -> "Work":
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        return self
+
+
+def design_sizes(design: Mapping) -> tuple[float, float, float]:
+    """(|D_r|, m·B, |test|) of a design, in examples (text: windows); NaN where only the data tell
+    (a Shakespeare design without ``max_retain_windows`` / ``max_eval_windows``, or with B per role)."""
+    pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
+    if design["dataset"] == "shakespeare":
+        dp = design.get("dataset_params", {})
+        return float(dp.get("max_retain_windows", math.nan)), pool, float(dp.get("max_eval_windows", math.nan))
+    if design["dataset"] not in TRAIN_PORTION:
+        raise ValueError(f"no size model for dataset {design['dataset']!r}")
+    n_test = 10_000 if design["dataset"] == "cifar100" else 359
+    return TRAIN_PORTION[design["dataset"]] - pool, pool, n_test
+
+
+def tinynet_training_flops(width: float, size: int, channels: int, classes: int) -> float:
+    """FLOPs of one training image (forward + backward ≈ 3 × forward) of TinyNet (App. D.1)."""
+    f1, f2 = round(64 * width), round(128 * width)
+    half = (size // 2) ** 2
+    macs = size * size * (channels * f1 + f1 * f1) * 9 + half * (f1 * f2 + f2 * f2) * 9 + f2 * classes
+    return 3 * 2 * macs
+
+
+def _unlearning_images(method: str, p, n_retain: int, n_forget: int) -> float:
+    """Training-image equivalents of one unlearning run (the noiseless part; noise is free)."""
+    if method == "hessian":
+        return n_retain + HVP * p.s1 * p.s2 * p.batch_size
+    if method == "rewind_to_delete":
+        return (p.K + p.lipschitz_samples + 1) * n_retain
+    epochs = getattr(p, "epochs", 1)
+    forget_epochs = getattr(p, "ascent_epochs", 0) + getattr(p, "forget_epochs", 0)
+    return epochs * n_retain + forget_epochs * n_forget
+
+
+def _design_work(plan: WorkflowPlan, design: str) -> Work:
+    cfg = plan.nn_design(design)
+    n_retain, pool, _ = design_sizes(cfg)
+    models = len(plan.nn_candidates(design)) if plan.nn_is_joint(design) else cfg["calibration_runs"] + cfg["evaluation_runs"]
+    return Work(base_trainings=models, images=models * cfg["train"]["epochs"] * (n_retain + pool / 2))
+
+
+def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
+    """Each experiment's share of its group's unlearning (the noiseless part split evenly)."""
+    from ..unlearning import make_params
+
+    design = plan.nn_design(plan.nn_design_of(group[0]))
+    n_retain, pool, n_test = design_sizes(design)
+    runs = sum(len(plan.nn_phase_runs(plan.nn_design_of(group[0]), ph)) for ph in ("calib", "eval"))
+    evals = len(plan.nn_phase_runs(plan.nn_design_of(group[0]), "eval"))
+    out = {}
+    for e in group:
+        exp = plan.nn_experiment(e)
+        p = make_params(exp["method"], exp.get("params", {}))
+        shared = _unlearning_images(exp["method"], p, n_retain, pool / 2) / len(group)
+        extractions = runs * (1 + len(plan.nn_checkpoint_steps(e)))
+        scoring = FORWARD * (extractions * pool + evals * (n_retain + n_test))
+        out[e] = Work(unlearning_runs=runs, score_extractions=extractions, images=runs * shared + scoring)
+    return out
+
+
+def _targets(plan: WorkflowPlan) -> dict[str, list[str]]:
+    """Every enabled table and figure → its experiments."""
+    out = {t: plan.nn_table_experiments(t) for t in NN_TABLES + CERTIFIED_TABLES}
+    out.update({f: plan.nn_figure_experiments(f) for f in CERTIFIED_FIGURES})
+    if plan.nn_experiments_audited_by("batchwise"):
+        out["nn_epsilon_vs_r"] = plan.nn_experiments_audited_by("batchwise")
+    return {k: v for k, v in out.items() if v}
+
+
+def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str], float]:
+    """{(model, input): images/s per model} of the K = 1, fp32 rows of ``device`` in RESULTS.md
+    (the device column contains ``device``, case-insensitively; the last row of a kind wins)."""
+    out: dict[tuple[str, str], float] = {}
+    path = Path(results_md)
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 9 or cells[0] in ("date", "") or set(cells[0]) <= {"-"}:
+            continue
+        _, dev, model, inp, k, dtype, _, _, per_model = cells
+        if device.lower() in dev.lower() and k == "1" and dtype == "fp32":
+            out[(model, inp)] = float(per_model)
+    return out
+
+
+def _model_key(design: Mapping) -> tuple[str, str, float]:
+    """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them."""
+    model = design["model"]
+    if model["name"] not in ("tinynet", "tinynet_cifar100"):
+        return model["name"], "-", math.nan
+    p = model.get("params", {})
+    if design["dataset"] not in INPUTS:
+        return model["name"], "-", math.nan
+    size, channels = INPUTS[design["dataset"]]
+    width = float(p.get("width", 1.0))
+    return f"tinynet w={width:g}", f"{size}x{size}x{channels}", tinynet_training_flops(width, size, channels, int(p.get("num_classes", 100)))
+
+
+def plan_rows(config: dict, throughputs: Mapping[tuple[str, str], float], assume_tflops: float | None = None) -> list[dict]:
+    """One row per table and figure, and a ``total`` row in which every job counts once."""
+    plan = WorkflowPlan(config)
+    per_exp: dict[str, Work] = {}
+    for group in plan.nn_unlearn_groups():
+        per_exp.update(_group_work(plan, group))
+    per_design = {d: _design_work(plan, d) for d in plan.nn_used_designs()}
+
+    def hours(experiments: list[str], designs: list[str]) -> tuple[float, bool, list[str]]:
+        """(device-hours of what can be costed, whether any of it is an estimate, designs left out)."""
+        total, estimate, left_out = 0.0, False, set()
+        parts = [(d, per_design[d].images) for d in designs]
+        parts += [(plan.nn_design_of(e), per_exp[e].images) for e in experiments]
+        for name, images in parts:
+            model, inp, flops = _model_key(plan.nn_design(name))
+            if math.isfinite(images) and (model, inp) in throughputs:
+                total += images / throughputs[(model, inp)] / 3600
+            elif math.isfinite(images) and assume_tflops and math.isfinite(flops):
+                total += images * flops / (assume_tflops * 1e12) / 3600
+                estimate = True
+            else:
+                left_out.add(name)
+        if len(left_out) == len({name for name, _ in parts}):
+            return math.nan, False, sorted(left_out)
+        return total, estimate, sorted(left_out)
+
+    rows = []
+    for target, experiments in {**_targets(plan), "total": plan.nn_experiments()}.items():
+        designs = sorted({plan.nn_design_of(e) for e in experiments})
+        work = Work()
+        for d in designs:
+            work += per_design[d]
+        for e in experiments:
+            work += per_exp[e]
+        h, estimate, left_out = hours(experiments, designs)
+        rows.append({"target": target, **dataclasses.asdict(work), "device_hours": h, "estimate": estimate, "left_out": left_out})
+    return rows
+
+
+def format_plan(rows: list[dict], device: str) -> str:
+    """The rows as a fixed-width text table."""
+    head = f"{'target':<16} {'base trainings':>14} {'unlearning runs':>15} {'score extractions':>17} {'train-image equiv.':>18} {'hours on ' + device:>24}"
+    lines = [head, "-" * len(head)]
+    left_out = sorted({d for r in rows for d in r["left_out"]})
+    for r in rows:
+        h = "not measured" if math.isnan(r["device_hours"]) else f"{r['device_hours']:,.2f}" + (" (estimate)" if r["estimate"] else "")
+        h += " *" if r["left_out"] and not math.isnan(r["device_hours"]) else ""
+        images = f"{r['images']:,.3g}" if math.isfinite(r["images"]) else "n/a"
+        lines.append(f"{r['target']:<16} {r['base_trainings']:>14,} {r['unlearning_runs']:>15,} {r['score_extractions']:>17,} {images:>18} {h:>24}")
+    lines.append("tables and figures share base models and runs; 'total' counts every job once")
+    if left_out:
+        lines.append(f"* hours without the designs {', '.join(left_out)} (no size model or no throughput recorded for their model)")
+    return "\n".join(lines)
+

@@ -1,0 +1,74 @@
+"""The cost model of `unlearn-audit plan`: the DAG's work per table and figure, and its hours."""
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from unlearn_audit.pipeline.config import validate_config
+from unlearn_audit.pipeline.cost import plan_rows, read_throughputs, tinynet_training_flops
+from unlearn_audit.pipeline.plan import WorkflowPlan
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def _config(name: str = "config.yaml") -> dict:
+    return validate_config(yaml.safe_load((REPO / "config" / name).read_text()), SCHEMA)
+
+
+def test_counts_are_the_dags_jobs():
+    config = _config()
+    plan = WorkflowPlan(config)
+    rows = {r["target"]: r for r in plan_rows(config, {})}
+    designs = plan.nn_used_designs()
+    models = sum(len(plan.nn_candidates(d)) or plan.nn_design(d)["calibration_runs"] + plan.nn_design(d)["evaluation_runs"] for d in designs)
+    runs = sum(len(plan.nn_phase_runs(plan.nn_design_of(e), ph)) for e in plan.nn_experiments() for ph in ("calib", "eval"))
+    assert rows["total"]["base_trainings"] == models == 352  # 240 digits, 82 candidate models, 30 Shakespeare
+    assert rows["total"]["unlearning_runs"] == runs
+    # Table 7: three sigma variants on the uniform design and one on the adversarial: 2 x 60 base models, 4 x 60 runs
+    assert (rows["table7"]["base_trainings"], rows["table7"]["unlearning_runs"]) == (120, 240)
+    # a checkpointed experiment extracts scores at every checkpoint step as well
+    mc = rows["figure1a"]
+    assert mc["score_extractions"] > mc["unlearning_runs"]
+    assert all(math.isnan(r["device_hours"]) for r in rows.values())  # no throughput given
+
+
+def test_paper_scale_training_flops_and_hours_follow_the_throughput():
+    # App. D.1 TinyNet on CIFAR-100, 400 epochs of |D(S)| = 45,000 - 4,500/2 images: about 10 PFLOP
+    pflop = tinynet_training_flops(1.0, 32, 3, 100) * 400 * (45_000 - 2_250) / 1e15
+    assert 9 < pflop < 11
+    config = _config("paper.yaml")
+    slow = {r["target"]: r for r in plan_rows(config, {("tinynet w=1", "32x32x3"): 1000.0})}
+    fast = {r["target"]: r for r in plan_rows(config, {("tinynet w=1", "32x32x3"): 4000.0})}
+    assert slow["table1b"]["device_hours"] == pytest.approx(4 * fast["table1b"]["device_hours"])
+    assert slow["table1b"]["device_hours"] == pytest.approx(slow["table1b"]["images"] / 1000.0 / 3600)
+    assert "shakespeare" in slow["total"]["left_out"]  # text designs have no throughput row
+
+
+def test_read_throughputs_takes_the_one_model_fp32_rows_of_the_device(tmp_path):
+    results = tmp_path / "RESULTS.md"
+    results.write_text(
+        "| date | device | model | input | K | dtype | batch | images/s (all K) | images/s per model |\n"
+        "|---|---|---|---|---|---|---|---|---|\n"
+        "| 2026-12-01 | cpu (AMD EPYC, 1 threads) | tinynet w=0.25 | 8x8x1 | 1 | fp32 | 64 | 14000 | 14000 |\n"
+        "| 2026-12-01 | cpu (AMD EPYC, 1 threads) | tinynet w=0.25 | 8x8x1 | 1 | bf16 | 64 | 20000 | 20000 |\n"
+        "| 2026-12-01 | NVIDIA H200 | tinynet w=1 | 32x32x3 | 8 | fp32 | 128 | 80000 | 10000 |\n"
+    )
+    assert read_throughputs(results, "cpu") == {("tinynet w=0.25", "8x8x1"): 14000.0}
+    assert read_throughputs(results, "h200") == {}  # only K = 8 recorded
+    assert read_throughputs(tmp_path / "missing.md", "cpu") == {}
+
+
+def test_plan_command(tmp_path):
+    run = lambda *a: subprocess.run([sys.executable, "-m", "unlearn_audit", "plan", *a], capture_output=True, text=True, cwd=tmp_path)  # noqa: E731
+    proc = run("--configfile", str(REPO / "config" / "config.yaml"), "--results", str(tmp_path / "none.md"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[:3] == ["target", "base", "trainings"]
+    assert any(line.startswith("total ") and " 352 " in line for line in lines)
+    proc = run("--configfile", "nope.yaml")
+    assert proc.returncode == 2 and proc.stderr.strip() == "error: --configfile nope.yaml: no such file"
