@@ -336,17 +336,14 @@ def epsilon_lower_bound(
         eps = _log_g_to_epsilon(log_g, m, r, delta)
         if not eps > 0.0:  # negative, −inf or NaN: not rejected
             eps = 0.0
+    return _result(eps, statistic, stat, m, r, v.size, zeta, delta, "theorem4.2")
+
+
+def _result(eps: float, statistic: str, stat: float, m: int, r: int, L: int, zeta: float, delta: float, method: str) -> EpsilonBound:
+    """The :class:`EpsilonBound` of a solved ε_LDP (ε_LB = ε_LDP / 2, Lemma 4.1)."""
     return EpsilonBound(
-        epsilon_ldp=float(eps),
-        epsilon_lb=float(eps) / 2.0,
-        rejected=bool(eps > 0.0),
-        statistic=statistic,
-        statistic_value=stat,
-        m=m,
-        r=r,
-        L=int(v.size),
-        zeta=zeta,
-        delta=delta,
+        epsilon_ldp=float(eps), epsilon_lb=float(eps) / 2.0, rejected=bool(eps > 0.0), statistic=statistic,
+        statistic_value=stat, m=m, r=r, L=int(L), zeta=zeta, delta=delta, method=method,
     )
 
 
@@ -360,19 +357,7 @@ def _posterior_bound(overlaps, m: int, r: int, zeta: float, statistic: str, delt
         raise ValueError(f"method={method!r} supports delta = 0 only; use method='theorem4.2' (Lemma C.1) for delta > 0")
     v = _prepare_overlaps(overlaps, r)
     stat, eps = posterior_epsilon_ldp(v, m, r, zeta=zeta, statistic=statistic, method=method)
-    return EpsilonBound(
-        epsilon_ldp=float(eps),
-        epsilon_lb=float(eps) / 2.0,
-        rejected=bool(eps > 0.0),
-        statistic=statistic,
-        statistic_value=stat,
-        m=m,
-        r=r,
-        L=int(v.size),
-        zeta=zeta,
-        delta=delta,
-        method=method,
-    )
+    return _result(eps, statistic, stat, m, r, v.size, zeta, delta, method)
 
 
 def _log_g(epsilon, m: int, r: int, log_delta):
