@@ -12,14 +12,18 @@ from unlearn_audit.pipeline.config import ConfigError, result_config, validate_c
 
 min_version("9.0")
 
+# This Snakefile's folder (workflow.basedir is the main Snakefile's: another one when this workflow
+# is used as a module, `module unlearn_audit: snakefile: ".../Snakefile"`).
+WORKFLOW_DIR = Path(workflow.current_basedir)
+
 
 if not workflow.overwrite_configfiles:
 
-    configfile: Path(workflow.basedir) / "config" / "config.yaml"
+    configfile: WORKFLOW_DIR / "config" / "config.yaml"
 
 
 try:
-    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
+    validate_config(config, WORKFLOW_DIR / "workflow" / "schemas" / "config.schema.yaml")
 except ConfigError as error:
     sys.exit(f"Error: {error}")
 

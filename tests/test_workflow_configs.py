@@ -88,8 +88,11 @@ def test_paper_dry_run_plans_no_default_design(tmp_path):
             assert f"nn_train_{design}_candidate_0" in jobs, design
         else:
             assert f"nn_train_{design}_calib_0" in jobs and f"nn_train_{design}_eval_0" in jobs, design
-    for exp in paper["nn"]["experiments"]:
-        assert f"nn_unlearn_{exp}_calib_0" in jobs and f"nn_unlearn_{exp}_eval_0" in jobs, exp
+    # one unlearning job per phase chunk of every group (experiments sharing a noiseless part run together)
+    groups = WorkflowPlan(validate_config(copy.deepcopy(paper), SCHEMA)).nn_unlearn_groups()
+    assert sorted(e for g in groups for e in g) == sorted(paper["nn"]["experiments"])
+    for group in groups:
+        assert f"nn_unlearn_{group[0]}_calib_0" in jobs and f"nn_unlearn_{group[0]}_eval_0" in jobs, group
     digits_designs = {n for n, d in default["nn"]["designs"].items() if d["dataset"] == "digits"}
     digits_experiments = {n for n, e in default["nn"]["experiments"].items() if e["design"] in digits_designs}
     assert digits_designs and digits_experiments

@@ -1,4 +1,4 @@
-"""Command line: ``unlearn-audit bound|pairwise|gdp``.
+"""Command line: ``unlearn-audit bound|pairwise|gdp|plan|audit``.
 
 Bad input exits with status 2 and a single line on stderr (no traceback).
 """
@@ -187,6 +187,59 @@ def _cmd_gdp(args) -> dict:
     return out
 
 
+def _parse_r_list(text: str) -> list[int]:
+    items = [t for t in text.replace(",", " ").split() if t]
+    try:
+        values = [int(t) for t in items]
+    except ValueError:
+        raise UsageError(f"--r must be comma-separated even integers, e.g. --r 20,40,60; got {text!r}") from None
+    if not values:
+        raise UsageError("--r is empty; give comma-separated even integers, e.g. --r 20,40,60")
+    if len(set(values)) != len(values):
+        raise UsageError(f"--r repeats a value: {text!r}")
+    return values
+
+
+def _clean(value):
+    """JSON-ready: numpy scalars as Python numbers, NaN and infinities as null."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _cmd_audit(args) -> str:
+    """Fit on the calib runs and bound on the eval runs of per-run SCORES files (Algorithm 2)."""
+    from . import schemas
+    from .auditors.score_files import audit_scores, read_score_files, read_signs_file
+    from .io import write_parquet
+
+    r_values = _parse_r_list(args.r)
+    scores, n_files = read_score_files(args.scores, args.glob)
+    signs = read_signs_file(args.signs) if args.signs else None
+    res = audit_scores(scores, r_values, score=args.score, zeta=args.zeta, signs=signs,
+                       experiment=None if "experiment" in scores.columns else Path(args.scores).name)
+    audits = []
+    for r in sorted(r_values):
+        ov = res.overlaps[res.overlaps.r == r].sort_values("run")
+        rows = res.bounds[res.bounds.r == r]
+        audits.append({"r": r, "runs": ov["run"].tolist(), "overlaps": ov["overlap"].tolist(),
+                       "bounds": [{k: row[k] for k in schemas.BOUNDS.names} for row in rows.to_dict("records")]})
+    if args.out:
+        write_parquet(res.bounds, args.out, schemas.BOUNDS)
+    out = {"experiment": res.experiment, "score": res.score, "m": res.m, "zeta": args.zeta, "files": n_files,
+           "calibration_runs": res.calibration_runs, "evaluation_runs": res.evaluation_runs,
+           "signs": "signs file" if signs is not None else "in_forget", "audits": audits}
+    if args.out:
+        out["out"] = str(args.out)
+    return json.dumps(_clean(out))
+
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -266,6 +319,20 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--results", default=str(REPO / "benchmarks" / "RESULTS.md"), help="the throughput records")
     pl.add_argument("--assume-tflops", type=float, help="estimate models without a measured row at this sustained TFLOP/s")
     pl.set_defaults(func=_cmd_plan)
+
+    a = sub.add_parser("audit", help="Algorithm 2 from per-run scores of any producer (SCORES schema): fit on the calib "
+                       "runs, guess and bound on the eval runs (prints JSON)")
+    a.add_argument("--scores", required=True, help="a Parquet file or a directory of them (searched recursively), "
+                   "one row per example per run; each run's S is read from in_forget per batch")
+    a.add_argument("--glob", default="*.parquet", help="file names read under --scores (default: *.parquet; the "
+                   "workflow's results/<experiment>/runs: scores.parquet)")
+    a.add_argument("--r", required=True, help="comma-separated guess budgets, each even and <= m, e.g. 20,40,60")
+    a.add_argument("--score", choices=("logit", "loss"), default="logit", help="the score column audited (default: logit)")
+    a.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
+    a.add_argument("--signs", help="SIGNS Parquet file giving each run's sign vector (matched by phase and run); "
+                   "in_forget must agree with it")
+    a.add_argument("--out", help="also write the bounds here as Parquet (BOUNDS schema)")
+    a.set_defaults(func=_cmd_audit)
     return p
 
 
@@ -274,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.command is None:
-            raise UsageError("unlearn-audit: missing command (bound, pairwise, gdp or plan); see --help")
+            raise UsageError("unlearn-audit: missing command (bound, pairwise, gdp, plan or audit); see --help")
         out = args.func(args)
     except (UsageError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

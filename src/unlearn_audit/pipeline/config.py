@@ -148,12 +148,19 @@ def _nn_method_params(config: dict) -> list[tuple[str, str]]:
     nn = config.get("nn", {})
     if not nn.get("enabled") or not nn.get("experiments"):
         return []
-    from ..unlearning import make_params, method_names  # torch-free
+    from ..unlearning import import_method, is_import_path, make_params, method_names  # torch-free for built-in names
 
     problems = []
     for name, exp in nn["experiments"].items():
-        if exp["method"] not in method_names():
-            problems.append((f"nn.experiments.{name}.method", f"unknown unlearning method {exp['method']!r}; known: {', '.join(method_names())}"))
+        if is_import_path(exp["method"]):
+            try:  # imported now, so a bad path stops the run before any job (the jobs import it again)
+                import_method(exp["method"])
+            except ValueError as exc:
+                problems.append((f"nn.experiments.{name}.method", str(exc)))
+                continue
+        elif exp["method"] not in method_names():
+            problems.append((f"nn.experiments.{name}.method", (f"unknown unlearning method {exp['method']!r}; known: {', '.join(method_names())}; "
+                                                                "or your own algorithm as an import path 'package.module:function'")))
             continue
         try:
             params = make_params(exp["method"], exp.get("params", {}))

@@ -20,6 +20,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Mapping
 
 from .plan import CERTIFIED_FIGURES, CERTIFIED_TABLES, NN_TABLES, WorkflowPlan
@@ -100,6 +101,7 @@ def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
     for e in group:
         exp = plan.nn_experiment(e)
         p = make_params(exp["method"], exp.get("params", {}))
+        p = SimpleNamespace(**p) if isinstance(p, dict) else p  # an import-path method with plain dict params
         shared = _unlearning_images(exp["method"], p, n_retain, pool / 2) / len(group)
         extractions = runs * (1 + len(plan.nn_checkpoint_steps(e)))
         scoring = FORWARD * (extractions * pool + evals * (n_retain + n_test))

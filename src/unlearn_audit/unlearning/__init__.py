@@ -13,6 +13,13 @@ certified (G.1, G.2): ``model_clipping`` (Koloskova et al., Eq. 14) and ``rewind
 (Mu & Klabjan).  A new algorithm registers itself with :func:`register` and becomes available to
 the workflow by name.
 
+An algorithm outside this package needs no registration: wherever a method name is accepted, an
+import path ``package.module:function`` names a function with the signature above
+(:func:`import_method`).  Its hyperparameters are the dataclass its ``params`` argument is
+annotated with (as :func:`register` reads it); a function whose ``params`` is unannotated (or
+annotated ``dict``/``Mapping``) receives the config's ``params`` as a plain ``dict``, unchecked.
+A bad path raises :class:`MethodPathError`, which says what is wrong and how to fix it.
+
 A method whose function accepts a ``monitor`` keyword (:class:`Monitor`) reports intermediate
 models and the numbers of its calibration (noisy steps, σ, …) through it; :func:`unlearn` passes
 a monitor only to such methods.
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib
 import inspect
 import typing
 from dataclasses import dataclass
@@ -47,12 +55,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "Data",
+    "MethodPathError",
     "Monitor",
     "NoiseRelease",
     "UnlearningMethod",
     "UNLEARNING_METHODS",
     "register",
     "get_method",
+    "import_method",
+    "is_import_path",
     "make_params",
     "method_names",
     "unlearn",
@@ -203,22 +214,129 @@ def method_names() -> list[str]:
     return sorted(set(BUILTIN_PARAMS) | set(UNLEARNING_METHODS))
 
 
+class MethodPathError(ValueError):
+    """A method is neither a known name nor a usable import path ``package.module:function``."""
+
+
+#: How an import path is written, shown in every :class:`MethodPathError`.
+_PATH_FORM = "'package.module:function' naming fn(model, retain, forget, params, generator) -> model"
+
+_IMPORTED: dict[str, UnlearningMethod] = {}
+
+
+def is_import_path(name: str) -> bool:
+    """Whether ``name`` is written as an import path (``module:function``) rather than a registry name."""
+    return isinstance(name, str) and ":" in name
+
+
+def _unknown_name(name: str) -> MethodPathError:
+    return MethodPathError(
+        f"unknown unlearning method {name!r}; known: {', '.join(method_names())}; "
+        f"or give your own algorithm as an import path {_PATH_FORM}"
+    )
+
+
+def _dotted(text: str) -> bool:
+    return bool(text) and all(part.isidentifier() for part in text.split("."))
+
+
+def _plain_dict_annotation(annotation: Any) -> bool:
+    """Unannotated, ``Any`` or a mapping type: the function takes its params as a plain dict."""
+    if annotation is inspect.Parameter.empty or annotation is Any:
+        return True
+    origin = typing.get_origin(annotation) or annotation
+    return isinstance(origin, type) and issubclass(origin, Mapping)
+
+
+def import_method(path: str) -> UnlearningMethod:
+    """The method named by the import path ``package.module:function`` (imported once, then cached).
+
+    The function must take ``(model, retain, forget, params, generator)`` positionally (optionally a
+    ``monitor`` keyword).  Its hyperparameters dataclass is the annotation of its ``params`` argument;
+    unannotated (or ``dict``/``Mapping``), the params are passed as a plain ``dict``.  A function that
+    is itself registered with :func:`register` keeps its registration (dataclass, noise release, …).
+    Anything else raises :class:`MethodPathError` saying what is wrong and how to fix it.
+    """
+    if path in _IMPORTED:
+        return _IMPORTED[path]
+    module_name, _, attr = path.partition(":")
+    if not _dotted(module_name) or not _dotted(attr):
+        raise MethodPathError(f"method {path!r} is not an import path: write it as {_PATH_FORM}")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise MethodPathError(
+                f"method {path!r}: cannot import module {module_name!r} ({exc}); make it importable by every job: "
+                "put the directory that contains it on PYTHONPATH (an absolute path) or pip install its package"
+            ) from None
+        raise MethodPathError(f"method {path!r}: importing module {module_name!r} failed ({exc}); install what it imports") from None
+    except Exception as exc:  # noqa: BLE001 - any import failure is one message
+        raise MethodPathError(f"method {path!r}: importing module {module_name!r} failed ({type(exc).__name__}: {exc}); fix the module") from None
+    fn: Any = module
+    for i, part in enumerate(attr.split(".")):
+        if not hasattr(fn, part):
+            where = module_name + "".join("." + p for p in attr.split(".")[:i])
+            raise MethodPathError(f"method {path!r}: {where!r} has no attribute {part!r}; check the name after ':' (it names the function in module {module_name!r})")
+        fn = getattr(fn, part)
+    if inspect.isclass(fn) or not callable(fn):
+        what = "a class" if inspect.isclass(fn) else f"an object of type {type(fn).__name__!r}"
+        raise MethodPathError(f"method {path!r}: {attr!r} is {what}, not a function; name a function {_PATH_FORM}")
+    for method in UNLEARNING_METHODS.values():
+        if method.fn is fn:
+            _IMPORTED[path] = dataclasses.replace(method, name=path)
+            return _IMPORTED[path]
+    expected = "an unlearning method is fn(model, retain, forget, params, generator) -> model, optionally with a monitor keyword"
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        raise MethodPathError(f"method {path!r}: the signature of {attr!r} cannot be read; {expected}") from None
+    try:
+        sig.bind(*range(5))
+    except TypeError:
+        raise MethodPathError(f"method {path!r}: {attr}{sig} does not take (model, retain, forget, params, generator); {expected}") from None
+    positional = [p for p in sig.parameters.values() if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    params_arg = positional[3] if len(positional) > 3 else None
+    annotation: Any = inspect.Parameter.empty
+    if params_arg is not None and params_arg.annotation is not inspect.Parameter.empty:
+        try:
+            annotation = typing.get_type_hints(fn).get(params_arg.name, params_arg.annotation)
+        except Exception as exc:  # noqa: BLE001 - an unresolvable annotation
+            raise MethodPathError(f"method {path!r}: the annotation {params_arg.annotation!r} of argument {params_arg.name!r} cannot be resolved ({exc}); import its dataclass in module {module_name!r}") from None
+    if dataclasses.is_dataclass(annotation) and isinstance(annotation, type):
+        params_cls: type = annotation
+    elif _plain_dict_annotation(annotation):
+        params_cls = dict
+    else:
+        raise MethodPathError(
+            f"method {path!r}: argument {params_arg.name!r} is annotated {annotation!r}, which is not a dataclass; "
+            "annotate it with the hyperparameters' dataclass, or leave it unannotated to receive the params as a plain dict"
+        )
+    doc = next(iter((fn.__doc__ or "").strip().splitlines()), "")
+    _IMPORTED[path] = UnlearningMethod(path, fn, params_cls, description=doc, monitors=_accepts_monitor(fn))
+    return _IMPORTED[path]
+
+
 def _params_class(name: str) -> type:
     if name in UNLEARNING_METHODS:
         return UNLEARNING_METHODS[name].params_cls
     if name in BUILTIN_PARAMS:
         return BUILTIN_PARAMS[name]
-    raise ValueError(f"unknown unlearning method {name!r}; known: {', '.join(method_names())}")
+    if is_import_path(name):
+        return import_method(name).params_cls
+    raise _unknown_name(name)
 
 
 def get_method(name: str) -> UnlearningMethod:
-    """The registered method ``name``; ``ValueError`` listing the known names otherwise."""
+    """The method ``name``: a registered name or an import path ``package.module:function``
+    (:func:`import_method`); :class:`MethodPathError` (a ``ValueError``) otherwise."""
     if name not in UNLEARNING_METHODS and name in BUILTIN_PARAMS:
         _load_builtins()
-    try:
+    if name in UNLEARNING_METHODS:
         return UNLEARNING_METHODS[name]
-    except KeyError:
-        raise ValueError(f"unknown unlearning method {name!r}; known: {', '.join(method_names())}") from None
+    if is_import_path(name):
+        return import_method(name)
+    raise _unknown_name(name)
 
 
 def make_params(name: str, params: Mapping[str, Any] | Any | None = None) -> Any:
@@ -228,6 +346,10 @@ def make_params(name: str, params: Mapping[str, Any] | Any | None = None) -> Any
     values raise the dataclass's own ``ValueError``.
     """
     params_cls = _params_class(name)
+    if params_cls is dict:  # an imported function with unannotated params: a plain dict, unchecked
+        if params is not None and not isinstance(params, Mapping):
+            raise ValueError(f"unlearning method {name!r} takes its params as a mapping, got {type(params).__name__}")
+        return dict(params or {})
     if isinstance(params, params_cls):
         return params
     if params is not None and dataclasses.is_dataclass(params):
@@ -310,14 +432,11 @@ def release_key(name: str, params: Mapping[str, Any] | Any | None = None) -> str
     """
     from .params import BUILTIN_RELEASE_PARAMS
 
-    if name in UNLEARNING_METHODS:
-        spec = UNLEARNING_METHODS[name].noise_release
-        release_params = None if spec is None else spec.params
-    elif name in BUILTIN_PARAMS:  # known without importing the implementation (torch)
+    if name in BUILTIN_PARAMS and name not in UNLEARNING_METHODS:  # known without importing the implementation (torch)
         release_params = BUILTIN_RELEASE_PARAMS.get(name)
     else:
-        get_method(name)  # the one error for an unknown name
-        release_params = None
+        spec = get_method(name).noise_release  # the one error for an unknown name or a bad path
+        release_params = None if spec is None else spec.params
     if release_params is None:
         return None
     p = make_params(name, params)
