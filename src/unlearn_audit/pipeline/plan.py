@@ -208,12 +208,76 @@ class WorkflowPlan:
         runs = self.nn_phase_runs(self.nn_design_of(experiment), phase)
         return [self.run_file(experiment, phase, run, name) for run in runs]
 
-    def nn_runtime_minutes(self, design: str, n_runs: int) -> int:
-        """SLURM ``runtime`` of a chunk job: the design's minutes per run times its runs, plus 5."""
-        return int(self.nn_design(design).get("runtime_minutes_per_run", 5) * n_runs) + 5
+    # ------------------------------------------------------------------ job resources (SLURM)
+    #: Host memory (MB) of one neural-network job: the Python + torch process ...
+    NN_BASE_MEM_MB = 1500
+    #: ... plus its dataset's arrays and loaders (by ``dataset``; an unlisted one gets the largest) ...
+    NN_DATASET_MEM_MB = {"digits": 500, "shakespeare": 1000, "cifar100": 4000}
+    #: ... plus the host side of a CUDA context when the job requests a GPU.
+    NN_CUDA_MEM_MB = 2000
+    #: CPU cores per GPU of a GPU job (the nn rules run one thread, ``threads: 1``).
+    NN_CPUS_PER_GPU = 1
+
+    def _check_resource_args(self, design: str, attempt: int) -> None:
+        if design not in self.nn["designs"]:
+            raise ValueError(f"unknown design {design!r}; nn.designs defines {sorted(self.nn['designs'])}")
+        if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
+            raise ValueError(f"attempt must be an integer >= 1 (Snakemake counts from 1), got {attempt!r}")
+
+    def nn_mem_mb(self, design: str, attempt: int = 1) -> int:
+        """SLURM ``mem_mb`` of a job of ``design``: process + dataset (+ CUDA), times ``attempt``
+        (so that each retry under ``--retries`` asks for more)."""
+        self._check_resource_args(design, attempt)
+        dataset = self.nn_design(design)["dataset"]
+        base = self.NN_BASE_MEM_MB + self.NN_DATASET_MEM_MB.get(dataset, max(self.NN_DATASET_MEM_MB.values()))
+        return (base + (self.NN_CUDA_MEM_MB if self.nn_gpus() else 0)) * attempt
+
+    def nn_runtime_minutes(self, design: str, n_runs: int, attempt: int = 1) -> int:
+        """SLURM ``runtime`` of a chunk job: the design's minutes per run times its runs, plus 5,
+        times ``attempt``."""
+        self._check_resource_args(design, attempt)
+        return (int(self.nn_design(design).get("runtime_minutes_per_run", 5) * n_runs) + 5) * attempt
 
     def nn_gpus(self) -> int:
         return 1 if self.config["device"] == "cuda" else 0
+
+    def nn_job_resources(self, design: str, n_runs: int) -> dict[str, Any]:
+        """``resources:`` of a training or unlearning chunk job of ``design`` over ``n_runs`` runs:
+        ``mem_mb`` and ``runtime`` as functions of the attempt, ``gpu`` (the SLURM executor's
+        ``--gpus``) and, for a GPU job only, ``cpus_per_gpu``."""
+        self._check_resource_args(design, 1)
+        resources: dict[str, Any] = {
+            "mem_mb": lambda wildcards, attempt: self.nn_mem_mb(design, attempt),
+            "runtime": lambda wildcards, attempt: self.nn_runtime_minutes(design, n_runs, attempt),
+            "gpu": self.nn_gpus(),
+        }
+        if resources["gpu"]:
+            resources["cpus_per_gpu"] = self.NN_CPUS_PER_GPU
+        return resources
+
+    def nn_step_resources(self, minutes: int) -> dict[str, Any]:
+        """``resources:`` of a CPU job of one design or experiment (wildcard ``design`` or
+        ``experiment``): the design's ``mem_mb`` without CUDA and ``minutes`` of runtime, both
+        times the attempt."""
+
+        def design_of(wildcards) -> str:
+            design = getattr(wildcards, "design", None)
+            return design if design is not None else self.nn_design_of(wildcards.experiment)
+
+        def mem_mb(wildcards, attempt):
+            self._check_resource_args(design_of(wildcards), attempt)
+            dataset = self.nn_design(design_of(wildcards))["dataset"]
+            return (self.NN_BASE_MEM_MB + self.NN_DATASET_MEM_MB.get(dataset, max(self.NN_DATASET_MEM_MB.values()))) * attempt
+
+        return {"mem_mb": mem_mb, "runtime": lambda wildcards, attempt: minutes * attempt}
+
+    @staticmethod
+    def attempt_resources(mem_mb: int, runtime: int) -> dict[str, Any]:
+        """``resources:`` ``mem_mb`` and ``runtime`` (minutes) that grow linearly with the attempt."""
+        for name, value in (("mem_mb", mem_mb), ("runtime", runtime)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        return {"mem_mb": lambda wildcards, attempt: mem_mb * attempt, "runtime": lambda wildcards, attempt: runtime * attempt}
 
     def nn_table_experiments(self, table: str) -> list[str]:
         return [e for e in self.nn_experiments() if table in self.nn_experiment(e)["tables"]]
@@ -308,7 +372,8 @@ class WorkflowPlan:
         """What Table 6 and Figures 1a–c show of an experiment."""
         exp = self.nn_experiment(name)
         design = self.nn_design(exp["design"])
-        params = dataclasses.asdict(_method_params(exp))
+        resolved = _method_params(exp)  # a dataclass, or a plain dict for an unannotated import-path method
+        params = dataclasses.asdict(resolved) if dataclasses.is_dataclass(resolved) else dict(resolved)
         return {
             "design": exp["design"],
             "dataset": design["dataset"],
