@@ -20,8 +20,12 @@ install: $(STAMP)
 reproduce: install
 	$(BIN)/snakemake --cores $(CORES) $(SNAKEMAKE_ARGS)
 
+# The workflow first (nothing to do when it is up to date), then the report of its outputs; with
+# another config: make report SNAKEMAKE_ARGS="--configfile config/paper.yaml" REPORT=results/paper/report.html
+REPORT ?= results/report.html
 report: install
-	$(BIN)/snakemake --cores 1 --report results/report.html
+	$(BIN)/snakemake --cores $(CORES) $(SNAKEMAKE_ARGS)
+	$(BIN)/snakemake --cores 1 $(SNAKEMAKE_ARGS) --report $(REPORT)
 
 test: install
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup

@@ -18,8 +18,7 @@ rule convex_audit:
         f"{BENCH}/convex/{{mechanism}}/eps_{{epsilon}}.tsv"
     threads: 1
     resources:
-        mem_mb=1500,
-        runtime=10,
+        **plan.attempt_resources(mem_mb=1500, runtime=10),
     conda:
         CPU_ENV
     script:
@@ -40,7 +39,14 @@ rule convex_table:
             ),
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
-        details=plan.convex_file_details("{table}"),
+        details=report(
+            plan.convex_file_details("{table}"),
+            caption="../report/convex_details.rst",
+            category="Convex audits (Table 2)",
+            subcategory=lambda wildcards: {"table2c": "Logistic loss (App. H.4.2)"}.get(
+                wildcards.table, f"Table {wildcards.table.removeprefix('table')}"
+            ),
+        ),
     params:
     wildcard_constraints:
         table="table2[a-z]",

@@ -16,8 +16,7 @@ rule gaussian_unlearning_cell:
         f"{BENCH}/gaussian_unlearning/{{gu_experiment}}/{{x}}.tsv"
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=60,
+        **plan.attempt_resources(mem_mb=4000, runtime=60),
     conda:
         CPU_ENV
     script:
@@ -87,8 +86,7 @@ rule gaussian_unlearning_audit:
         f"{LOGS}/gaussian_unlearning/audit.log",
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=30,
+        **plan.attempt_resources(mem_mb=4000, runtime=30),
     conda:
         CPU_ENV
     script:

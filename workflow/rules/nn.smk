@@ -17,6 +17,8 @@ rule nn_prepare_data:
     params:
         cfg=plan.nn_data_params,
         seed=config["seed"],
+    resources:
+        **plan.nn_step_resources(minutes=30),
     log:
         f"{LOGS}/nn/{{design}}/prepare_data.log",
     conda:
@@ -57,9 +59,7 @@ for _design, _phase, _chunk, _runs in plan.nn_design_chunks():
             seed=config["seed"],
         threads: 1
         resources:
-            mem_mb=2000,
-            runtime=plan.nn_runtime_minutes(_design, len(_runs)),
-            gpu=plan.nn_gpus(),
+            **plan.nn_job_resources(_design, len(_runs)),
         log:
             f"{LOGS}/nn/{_design}/train_{_phase}_{_chunk}.log",
         benchmark:
@@ -98,10 +98,11 @@ for _group, _phase, _chunk, _runs in plan.nn_experiment_chunks():
             release_key=plan.nn_release_key(_group[0]),
             seed=config["seed"],
         threads: 1
+        # bundled into group jobs on a cluster (profiles/slurm: group-components); ignored locally
+        group:
+            "nn_unlearn"
         resources:
-            mem_mb=2000,
-            runtime=plan.nn_runtime_minutes(_design, len(_runs) * len(_group)),
-            gpu=plan.nn_gpus(),
+            **plan.nn_job_resources(_design, len(_runs) * len(_group)),
         log:
             f"{LOGS}/{_group[0]}/unlearn_{_phase}_{_chunk}.log",
         benchmark:
@@ -122,6 +123,8 @@ rule nn_fit:
         fit=config["nn"]["fit"],
     wildcard_constraints:
         experiment=plan.nn_experiment_pattern("batchwise"),
+    resources:
+        **plan.nn_step_resources(minutes=15),
     log:
         f"{LOGS}/{{experiment}}/fit.log",
     conda:

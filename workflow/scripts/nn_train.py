@@ -3,9 +3,11 @@
 import sys
 
 from unlearn_audit.pipeline import nn_runs
-from unlearn_audit.pipeline.runtime import limit_threads
+from unlearn_audit.pipeline.runtime import job_gpu_slot, limit_threads
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
 limit_threads(snakemake.threads)  # noqa: F821
 p, inp = snakemake.params, snakemake.input  # noqa: F821
-nn_runs.train(p.design, p.cfg, p.seed, inp.data, inp.signs, list(snakemake.output), device=snakemake.config["device"])  # noqa: F821
+# A GPU job holds one GPU slot (CUDA_VISIBLE_DEVICES) before anything touches CUDA.
+with job_gpu_slot(snakemake.config["device"], snakemake.config["results_dir"], log=sys.stderr):  # noqa: F821
+    nn_runs.train(p.design, p.cfg, p.seed, inp.data, inp.signs, list(snakemake.output), device=snakemake.config["device"])  # noqa: F821
