@@ -213,7 +213,7 @@ def test_plan_input_functions_name_the_phase_files():
     assert plan.nn_experiment_signs(wc) == f"{plan.results}/designs/digits_uniform/signs.parquet"
     assert plan.nn_audit_m(wc) == 144
     assert [f.split("/")[-2] for f in plan.nn_table_bounds(wc)] == [
-        "digits_uniform_hessian_s1e3", "digits_uniform_hessian_s5e3", "digits_uniform_hessian_s1e2", "digits_adversarial_hessian_s1e3"
+        "digits_uniform_hessian_s1e3", "digits_uniform_hessian_s5e3", "digits_uniform_hessian_s1e2"  # uniform only (App. G.4)
     ]
     summary = plan.nn_experiment_summary("digits_uniform_ida_q1")
     assert summary["report_r"] == 60 and summary["m"] == 144 and summary["label"] == "IDA q=1"

@@ -9,6 +9,7 @@ localhost.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -118,4 +119,7 @@ def test_slurm_run_matches_local_run(tmp_path):
     assert sum(p.endswith(".parquet") for p in a) >= 10 and any(p.endswith(".pt") for p in a)
     differ = sorted(p for p in a if a[p] != b[p])
     assert not differ, f"SLURM and local outputs differ: {differ}"
-    print(f"SLURM run: {slurm_s:.0f} s, SLURM job ids {', '.join(ids)}")
+    summary = f"SLURM run: {slurm_s:.0f} s, SLURM job ids {', '.join(ids)}"
+    print(summary)
+    if os.environ.get("SLURM_CI_REPORT"):  # .ci/run prints it after the tests
+        Path(os.environ["SLURM_CI_REPORT"]).write_text(summary + "\n")
