@@ -23,7 +23,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Mapping
 
-from .plan import CERTIFIED_FIGURES, CERTIFIED_TABLES, NN_TABLES, WorkflowPlan
+from .plan import WorkflowPlan
 
 __all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
 
@@ -93,10 +93,10 @@ def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
     """Each experiment's share of its group's unlearning (the noiseless part split evenly)."""
     from ..unlearning import make_params
 
-    design = plan.nn_design(plan.nn_design_of(group[0]))
-    n_retain, pool, n_test = design_sizes(design)
-    runs = sum(len(plan.nn_phase_runs(plan.nn_design_of(group[0]), ph)) for ph in ("calib", "eval"))
-    evals = len(plan.nn_phase_runs(plan.nn_design_of(group[0]), "eval"))
+    design = plan.nn_design_of(group[0])
+    n_retain, pool, n_test = design_sizes(plan.nn_design(design))
+    runs = sum(len(plan.nn_phase_runs(design, ph)) for ph in ("calib", "eval"))
+    evals = len(plan.nn_phase_runs(design, "eval"))
     out = {}
     for e in group:
         exp = plan.nn_experiment(e)
@@ -107,15 +107,6 @@ def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
         scoring = FORWARD * (extractions * pool + evals * (n_retain + n_test))
         out[e] = Work(unlearning_runs=runs, score_extractions=extractions, images=runs * shared + scoring)
     return out
-
-
-def _targets(plan: WorkflowPlan) -> dict[str, list[str]]:
-    """Every enabled table and figure → its experiments."""
-    out = {t: plan.nn_table_experiments(t) for t in NN_TABLES + CERTIFIED_TABLES}
-    out.update({f: plan.nn_figure_experiments(f) for f in CERTIFIED_FIGURES})
-    if plan.nn_experiments_audited_by("batchwise"):
-        out["nn_epsilon_vs_r"] = plan.nn_experiments_audited_by("batchwise")
-    return {k: v for k, v in out.items() if v}
 
 
 def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str], float]:
@@ -138,7 +129,7 @@ def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str
 def _model_key(design: Mapping) -> tuple[str, str, float]:
     """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them."""
     model = design["model"]
-    if model["name"] not in ("tinynet", "tinynet_cifar100"):
+    if model["name"] != "tinynet":  # the schema's model names: tinynet, charlstm
         return model["name"], "-", math.nan
     p = model.get("params", {})
     if design["dataset"] not in INPUTS:
@@ -175,7 +166,7 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str], float], assume
         return total, estimate, sorted(left_out)
 
     rows = []
-    for target, experiments in {**_targets(plan), "total": plan.nn_experiments()}.items():
+    for target, experiments in {**plan.nn_target_experiments(), "total": plan.nn_experiments()}.items():
         designs = sorted({plan.nn_design_of(e) for e in experiments})
         work = Work()
         for d in designs:

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from . import paths
 from ..auditors.batchwise import DEFAULT_CELL
+from ..checks import check_positive_int
 from ..stats.selection import Cell
 from ..stats.signs import num_sign_vectors
 
@@ -224,13 +225,15 @@ class WorkflowPlan:
         if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
             raise ValueError(f"attempt must be an integer >= 1 (Snakemake counts from 1), got {attempt!r}")
 
-    def nn_mem_mb(self, design: str, attempt: int = 1) -> int:
-        """SLURM ``mem_mb`` of a job of ``design``: process + dataset (+ CUDA), times ``attempt``
-        (so that each retry under ``--retries`` asks for more)."""
+    def nn_mem_mb(self, design: str, attempt: int = 1, *, cuda: bool | None = None) -> int:
+        """SLURM ``mem_mb`` of a job of ``design``: process + dataset (+ CUDA when ``cuda``, by
+        default when the config's jobs request a GPU), times ``attempt`` (so that each retry under
+        ``--retries`` asks for more)."""
         self._check_resource_args(design, attempt)
         dataset = self.nn_design(design)["dataset"]
         base = self.NN_BASE_MEM_MB + self.NN_DATASET_MEM_MB.get(dataset, max(self.NN_DATASET_MEM_MB.values()))
-        return (base + (self.NN_CUDA_MEM_MB if self.nn_gpus() else 0)) * attempt
+        cuda = bool(self.nn_gpus()) if cuda is None else cuda
+        return (base + (self.NN_CUDA_MEM_MB if cuda else 0)) * attempt
 
     def nn_runtime_minutes(self, design: str, n_runs: int, attempt: int = 1) -> int:
         """SLURM ``runtime`` of a chunk job: the design's minutes per run times its runs, plus 5,
@@ -264,19 +267,16 @@ class WorkflowPlan:
             design = getattr(wildcards, "design", None)
             return design if design is not None else self.nn_design_of(wildcards.experiment)
 
-        def mem_mb(wildcards, attempt):
-            self._check_resource_args(design_of(wildcards), attempt)
-            dataset = self.nn_design(design_of(wildcards))["dataset"]
-            return (self.NN_BASE_MEM_MB + self.NN_DATASET_MEM_MB.get(dataset, max(self.NN_DATASET_MEM_MB.values()))) * attempt
-
-        return {"mem_mb": mem_mb, "runtime": lambda wildcards, attempt: minutes * attempt}
+        return {
+            "mem_mb": lambda wildcards, attempt: self.nn_mem_mb(design_of(wildcards), attempt, cuda=False),
+            "runtime": lambda wildcards, attempt: minutes * attempt,
+        }
 
     @staticmethod
     def attempt_resources(mem_mb: int, runtime: int) -> dict[str, Any]:
         """``resources:`` ``mem_mb`` and ``runtime`` (minutes) that grow linearly with the attempt."""
-        for name, value in (("mem_mb", mem_mb), ("runtime", runtime)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_positive_int(mem_mb, "mem_mb")
+        check_positive_int(runtime, "runtime")
         return {"mem_mb": lambda wildcards, attempt: mem_mb * attempt, "runtime": lambda wildcards, attempt: runtime * attempt}
 
     def nn_table_experiments(self, table: str) -> list[str]:
@@ -310,14 +310,18 @@ class WorkflowPlan:
     def nn_figure_experiments(self, figure: str) -> list[str]:
         return [e for e in self.nn_experiments() if figure in self.nn_experiment(e).get("figures", [])]
 
+    def nn_target_experiments(self) -> dict[str, list[str]]:
+        """Every neural-network table and figure the config enables → the experiments it shows
+        (tables first, in the paper's order)."""
+        out = {t: self.nn_table_experiments(t) for t in NN_TABLES + CERTIFIED_TABLES}
+        out.update({f: self.nn_figure_experiments(f) for f in CERTIFIED_FIGURES})
+        out["nn_epsilon_vs_r"] = self.nn_experiments_audited_by("batchwise")
+        return {name: experiments for name, experiments in out.items() if experiments}
+
     def nn_targets(self) -> list[str]:
-        if not self.nn_experiments():
-            return []
-        tables = [f for t in NN_TABLES + CERTIFIED_TABLES if self.nn_table_experiments(t) for f in self.table_files(t)]
-        figures = [f for name in CERTIFIED_FIGURES if self.nn_figure_experiments(name) for f in self.figure_files(name)]
-        if self.nn_experiments_audited_by("batchwise"):
-            figures += self.figure_files("nn_epsilon_vs_r")
-        return tables + figures
+        targets = self.nn_target_experiments()
+        tables = [f for t in NN_TABLES + CERTIFIED_TABLES if t in targets for f in self.table_files(t)]
+        return tables + [f for name in targets if name not in NN_TABLES + CERTIFIED_TABLES for f in self.figure_files(name)]
 
     # input and params functions of the nn rules (they take the rule's wildcards)
     def nn_data_params(self, wildcards) -> dict:
