@@ -133,17 +133,8 @@ def read_overlaps_file(path: Path, r: int | None = None, **chosen) -> tuple[list
         raise UsageError(f"{where}: expected integers separated by commas or whitespace") from None
 
 
-def _json_default(x):
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.floating,)):
-        return float(x)
-    raise TypeError(type(x))
-
-
 def _dump(obj: dict) -> str:
-    clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in obj.items()}
-    return json.dumps(clean, default=_json_default)
+    return json.dumps(_clean(obj))
 
 
 def _cmd_bound(args) -> dict:
@@ -213,7 +204,7 @@ def _clean(value):
     return value
 
 
-def _cmd_audit(args) -> str:
+def _cmd_audit(args) -> dict:
     """Fit on the calib runs and bound on the eval runs of per-run SCORES files (Algorithm 2)."""
     from . import schemas
     from .auditors.score_files import audit_scores, read_score_files, read_signs_file
@@ -237,7 +228,7 @@ def _cmd_audit(args) -> str:
            "signs": "signs file" if signs is not None else "in_forget", "audits": audits}
     if args.out:
         out["out"] = str(args.out)
-    return json.dumps(_clean(out))
+    return out
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -245,9 +236,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _load_configs(paths: list[str]) -> dict:
     """The configs merged as ``snakemake --configfile A B`` merges them, validated with defaults."""
-    import yaml
-
-    from .pipeline.config import validate_config
+    from .pipeline.config import load_yaml, validate_config
 
     schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
     if not schema.exists():
@@ -260,7 +249,7 @@ def _load_configs(paths: list[str]) -> dict:
     for path in paths:
         if not Path(path).exists():
             raise UsageError(f"--configfile {path}: no such file")
-        config = merge(config, yaml.safe_load(Path(path).read_text()) or {})
+        config = merge(config, load_yaml(path) or {})
     return validate_config(config, schema)
 
 

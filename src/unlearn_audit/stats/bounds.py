@@ -400,16 +400,23 @@ def audit_tail_bound(
     if not epsilon >= 0:
         raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
     log_g = _log_g(epsilon, m, r, math.log(delta) if delta > 0 else -math.inf)
+    return float(min(1.0, math.exp(_log_tail_bound(value, m, r, L, log_g, statistic))))
+
+
+def _log_tail_bound(value: float, m: int, r: int, L: int, log_g: float, statistic: str) -> float:
+    """log of Eq. 1 (mean: L·(log g + min_λ[log Σ_u e^{λu} N_u − λ·value])) or Eq. 2 (median:
+    log C(L, ⌈L/2⌉) + ⌈L/2⌉·(log g + log Σ_{u ≥ ⌈value⌉} N_u)) for the per-run factor ``log_g``,
+    capped at 0; −inf for a median above r."""
     log_n = log_overlap_counts(m, r)
     if statistic == "mean":
         log_p = L * (log_g + _log_mgf_min(log_n, float(value)))
     else:
-        k = (L + 1) // 2
+        k = (int(L) + 1) // 2
         start = max(int(math.ceil(value)), 0)
         if start > r:
-            return 0.0
+            return -math.inf
         log_p = float(_log_comb(L, k)) + k * (log_g + float(logsumexp(log_n[start:])))
-    return float(min(1.0, math.exp(min(log_p, 0.0))))
+    return float(min(log_p, 0.0))
 
 
 # --------------------------------------------------------------------------------------

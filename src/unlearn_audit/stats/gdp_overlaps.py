@@ -19,18 +19,16 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import log_ndtr, logsumexp
+from scipy.special import log_ndtr
 
 from ..checks import check_zeta as _check_zeta
 from .bounds import (
     STATISTICS,
-    _log_comb,
     _log_g,
     _log_g_threshold,
-    _log_mgf_min,
+    _log_tail_bound,
     _prepare_overlaps,
     log_num_sign_vectors,
-    log_overlap_counts,
 )
 from .signs import check_m_r
 
@@ -120,17 +118,7 @@ def mu_log_p_value(value: float, m: int, r: int, L: int, mu: float, *, statistic
         raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
         raise ValueError(f"L (number of runs) must be an integer >= 1, got {L!r}")
-    log_n = log_overlap_counts(m, r)
-    log_g = min_log_g_gdp(mu, m, r)
-    if statistic == "mean":
-        log_p = L * (log_g + _log_mgf_min(log_n, float(value)))
-    else:
-        k = (int(L) + 1) // 2
-        start = max(int(math.ceil(value)), 0)
-        if start > r:
-            return _NEG_INF
-        log_p = float(_log_comb(L, k)) + k * (log_g + float(logsumexp(log_n[start:])))
-    return float(min(log_p, 0.0))
+    return _log_tail_bound(value, m, r, int(L), min_log_g_gdp(mu, m, r), statistic)
 
 
 def mu_tail_bound(value: float, m: int, r: int, L: int, mu: float, *, statistic: str = "mean") -> float:
