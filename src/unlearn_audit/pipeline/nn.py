@@ -12,7 +12,8 @@ or, for the two rules that train models, in :mod:`.nn_runs`:
 * :func:`fit` (``nn_fit``) — per-example Gaussians from calibration runs only;
 * :func:`audit` (``nn_audit``) — overlaps and bounds from evaluation runs only, the pre-registered
   cell marked;
-* :func:`table` (``nn_table``) and :func:`figure_r` (``nn_figure_r``).
+* :func:`table` (``nn_table``) and :func:`figure_r` (``nn_figure_r``), both with each bound's
+  perfect-prediction ceiling beside it (:func:`with_ceilings`).
 
 This module imports neither torch nor matplotlib at import time, so the many small jobs of the
 statistics rules start in a fraction of the time of a training job.
@@ -27,21 +28,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import pandas as pd
+
 from .. import schemas
 from .plan import preregistered_cell
 from ..auditors.batchwise import audit_tables, fit_table
 from ..auditors.runs import candidate_sign_table, sign_table
 from ..data import prepare_audit_data, save_audit_data, split_indices_frame
 from ..io import read_concat, read_parquet, write_parquet
-from ..report import write_table
-from ..report.nn_tables import NN_TABLES
+from ..report.nn_tables import NN_TABLES, write_nn_table
 from ..seeds import seed_sequence
+from ..stats.perfect_prediction import at_ceiling, perfect_prediction_epsilon_lb
 
 __all__ = [
     "prepare_data",
     "sample_signs",
     "fit",
     "audit",
+    "with_ceilings",
     "table",
     "figure_r",
 ]
@@ -91,16 +95,36 @@ def audit(fit_path, score_paths: Sequence[str], signs_path, m: int, experiment_c
     write_parquet(bounds, bounds_path, schemas.BOUNDS)
 
 
+def with_ceilings(bounds: pd.DataFrame) -> pd.DataFrame:
+    """``bounds`` with two more columns: ``epsilon_lb_ceiling``, the perfect-prediction ceiling of
+    each row's cell (m, r, L, at the row's level ζ and statistic; App. F), and ``at_ceiling``,
+    whether the row's Theorem 4.2 ``epsilon_lb`` equals it (every guess right, to 1e-9 relative).
+
+    The ceiling is that of a δ = 0 audit, the only kind the batchwise rules run; a row with δ > 0
+    is refused rather than given a ceiling it does not have."""
+    if len(bounds) and (bounds["delta"] != 0).any():
+        raise ValueError("perfect-prediction ceilings are computed for delta = 0 bounds only; these bounds have delta > 0")
+    ceiling = [
+        perfect_prediction_epsilon_lb(int(b.m), int(b.r), int(b.L), zeta=float(b.zeta), statistic=str(b.statistic))
+        for b in bounds.itertuples(index=False)
+    ]
+    out = bounds.assign(epsilon_lb_ceiling=pd.Series(ceiling, index=bounds.index, dtype=float))
+    out["at_ceiling"] = pd.Series([at_ceiling(v, c) for v, c in zip(out.epsilon_lb, out.epsilon_lb_ceiling)], index=out.index, dtype=bool)
+    return out
+
+
 def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
-    """Rule ``nn_table``: one of the paper's Tables 1a, 1b, 3, 4, 5, 7."""
-    bounds = read_concat(bound_paths, schemas.BOUNDS)
+    """Rule ``nn_table``: one of the paper's Tables 1a, 1b, 3, 4, 5, 7; a bound equal to its cell's
+    perfect-prediction ceiling is marked (CSV column ``at_ceiling``, ‡ in Markdown and LaTeX)."""
+    bounds = with_ceilings(read_concat(bound_paths, schemas.BOUNDS))
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
     render, caption = NN_TABLES[name]
-    write_table(render(bounds, metrics, experiments), Path(table_path).with_suffix(""), caption=caption)
+    write_nn_table(render(bounds, metrics, experiments), Path(table_path).with_suffix(""), caption=caption)
 
 
 def figure_r(bound_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path) -> None:
-    """Rule ``nn_figure_r``: ε_LB against r, one line per experiment."""
+    """Rule ``nn_figure_r``: ε_LB against r, one panel per (dataset, split), one line per experiment,
+    the perfect-prediction ceiling of each (m, L) dashed; the plotted numbers as ``.csv`` beside it."""
     from ..report.nn_figures import epsilon_vs_r_figure  # matplotlib, for this rule only
 
-    epsilon_vs_r_figure(read_concat(bound_paths, schemas.BOUNDS), experiments, Path(figure_path).with_suffix(""))
+    epsilon_vs_r_figure(with_ceilings(read_concat(bound_paths, schemas.BOUNDS)), experiments, Path(figure_path).with_suffix(""))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Mapping
 
@@ -9,39 +10,171 @@ import pandas as pd
 
 from .figures import new_figure, save_figure
 
-__all__ = ["epsilon_vs_r_figure"]
+__all__ = ["FRAME_COLUMNS", "experiment_labels", "epsilon_vs_r_frame", "epsilon_vs_r_figure"]
 
 #: Roles (BOUNDS ``role``) of the row an experiment reports: its one level-ζ claim.
 _REPORTED = ("preregistered", "selected")
+#: The series each experiment's line shows.
+_LINE = ("logit", "mean")
+
+#: Columns of the figure's data (``nn_epsilon_vs_r.csv``): one row per plotted point.  ``reported``
+#: marks the experiment's level-ζ cell (role ``preregistered`` or ``selected``); ``ceiling`` is the
+#: perfect-prediction ε_LB of the point's cell (m, r, L) at its ζ and statistic, ``at_ceiling``
+#: whether the point equals it (both empty when the bounds carry no ceilings).
+FRAME_COLUMNS = ["dataset", "split", "experiment", "label", "method", "batch_size", "m", "L", "zeta", "score", "statistic",
+                 "r", "epsilon_lb", "role", "reported", "ceiling", "at_ceiling"]
+
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
+_CEILING_DASHES = ((0, (6, 3)), (0, (2, 2)), (0, (9, 3, 2, 3)), (0, (4, 1.5, 1, 1.5, 1, 1.5)))
+_CEILING_GREYS = ("0.0", "0.3", "0.5", "0.2")
+
+
+def _number(x) -> str:
+    """Short text of a hyperparameter value: ``1e-3``, ``5e-3``, ``0.5``, ``2``."""
+    x = float(x)
+    if x != 0 and (abs(x) < 0.1 or abs(x) >= 1e4):
+        mantissa, exponent = f"{x:.2e}".split("e")
+        return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+    return f"{x:g}"
+
+
+def _panel(e: Mapping) -> tuple[str, str]:
+    return str(e["dataset"]), str(e["split"])
+
+
+def experiment_labels(experiments: Mapping[str, Mapping]) -> dict[str, str]:
+    """{experiment: legend label}, distinct within each (dataset, split) panel.
+
+    The label is the experiment's ``label`` with its final noise σ (``params.sigma``, e.g. the
+    Hessian variants: ``Hessian σ=1e-3``), its batch size B where the panel holds more than one
+    B, and, should two still coincide, the experiment's name in brackets."""
+    labels: dict[str, str] = {}
+    panels: dict[tuple[str, str], list[str]] = {}
+    for name, e in experiments.items():
+        panels.setdefault(_panel(e), []).append(name)
+    for names in panels.values():
+        several_b = len({experiments[n].get("batch_size") for n in names}) > 1
+        for name in names:
+            e = experiments[name]
+            text = str(e.get("label") or e.get("method") or name)
+            sigma = (e.get("params") or {}).get("sigma")
+            if sigma is not None:
+                text += f" σ={_number(sigma)}"
+            if several_b:
+                text += f", B={e.get('batch_size')}"
+            labels[name] = text
+        taken = [labels[n] for n in names]
+        for name in names:
+            if taken.count(labels[name]) > 1:
+                labels[name] = f"{labels[name]} [{name}]"
+    return labels
+
+
+def epsilon_vs_r_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
+    """The figure's points (:data:`FRAME_COLUMNS`): every logit/mean bound of each experiment, and
+    its reported cell when that has another score or statistic.  ``ceiling`` and ``at_ceiling`` are
+    the bounds' ``epsilon_lb_ceiling`` and ``at_ceiling`` (see :func:`unlearn_audit.pipeline.nn.with_ceilings`)."""
+    if "role" not in bounds.columns:
+        raise ValueError("bounds have no 'role' column: they were written before cells were pre-registered; rerun the audit")
+    has_ceilings = {"epsilon_lb_ceiling", "at_ceiling"} <= set(bounds.columns)
+    labels = experiment_labels(experiments)
+    rows = []
+    for name, e in experiments.items():
+        sub = bounds[bounds.experiment == name]
+        line = (sub.score == _LINE[0]) & (sub.statistic == _LINE[1])
+        reported = sub.role.isin(_REPORTED)
+        for b in sub[line | reported].sort_values(["score", "statistic", "r"]).itertuples(index=False):
+            rows.append({
+                "dataset": e["dataset"], "split": e["split"], "experiment": name, "label": labels[name], "method": e.get("method"),
+                "batch_size": e.get("batch_size"), "m": int(b.m), "L": int(b.L), "zeta": float(b.zeta), "score": b.score,
+                "statistic": b.statistic, "r": int(b.r), "epsilon_lb": float(b.epsilon_lb), "role": b.role,
+                "reported": b.role in _REPORTED,
+                "ceiling": float(b.epsilon_lb_ceiling) if has_ceilings else math.nan,
+                "at_ceiling": bool(b.at_ceiling) if has_ceilings else pd.NA,
+            })
+    frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
+    frame["at_ceiling"] = frame["at_ceiling"].astype("boolean")
+    return frame
+
+
+def _axes_limits(ax, data: pd.DataFrame, line_rows: pd.DataFrame) -> None:
+    """r on a log axis ticked at the panel's r values (small-m designs have small r); ε up to 1.5×
+    the largest bound, so a ceiling far above every bound leaves the top rather than flatten them."""
+    ticks = sorted({int(r) for r in data.r})
+    if not ticks:
+        return
+    ax.set_xscale("log")
+    ax.set_xticks(ticks, labels=[str(t) for t in ticks])
+    ax.set_xticks([], minor=True)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_xlim(ticks[0] / 1.15, ticks[-1] * 1.15)
+    top_bound = float(data.epsilon_lb.max())
+    top_ceiling = float(line_rows.ceiling.max()) if len(line_rows) else math.nan
+    top = top_bound * 1.5 if top_bound > 0 else top_ceiling
+    if math.isfinite(top_ceiling):
+        top = min(top, top_ceiling) if top_bound > 0 else top_ceiling
+    if math.isfinite(top) and top > 0:
+        ax.set_ylim(-0.03 * top * 1.06, top * 1.06)
+
+
+def _draw_panel(ax, data: pd.DataFrame, colours) -> None:
+    """One (dataset, split) panel: a line per experiment, its reported cell filled, the ceiling of
+    each distinct (m, L) (and ζ, where the panel holds several) dashed, drawn over the lines so that
+    a line running on its ceiling shows dashes."""
+    for k, (name, sub) in enumerate(data.groupby("experiment", sort=False)):
+        colour, marker = colours[k % len(colours)], _MARKERS[k % len(_MARKERS)]
+        line = sub[(sub.score == _LINE[0]) & (sub.statistic == _LINE[1])].sort_values("r")
+        ax.plot(line.r, line.epsilon_lb, color=colour, marker=marker, markersize=6, markerfacecolor="white",
+                markeredgecolor=colour, linewidth=1.4, label=sub.label.iloc[0], zorder=3)
+        for b in sub[sub.reported].itertuples(index=False):
+            ax.plot([b.r], [b.epsilon_lb], linestyle="none", marker=marker, markersize=11, color=colour,
+                    markeredgecolor="black", zorder=4)
+            if (b.score, b.statistic) != _LINE:
+                ax.annotate(f"{b.score}/{b.statistic}", (b.r, b.epsilon_lb), textcoords="offset points", xytext=(6, 6), fontsize=7)
+    line_rows = data[(data.score == _LINE[0]) & (data.statistic == _LINE[1])].dropna(subset=["ceiling"])
+    several_zeta = line_rows.zeta.nunique() > 1
+    cells = line_rows[["m", "L", "zeta"]].drop_duplicates().sort_values(["m", "L", "zeta"], ascending=[False, True, True])
+    for k, cell in enumerate(cells.itertuples(index=False)):
+        pts = line_rows[(line_rows.m == cell.m) & (line_rows.L == cell.L) & (line_rows.zeta == cell.zeta)]
+        pts = pts.drop_duplicates("r").sort_values("r")
+        label = f"ceiling m={cell.m}, L={cell.L}" + (f", ζ={cell.zeta:g}" if several_zeta else "")
+        ax.plot(pts.r, pts.ceiling, color=_CEILING_GREYS[k % len(_CEILING_GREYS)], linestyle=_CEILING_DASHES[k % len(_CEILING_DASHES)],
+                linewidth=1.2, label=label, zorder=3.5)  # above the lines: a bound on its ceiling shows the dashes
+    _axes_limits(ax, data, line_rows)
+    ax.set_xlabel("guess budget r (batches, log scale)")
+    ax.set_ylabel(r"$\varepsilon_{LB}$ (Theorem 4.2, mean, $\div 2$)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, frameon=False)
 
 
 def epsilon_vs_r_figure(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], stem: str | os.PathLike):
-    """ε_LB (logit score, mean aggregation) against r, one line per experiment (App. F.3).
+    """ε_LB (logit score, mean aggregation) against r (App. F.3): one panel per (dataset, split),
+    one line per experiment (distinct colour and marker), and the perfect-prediction ceiling of each
+    (m, L) of the panel as a dashed line, so that a reader sees which cells sit on it.
 
     Each experiment's reported cell (role ``preregistered``, or ``selected`` under Bonferroni) is a
     large filled marker, annotated with its score/statistic when that is not logit/mean; the other
-    points are hollow: exploratory, not level-ζ claims on their own.
+    points are hollow: exploratory, not level-ζ claims on their own.  The plotted numbers
+    (:func:`epsilon_vs_r_frame`) are saved as ``stem``.csv beside the PNG and PDF.
     """
-    if "role" not in bounds.columns:
-        raise ValueError("bounds have no 'role' column: they were written before cells were pre-registered; rerun the audit")
-    fig, ax = new_figure(6.5, 4.2)
-    sel = bounds[(bounds.score == "logit") & (bounds.statistic == "mean")]
-    for name, e in experiments.items():
-        sub = sel[sel.experiment == name].sort_values("r")
-        (line,) = ax.plot(sub.r, sub.epsilon_lb, marker="o", markerfacecolor="none",
-                          label=f"{e['label']} ({e['dataset']}, {e['split']}, B={e['batch_size']})")
-        reported = bounds[(bounds.experiment == name) & bounds.role.isin(_REPORTED)]
-        for _, b in reported.iterrows():
-            ax.plot([b.r], [b.epsilon_lb], linestyle="none", marker="o", markersize=10, color=line.get_color(),
-                    markeredgecolor="black", zorder=3)
-            if (b.score, b.statistic) != ("logit", "mean"):
-                ax.annotate(f"{b.score}/{b.statistic}", (b.r, b.epsilon_lb), textcoords="offset points", xytext=(6, 6), fontsize=7)
-    ax.plot([], [], linestyle="none", marker="o", markersize=10, color="gray", markeredgecolor="black",
-            label="pre-registered (or Bonferroni-selected) cell: the level-ζ result")
-    ax.plot([], [], linestyle="none", marker="o", markerfacecolor="none", color="gray", label="exploratory (not level-ζ on its own)")
-    ax.set_xlabel("guess budget r (batches)")
-    ax.set_ylabel(r"$\varepsilon_{LB}$ (Theorem 4.2, mean, $\div 2$)")
-    ax.set_title("Lower bound on the unlearning parameter vs r\n"
-                 "filled: pre-registered cell; hollow: exploratory, not level-ζ claims on their own", fontsize=9)
-    ax.legend(loc="best", fontsize=7)
-    return save_figure(fig, stem)
+    data = epsilon_vs_r_frame(bounds, experiments)
+    panels = list(dict.fromkeys(_panel(e) for e in experiments.values()))
+    fig, first = new_figure(10.0, 0.7 + 3.6 * max(len(panels), 1))
+    if not panels:
+        first.text(0.5, 0.5, "no batchwise-audited experiments", ha="center", va="center", transform=first.transAxes)
+        return save_figure(fig, stem, data=data)
+    first.remove()
+    axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
+
+    from matplotlib import colormaps  # configured by new_figure
+
+    for ax, (dataset, split) in zip(axes, panels):
+        sub = data[(data.dataset == dataset) & (data.split == split)]
+        n = sub.experiment.nunique()
+        colours = colormaps["tab10" if n <= 10 else "tab20"].colors
+        ax.grid(True, alpha=0.3)
+        _draw_panel(ax, sub, colours)
+        ax.set_title(f"{dataset}, {split} split", fontsize=11)
+    fig.suptitle("Lower bound on the unlearning parameter vs guess budget r\n"
+                 "filled: pre-registered (or Bonferroni-selected) cell, the level-ζ result; hollow: exploratory, "
+                 "not level-ζ on its own;\ndashed: perfect-prediction ceiling of (m, L), every guess right", fontsize=9)
+    return save_figure(fig, stem, data=data)

@@ -12,21 +12,39 @@ label each row in a last ``cell`` column (``preregistered`` / ``bonferroni-selec
 reported cell, else ``exploratory``: not a level-ζ claim on its own).  Tables 1 and 7 show the
 exact test's ε_LB and μ_LB of the reported cell beside Theorem 4.2's (``epsilon_lb_exact``,
 ``mu_lb``); which of the two ε columns is the claim is the pre-registered test, named in ``cell``.
+
+Bounds that carry the perfect-prediction ceiling of their cell (columns ``epsilon_lb_ceiling`` and
+``at_ceiling``, added by :func:`unlearn_audit.pipeline.nn.with_ceilings`) give each table its
+ceiling column(s) and a boolean flag per ε column: ``at_ceiling`` for the one ``epsilon_lb``
+column, ``at_ceiling_<x>`` for ``epsilon_lb_<x>`` in Tables 3 and 4.  :func:`write_nn_table`
+keeps the flags in the CSV and turns them into a trailing ‡ with a footnote in Markdown and LaTeX.
 The renderers only select and render; no statistic is computed here.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Callable, Mapping
 
 import pandas as pd
 
-__all__ = ["NN_TABLES", "REPORTED_ROLES", "table1", "table3", "table4", "table5", "table7", "params_text"]
+from ..io import atomic_path, write_text_atomic
+from .tables import format_cell, format_latex, format_markdown
+
+__all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "table3", "table4", "table5", "table7",
+           "params_text", "write_nn_table"]
 
 #: Roles of the row an experiment reports (BOUNDS ``role``), and how the tables label them.
 REPORTED_ROLES = {"preregistered": "preregistered", "selected": "bonferroni-selected"}
 EXPLORATORY = "exploratory"
+
+#: The mark of a bound equal to its cell's perfect-prediction ceiling, and the footnote that explains it.
+CEILING_MARK = "‡"
+CEILING_NOTE = (f"{CEILING_MARK} equals the perfect-prediction ceiling for this (m, r, L): every guess was right "
+                "(for a median: in at least half of the L runs); the bound is limited by m, r and L, not by the algorithm.")
+_FLAG = "at_ceiling"
 
 
 def params_text(params: Mapping) -> str:
@@ -80,6 +98,20 @@ def _other_bounds(row: pd.Series) -> dict[str, float]:
     return {"epsilon_lb_exact": row.epsilon_lb_exact, "mu_lb": row.mu_lb}
 
 
+def _has_ceilings(bounds: pd.DataFrame) -> bool:
+    return {"epsilon_lb_ceiling", _FLAG} <= set(bounds.columns)
+
+
+def _ceiling(row: pd.Series) -> dict[str, float]:
+    """The reported row's ceiling, beside its ``epsilon_lb`` (when the bounds carry ceilings)."""
+    return {"epsilon_lb_ceiling": float(row.epsilon_lb_ceiling)} if "epsilon_lb_ceiling" in row.index else {}
+
+
+def _flag(row: pd.Series) -> dict[str, bool]:
+    """The reported row's ``at_ceiling`` flag (when the bounds carry ceilings)."""
+    return {_FLAG: bool(row.at_ceiling)} if _FLAG in row.index else {}
+
+
 def _row_label(picked: list[pd.Series]) -> str:
     """Label of a table row that shows the cells ``picked``: which of them, if any, is reported."""
     for row in picked:
@@ -107,12 +139,14 @@ def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str
                 "params": params_text(e["params"]),
                 "split": e["split"],
                 "epsilon_lb": b.epsilon_lb,
+                **_ceiling(b),
                 "epsilon_ldp": b.epsilon_ldp,
                 **_other_bounds(b),
                 "r": int(b.r),
                 "m": int(b.m),
                 "L": int(b.L),
                 **_accuracies(metrics, name),
+                **_flag(b),
                 "cell": _cell_text(b),
             }
         )
@@ -120,7 +154,12 @@ def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str
 
 
 def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]]) -> pd.DataFrame:
+    """One row per (experiment, r) with one ε column per (score, statistic) of ``columns``; with
+    ceilings, one ceiling column (``epsilon_lb_ceiling``, or ``epsilon_lb_ceiling_<x>`` per column
+    ``epsilon_lb_<x>`` when the statistics, and so the ceilings, differ) and a flag per ε column."""
     _check_roles(bounds)
+    ceilings = _has_ceilings(bounds)
+    one_ceiling = len({statistic for _, statistic in columns.values()}) == 1
     rows = []
     for name, e in experiments.items():
         for r in sorted(e["r"]):
@@ -128,6 +167,12 @@ def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]]) -> pd.D
             picked = [_pick(bounds, name, int(r), score, statistic) for score, statistic in columns.values()]
             for col, b in zip(columns, picked):
                 row[col] = b.epsilon_lb
+            if ceilings:
+                if one_ceiling:
+                    row["epsilon_lb_ceiling"] = float(picked[0].epsilon_lb_ceiling)
+                else:
+                    row.update({"epsilon_lb_ceiling" + col.removeprefix("epsilon_lb"): float(b.epsilon_lb_ceiling) for col, b in zip(columns, picked)})
+                row.update({_FLAG + col.removeprefix("epsilon_lb"): bool(b.at_ceiling) for col, b in zip(columns, picked)})
             row["cell"] = _row_label(picked)
             rows.append(row)
     return pd.DataFrame(rows)
@@ -154,7 +199,7 @@ def table5(bounds, metrics, experiments) -> pd.DataFrame:
         for r in sorted(e["r"]):
             b = _pick(bounds, name, int(r))
             rows.append({"batch_size": int(e["batch_size"]), "m": int(e["m"]), "r": int(r), "r_times_B": int(r) * int(e["batch_size"]),
-                         "epsilon_lb": b.epsilon_lb, "cell": REPORTED_ROLES.get(b.role, EXPLORATORY)})
+                         "epsilon_lb": b.epsilon_lb, **_ceiling(b), **_flag(b), "cell": REPORTED_ROLES.get(b.role, EXPLORATORY)})
     return pd.DataFrame(rows).sort_values(["batch_size", "r"]).reset_index(drop=True)
 
 
@@ -163,9 +208,46 @@ def table7(bounds, metrics, experiments) -> pd.DataFrame:
     rows = []
     for name, e in experiments.items():
         b = _reported(bounds, name, e)
-        rows.append({"sigma": float(e["params"].get("sigma", float("nan"))), "split": e["split"], "epsilon_lb": b.epsilon_lb, "epsilon_ldp": b.epsilon_ldp,
-                     **_other_bounds(b), "r": int(b.r), **_accuracies(metrics, name), "cell": _cell_text(b)})
+        rows.append({"sigma": float(e["params"].get("sigma", float("nan"))), "split": e["split"], "epsilon_lb": b.epsilon_lb, **_ceiling(b),
+                     "epsilon_ldp": b.epsilon_ldp, **_other_bounds(b), "r": int(b.r), **_accuracies(metrics, name), **_flag(b),
+                     "cell": _cell_text(b)})
     return pd.DataFrame(rows).sort_values(["split", "sigma"]).reset_index(drop=True)
+
+
+def _marked(df: pd.DataFrame, digits: int) -> tuple[pd.DataFrame, bool]:
+    """The table as read: each ε column whose flag (``at_ceiling``, ``at_ceiling_<x>``) is set gets
+    a trailing ‡, the flag columns go; and whether any cell was marked."""
+    shown = df.copy()
+    any_mark = False
+    for flag in [c for c in df.columns if c == _FLAG or c.startswith(_FLAG + "_")]:
+        col = "epsilon_lb" + flag.removeprefix(_FLAG)
+        if col not in df.columns:
+            raise ValueError(f"column {flag!r} flags {col!r}, which the table does not have")
+        marks = df[flag].astype(bool)
+        any_mark = any_mark or bool(marks.any())
+        shown[col] = [format_cell(v, digits) + (CEILING_MARK if m else "") for v, m in zip(df[col], marks)]
+        shown = shown.drop(columns=flag)
+    return shown, any_mark
+
+
+def write_nn_table(df: pd.DataFrame, stem: str | os.PathLike, *, caption: str | None = None, digits: int = 4) -> list[Path]:
+    """Write ``stem``.csv / .md / .tex atomically, as :func:`~.tables.write_table` does, with the
+    ceiling flags kept as booleans in the CSV and shown as a trailing ‡ (and :data:`CEILING_NOTE`
+    below the table) in Markdown and LaTeX; returns the three paths."""
+    stem = Path(stem)
+    paths = [stem.with_suffix(s) for s in (".csv", ".md", ".tex")]
+    shown, any_mark = _marked(df, digits)
+    with atomic_path(paths[0]) as tmp:
+        df.to_csv(tmp, index=False)
+    markdown = format_markdown(shown, digits, caption)
+    latex = format_latex(shown, digits, caption, label=f"tab:{stem.name}").replace(CEILING_MARK, r"\textsuperscript{\ddag}")
+    if any_mark:
+        markdown += f"\n{CEILING_NOTE}\n"
+        note = CEILING_NOTE.removeprefix(CEILING_MARK).strip().replace("_", r"\_")
+        latex = latex.replace(r"\end{tabular}", r"\end{tabular}" + "\n" + rf"\par\smallskip{{\footnotesize \ddag{{}} {note}}}", 1)
+    write_text_atomic(paths[1], markdown)
+    write_text_atomic(paths[2], latex)
+    return paths
 
 
 NN_TABLES: dict[str, tuple[Callable, str]] = {
