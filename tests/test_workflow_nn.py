@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from generated_plays import make_play
-from workflow_utils import output_hashes, planned_jobs, small_config, snakemake, write_config
+from workflow_utils import load_config, output_hashes, planned_jobs, small_config, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -76,6 +76,8 @@ def test_nn_audit_end_to_end(digits_run):
     assert set(signs[signs.phase == "calib"].seed).isdisjoint(signs[signs.phase == "eval"].seed)
     bounds = pd.read_parquet(res / "tiny_ft" / "bounds.parquet")
     assert set(bounds.statistic) == {"mean", "median"} and set(bounds.score) == {"logit", "loss"}
+    metrics = pd.read_parquet(res / "tiny_ft" / "runs" / "calib" / "0" / "metrics.parquet")
+    assert metrics.precision.tolist() == ["fp32"] and metrics.compiled.tolist() == [False]
 
     again = snakemake(workdir, cfg, "-n")
     assert again.returncode == 0 and planned_jobs(again) == {}
@@ -87,6 +89,30 @@ def test_nn_audit_end_to_end(digits_run):
     assert not any("tiny_ft" in j for j in jobs), jobs
     assert sum(v for j, v in jobs.items() if j.startswith("nn_unlearn_tiny_hessian")) == 3
     assert jobs.get("nn_fit") == 1 and jobs.get("nn_audit") == 1
+
+
+def test_a_bf16_design_unlearns_in_bf16_and_records_it(digits_run, tmp_path):
+    """One evaluation run of the finished design redone with ``precision: bf16``: the metrics say
+    so, and the scores (always computed in fp32) differ from the fp32 run's only through the
+    bf16 unlearning steps."""
+    from unlearn_audit.pipeline.nn_runs import unlearn
+
+    workdir, _ = digits_run
+    res = workdir / "results"
+    config = load_config(DIGITS)
+    design = dict(config["nn"]["designs"]["tiny"], precision="bf16")
+    exp = config["nn"]["experiments"]["tiny_ft"]
+    out = {k: [str(tmp_path / "tiny_ft" / "runs" / "eval" / "0" / f"{k}.parquet")] for k in ("scores", "metrics")}
+    unlearn("tiny_ft", design, exp["method"], exp["params"], config["seed"], res / "designs" / "tiny" / "data.npz",
+            res / "designs" / "tiny" / "signs.parquet", [str(res / "designs" / "tiny" / "base" / "eval" / "0.pt")],
+            out["scores"], out["metrics"])
+    metrics = pd.read_parquet(out["metrics"][0])
+    assert metrics.precision.tolist() == ["bf16"] and metrics.compiled.tolist() == [False]
+    bf16 = pd.read_parquet(out["scores"][0])
+    fp32 = pd.read_parquet(res / "tiny_ft" / "runs" / "eval" / "0" / "scores.parquet")
+    assert bf16.score_logit.dtype == np.float64 and (bf16.example.to_numpy() == fp32.example.to_numpy()).all()
+    gap = np.abs(bf16.score_logit.to_numpy() - fp32.score_logit.to_numpy())
+    assert 0 < gap.max() < 2.0
 
 
 @pytest.mark.parametrize(

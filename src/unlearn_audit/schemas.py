@@ -44,6 +44,8 @@ RUN_METRICS = pa.schema(
         ("forget_acc", pa.float64()),   # accuracy on D_f(S), the sampled forget set
         ("test_acc", pa.float64()),     # evaluation runs; NaN for calibration runs (not measured)
         ("record", pa.string()),        # JSON: what the algorithm reports (noisy steps, σ, L̂, Ĝ, ...); "{}" if nothing
+        ("precision", pa.string()),     # the design's precision, "fp32" or "bf16", of base training and unlearning
+        ("compiled", pa.bool_()),       # whether the model's forward was torch.compile'd
     ]
 )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .torch_utils import model_device
+from .torch_utils import full_precision, model_device
 
 __all__ = ["logit_scores", "loss_scores", "sequence_scores", "model_scores"]
 
@@ -45,6 +45,7 @@ def model_scores(model: torch.nn.Module, x, y, *, kind: str = "image", batch_siz
 
     ``kind`` is "image" (classification) or "text" (next-character prediction over a window;
     "correct" is then the per-sequence fraction of correctly predicted characters).
+    The forward pass runs in fp32 even inside a bf16 autocast region.
     """
     model.eval()
     device = model_device(model)
@@ -53,7 +54,8 @@ def model_scores(model: torch.nn.Module, x, y, *, kind: str = "image", batch_siz
     logit, loss, correct = [], [], []
     for start in range(0, len(x), batch_size):
         xb, yb = x[start : start + batch_size].to(device), y[start : start + batch_size].to(device)
-        out = model(xb)
+        with full_precision(device):  # fp32 scores under a bf16 design too
+            out = model(xb)
         if kind == "image":
             logit.append(logit_scores(out, yb))
             loss.append(loss_scores(out, yb))

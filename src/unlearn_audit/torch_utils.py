@@ -5,6 +5,8 @@
 * :func:`as_torch_generator` — a ``torch.Generator`` from any seed the library accepts
   (:mod:`unlearn_audit.seeds` is the only seed source);
 * :func:`deterministic_algorithms` — deterministic kernels for the duration of a run;
+* :func:`compute_precision`, :func:`full_precision`, :func:`compile_model` — the design's
+  ``precision`` (fp32, or bf16 autocast) and ``compile`` switches (DESIGN §8);
 * :func:`progress_enabled`, :func:`progress` — progress bars on a TTY, and progress lines in job
   logs (:class:`ProgressLog`).
 """
@@ -33,6 +35,10 @@ __all__ = [
     "model_device",
     "as_torch_generator",
     "deterministic_algorithms",
+    "PRECISIONS",
+    "compute_precision",
+    "full_precision",
+    "compile_model",
     "progress_enabled",
     "progress",
     "ProgressLog",
@@ -50,6 +56,36 @@ def deterministic_algorithms(enabled: bool = True) -> Iterator[None]:
     finally:
         torch.use_deterministic_algorithms(prev, warn_only=prev_warn)
 
+
+#: The design's ``precision`` values: plain fp32, or bf16 autocast of the training and unlearning steps.
+PRECISIONS = ("fp32", "bf16")
+
+
+def compute_precision(precision: str, device: torch.device | str) -> contextlib.AbstractContextManager:
+    """The autocast region of a design's ``precision`` on ``device``: nothing for ``fp32``; bf16
+    autocast for ``bf16`` (matrix products and convolutions in bf16, weights, optimiser state and
+    reductions in fp32).  Scores are computed outside it (:func:`full_precision`)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {precision!r}")
+    if precision == "fp32":
+        return contextlib.nullcontext()
+    return torch.autocast(torch.device(device).type, dtype=torch.bfloat16)
+
+
+def full_precision(device: torch.device | str) -> contextlib.AbstractContextManager:
+    """A region where autocast is off: membership scores are always computed in fp32, whatever the
+    design's ``precision`` (a bf16 logit would round scores ~1e-2 apart)."""
+    return torch.autocast(torch.device(device).type, enabled=False)
+
+
+def compile_model(model: nn.Module, enabled: bool) -> nn.Module:
+    """``model`` with its forward compiled in place by ``torch.compile`` when ``enabled`` (the
+    parameters and state-dict keys stay those of ``model``).  On the project's CPU machines it
+    does not pay (``benchmarks/RESULTS.md``: about a minute of compilation per process and a
+    slower step for the digits TinyNet), so every default config leaves it off."""
+    if enabled:
+        model.compile()
+    return model
 
 
 def as_tensor(a: Any, dtype: torch.dtype | None = None) -> torch.Tensor:

@@ -21,7 +21,7 @@ from ..models import build_model, initial_model
 from ..scores import model_scores
 from ..seeds import seed_sequence, torch_seed
 from ..stats.signs import sign_vector_rank, sign_vector_unrank
-from ..torch_utils import ProgressLog, save_state_dict
+from ..torch_utils import ProgressLog, compile_model, compute_precision, save_state_dict
 from ..training import TrainConfig, shuffle_orders, train_model
 from ..unlearning import Monitor
 from ..unlearning import unlearn as unlearn_model
@@ -29,12 +29,17 @@ from ..unlearning import unlearn_variants
 from .paths import run_of_path
 from .runtime import resolve_device
 
-__all__ = ["train_config", "training_set", "forget_set", "train", "unlearn"]
+__all__ = ["train_config", "run_precision", "training_set", "forget_set", "train", "unlearn"]
 
 
 def train_config(cfg: Mapping) -> TrainConfig:
     """TrainConfig from a config mapping, refusing unknown keys."""
     return TrainConfig.from_dict(cfg)
+
+
+def run_precision(design_cfg: Mapping) -> tuple[str, bool]:
+    """The design's ``precision`` ("fp32" or "bf16" autocast) and ``compile`` switch (DESIGN §8)."""
+    return str(design_cfg.get("precision", "fp32")), bool(design_cfg.get("compile", False))
 
 
 def training_set(data, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -77,9 +82,11 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
 
     A joint design's outputs are candidate models (``…/base/candidate/<rank>.pt``), one per S̃ ∈ S_m:
     training is a deterministic function of S, so calibration and evaluation runs share them.
-    Models are saved with CPU tensors, so they load anywhere.
+    Models are saved with CPU tensors, so they load anywhere.  The design's ``precision`` and
+    ``compile`` apply to the training steps (:func:`run_precision`).
     """
     phase, runs = _phase_runs(outputs)
+    precision, compiled = run_precision(cfg)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
     if phase == "candidate":  # a joint design: one model per candidate S̃, named by its rank
@@ -96,7 +103,9 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
         x, y, ids = training_set(data, signs[run])
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(x0)
-        train_model(model.to(dev), x, y, ids, orders, tcfg)
+        model = compile_model(model.to(dev), compiled)
+        with compute_precision(precision, dev):
+            train_model(model, x, y, ids, orders, tcfg)
         save_state_dict(model.state_dict(), out)
         log.step(run)
 
@@ -202,6 +211,8 @@ def unlearn(
     (CHECKPOINT_SCORES); what the method records (noisy steps, σ, …) goes to the metrics' ``record``.
     Retain and test accuracies are measured on evaluation runs (the tables report those) and are
     NaN for calibration runs, whose forward passes over the retain and test sets would be unused.
+    Each run's metrics also record the design's ``precision`` and ``compile`` switches, which
+    apply to its base training and its unlearning steps alike.
     """
     group = [experiments] if isinstance(experiments, str) else list(experiments)
     plist = [dict(params)] if isinstance(params, Mapping) else [dict(p) for p in params]
@@ -215,6 +226,7 @@ def unlearn(
         if _phase_runs(outs) != (phase, runs):
             raise ValueError(f"{e}: the group's experiments must cover the same runs")
     measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
+    precision, compiled = run_precision(design_cfg)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
     signs_table = read_parquet(signs_path, schemas.SIGNS)
@@ -227,16 +239,17 @@ def unlearn(
         s = signs[run]
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(torch.load(base, map_location="cpu", weights_only=True))
-        model.to(dev)
+        model = compile_model(model.to(dev), compiled)
         fx, fy = forget_set(data, s)
         forget = (torch.as_tensor(fx), torch.as_tensor(fy))
         monitors = [_RunMonitor(data) for _ in group]
-        if release_key is None:
-            gen = _generator(root_seed, group[0], "unlearn", phase, run)
-            models = [unlearn_model(method, model, retain, forget, plist[0], gen, monitor=monitors[0])]
-        else:
-            variants = [(p, _generator(root_seed, e, "noise", phase, run), mon) for e, p, mon in zip(group, plist, monitors)]
-            models = unlearn_variants(method, model, retain, forget, variants, _generator(root_seed, release_key, "unlearn", phase, run))
+        with compute_precision(precision, dev):  # scores inside stay fp32 (model_scores)
+            if release_key is None:
+                gen = _generator(root_seed, group[0], "unlearn", phase, run)
+                models = [unlearn_model(method, model, retain, forget, plist[0], gen, monitor=monitors[0])]
+            else:
+                variants = [(p, _generator(root_seed, e, "noise", phase, run), mon) for e, p, mon in zip(group, plist, monitors)]
+                models = unlearn_variants(method, model, retain, forget, variants, _generator(root_seed, release_key, "unlearn", phase, run))
         row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
         in_forget = s[data.forget_batch] == 1
         for k, (e, unlearned, mon) in enumerate(zip(group, models, monitors)):
@@ -257,6 +270,8 @@ def unlearn(
                         "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
                         "test_acc": _accuracy(unlearned, data.test_x, data.test_y, data.kind) if measure_accuracy else float("nan"),
                         "record": json.dumps(mon.values, sort_keys=True),
+                        "precision": precision,
+                        "compiled": compiled,
                     }
                 ]
             )

@@ -1,0 +1,70 @@
+"""The design's ``precision`` and ``compile`` switches (DESIGN §8): bf16 autocast of the training
+and unlearning steps, scores always in fp32, and both recorded in each run's metrics."""
+
+import numpy as np
+import pytest
+import torch
+
+from unlearn_audit.models import build_model
+from unlearn_audit.scores import model_scores
+from unlearn_audit.torch_utils import PRECISIONS, compile_model, compute_precision, full_precision
+from unlearn_audit.training import TrainConfig, shuffle_orders, train_model
+
+MODEL = {"in_channels": 1, "num_classes": 10, "width": 0.25}
+
+
+def _data(n=96, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, 1, 8, 8)).astype(np.float32), rng.integers(0, 10, size=n).astype(np.int64)
+
+
+def _trained(precision):
+    x, y = _data()
+    torch.manual_seed(0)
+    model = build_model("tinynet", **MODEL)
+    cfg = TrainConfig.from_dict({"epochs": 2, "batch_size": 32, "lr": 0.05, "momentum": 0.9, "schedule": "constant"})
+    with compute_precision(precision, "cpu"):
+        train_model(model, x, y, np.arange(len(x)), shuffle_orders(len(x), cfg.epochs, 1), cfg)
+    return model
+
+
+def test_bf16_region_runs_convolutions_in_bf16_and_fp32_outside():
+    model = build_model("tinynet", **MODEL)
+    x = torch.randn(4, 1, 8, 8)
+    with compute_precision("bf16", "cpu"):
+        assert model.conv1(x).dtype == torch.bfloat16
+        with full_precision("cpu"):
+            assert model.conv1(x).dtype == torch.float32
+    with compute_precision("fp32", "cpu"):
+        assert model.conv1(x).dtype == torch.float32
+
+
+def test_bf16_training_changes_the_weights_but_keeps_them_fp32():
+    fp32, bf16 = _trained("fp32"), _trained("bf16")
+    for (name, a), b in zip(fp32.state_dict().items(), bf16.state_dict().values()):
+        assert b.dtype == a.dtype == torch.float32, name
+    diff = max((a - b).abs().max().item() for a, b in zip(fp32.state_dict().values(), bf16.state_dict().values()))
+    assert diff > 1e-4  # the autocast region really changed the arithmetic
+
+
+def test_scores_inside_a_bf16_region_equal_the_fp32_scores():
+    model = _trained("fp32")
+    x, y = _data(40, seed=5)
+    outside = model_scores(model, x, y)
+    with compute_precision("bf16", "cpu"):
+        inside = model_scores(model, x, y)
+    for key in ("logit", "loss", "correct"):
+        np.testing.assert_array_equal(inside[key], outside[key])
+
+
+def test_unknown_precision_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="fp32.*bf16.*fp16"):
+        compute_precision("fp16", "cpu")
+    assert PRECISIONS == ("fp32", "bf16")
+
+
+def test_compile_off_returns_the_module_untouched():
+    model = build_model("tinynet", **MODEL)
+    keys = list(model.state_dict())
+    assert compile_model(model, False) is model
+    assert list(model.state_dict()) == keys
