@@ -29,6 +29,7 @@ import torch
 import torch.nn.functional as F
 
 from unlearn_audit.models import GroupedTinyNet, build_model
+from unlearn_audit.torch_utils import compile_model, compute_precision
 
 HEADER = "| date | device | model | input | K | dtype | batch | images/s (all K) | images/s per model |"
 
@@ -51,17 +52,12 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def _autocast(device: torch.device, dtype: str):
-    if dtype == "fp32":
-        return contextlib.nullcontext()
-    return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
-
-
 def images_per_second(k: int, dtype: str, device: torch.device, *, width: float, size: int, channels: int, classes: int,
-                      batch: int, steps: int, warmup: int) -> float:
-    """Images/s summed over K models of SGD training steps (forward, backward, momentum update)."""
+                      batch: int, steps: int, warmup: int, compiled: bool = False) -> tuple[float, float]:
+    """(images/s summed over K models of SGD training steps — forward, backward, momentum update —,
+    seconds of the warm-up steps, which include the compilation when ``compiled``)."""
     params = {"in_channels": channels, "num_classes": classes, "width": width}
-    net = (build_model("tinynet", **params) if k == 1 else GroupedTinyNet(k, **params)).to(device)
+    net = compile_model((build_model("tinynet", **params) if k == 1 else GroupedTinyNet(k, **params)).to(device), compiled)
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
     g = torch.Generator(device="cpu").manual_seed(0)
     shape = (batch, channels, size, size) if k == 1 else (k, batch, channels, size, size)
@@ -70,20 +66,21 @@ def images_per_second(k: int, dtype: str, device: torch.device, *, width: float,
 
     def step() -> None:
         opt.zero_grad(set_to_none=True)
-        with _autocast(device, dtype):
+        with compute_precision(dtype, device):
             logits = net(x)
             loss = F.cross_entropy(logits.reshape(-1, classes).float(), y.reshape(-1))
         loss.backward()
         opt.step()
 
-    for _ in range(warmup):
+    t_warm = time.perf_counter()
+    for _ in range(max(1, warmup)):
         step()
     _sync(device)
     t0 = time.perf_counter()
     for _ in range(steps):
         step()
     _sync(device)
-    return k * batch * steps / (time.perf_counter() - t0)
+    return k * batch * steps / (time.perf_counter() - t0), t0 - t_warm
 
 
 def epoch_seconds(spec: str, device: torch.device, dtype: str) -> tuple[str, float, int]:
@@ -111,7 +108,7 @@ def epoch_seconds(spec: str, device: torch.device, dtype: str) -> tuple[str, flo
     for i in range(0, n, tcfg.batch_size):
         idx = perm[i : i + tcfg.batch_size]
         opt.zero_grad(set_to_none=True)
-        with _autocast(device, dtype):
+        with compute_precision(dtype, device):
             loss = F.cross_entropy(net(x[idx]).float(), y[idx])
         loss.backward()
         opt.step()
@@ -134,6 +131,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--epoch", metavar="CONFIG:DESIGN", help="time one base-training epoch of this design instead")
     ap.add_argument("--append", type=Path, help="add the results as Markdown rows to this file (benchmarks/RESULTS.md)")
+    ap.add_argument("--compile", action="store_true", help="also time each case with torch.compile, side by side (dtype column '<dtype>+compile')")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     device = torch.device(a.device)
@@ -152,11 +150,14 @@ def main() -> None:
         for k in a.k:
             line = []
             for dtype in a.dtype:
-                ips = images_per_second(k, dtype, device, width=a.width, size=a.size, channels=a.channels, classes=a.classes,
-                                        batch=a.batch, steps=a.steps, warmup=a.warmup)
-                base = base or ips
-                line.append(f"{dtype} {ips:10,.0f} img/s ({ips / k:9,.0f}/model, x{ips / base:5.2f} of K=1 {a.dtype[0]})")
-                rows.append(f"| {today} | {name} | {model} | {a.size}x{a.size}x{a.channels} | {k} | {dtype} | {a.batch} | {ips:.0f} | {ips / k:.0f} |")
+                for compiled in (False, True) if a.compile else (False,):
+                    ips, warm = images_per_second(k, dtype, device, width=a.width, size=a.size, channels=a.channels, classes=a.classes,
+                                                  batch=a.batch, steps=a.steps, warmup=a.warmup, compiled=compiled)
+                    base = base or ips
+                    label = dtype + ("+compile" if compiled else "")
+                    extra = f", compiled in {warm:.0f} s" if compiled else ""
+                    line.append(f"{label} {ips:10,.0f} img/s ({ips / k:9,.0f}/model, x{ips / base:5.2f} of K=1 {a.dtype[0]}{extra})")
+                    rows.append(f"| {today} | {name} | {model} | {a.size}x{a.size}x{a.channels} | {k} | {label} | {a.batch} | {ips:.0f} | {ips / k:.0f} |")
             print(f"K={k:<3} " + "   ".join(line))
     if a.append:
         text = a.append.read_text() if a.append.exists() else ""

@@ -6,6 +6,7 @@ import torch
 
 from unlearn_audit.models import GroupedTinyNet, build_model, initial_model
 from unlearn_audit.scores import model_scores
+from unlearn_audit.torch_utils import compute_precision, full_precision
 from unlearn_audit.unlearning import unlearn
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -40,8 +41,11 @@ def test_bf16_autocast_training_step_is_finite_and_close_to_fp32():
     model = build_model("tinynet", **PARAMS).cuda()
     x = torch.randn(32, 3, 32, 32, device="cuda")
     y = torch.randint(0, 100, (32,), device="cuda")
-    with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+    with compute_precision("bf16", "cuda"):
         low = model(x).float()
+        assert model.conv1(x).dtype == torch.bfloat16
+        with full_precision("cuda"):
+            assert model.conv1(x).dtype == torch.float32
     high = model(x)
     assert torch.isfinite(low).all()
     assert float((low - high).abs().max()) < 0.1 * float(high.abs().max()) + 1e-3
