@@ -51,6 +51,7 @@ include: "workflow/rules/convex.smk"
 include: "workflow/rules/gaussian_unlearning.smk"
 include: "workflow/rules/nn.smk"
 include: "workflow/rules/certified.smk"
+include: "workflow/rules/tradeoff.smk"
 
 
 rule all:

@@ -70,7 +70,7 @@ def test_import_does_not_load_torch(module):
 @pytest.mark.parametrize(
     "module",
     ["unlearn_audit.pipeline.nn", "unlearn_audit.pipeline.certified", "unlearn_audit.pipeline.convex",
-     "unlearn_audit.pipeline.gaussian_unlearning", "unlearn_audit.pipeline.statistics", "unlearn_audit.report"],
+     "unlearn_audit.pipeline.gaussian_unlearning", "unlearn_audit.pipeline.statistics", "unlearn_audit.pipeline.tradeoff", "unlearn_audit.report"],
 )
 def test_statistics_and_table_jobs_load_neither_torch_nor_matplotlib(module):
     """The many small jobs of the audit, table and figure rules start without torch, matplotlib

@@ -11,7 +11,8 @@ The public API, importable from the package top without torch::
   :func:`pairwise_epsilon_lower_bound` (Eq. 3),
   :func:`gdp_mu_lower_bound` and the other μ-GDP conversions, and their forms for an (ε, δ)
   unlearning claim, :func:`unlearning_epsilon_lower_bound` and
-  :func:`pairwise_unlearning_epsilon_lower_bound` (Lemma 4.1 with δ);
+  :func:`pairwise_unlearning_epsilon_lower_bound` (Lemma 4.1 with δ); the trade-off curves
+  :func:`gdp_tradeoff` (G_μ of μ-GDP) and :func:`dp_tradeoff` (f_{ε,δ} of (ε, δ)-DP);
 * auditors (:mod:`unlearn_audit.auditors`): the batchwise auditor of Algorithm 2, the joint
   sign-vector auditor of Algorithm 3, the pairwise baseline of App. A.3 and the weight-space
   auditors of App. H.1.
@@ -51,6 +52,7 @@ from .stats.bounds import (
     unlearning_epsilon_lower_bound,
 )
 from .stats.gdp_overlaps import MuBound, mu_lower_bound
+from .stats.tradeoff import dp_tradeoff, gdp_tradeoff
 
 __version__ = "0.1.0"
 
@@ -67,6 +69,7 @@ __all__ = [
     "audit_weight_space",
     "batch_scores",
     "bounds_table",
+    "dp_tradeoff",
     "epsilon_lower_bound",
     "fit_per_example",
     "fit_table",
@@ -74,6 +77,7 @@ __all__ = [
     "gdp_epsilon",
     "gdp_mu_lower_bound",
     "gdp_mu_lower_bound_from_accuracy",
+    "gdp_tradeoff",
     "joint_audit_tables",
     "mu_lower_bound",
     "pairwise_audit",

@@ -102,7 +102,13 @@ class WorkflowPlan:
     def all_targets(self) -> list[str]:
         """Every table and figure the config enables."""
         targets = self.table_files("attainable_bounds") if self.config["perfect_prediction"]["enabled"] else []
-        return targets + self.convex_targets() + self.gaussian_unlearning_targets() + self.nn_targets()
+        return targets + self.convex_targets() + self.gaussian_unlearning_targets() + self.nn_targets() + self.tradeoff_targets()
+
+    def tradeoff_targets(self) -> list[str]:
+        """The μ-GDP trade-off figures (:mod:`.tradeoff`) of the audits whose sections are enabled."""
+        from .tradeoff import targets
+
+        return targets(self)
 
     # ------------------------------------------------------------------ neural-network audits
     def nn_experiments(self) -> list[str]:

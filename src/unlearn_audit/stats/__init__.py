@@ -8,6 +8,8 @@
 * :mod:`.gdp_overlaps` — :func:`mu_lower_bound`, a μ-GDP bound from the overlaps via Lemma C.1
   (docs/bounds.md §6);
 * :mod:`.gaussian_mechanism` — hockey-stick δ(ε; μ) and the analytic Gaussian σ;
+* :mod:`.tradeoff` — trade-off curves: G_μ of μ-GDP, f_{ε,δ} of (ε, δ)-DP (Dong, Roth & Su), the
+  μ of a calibrated Gaussian mechanism and an audit's proven (α, β) point;
 * :mod:`.accountants` — model clipping's noisy-step accountant (Koloskova et al. Thm 4.2) and
   rewind-to-delete's sensitivity (Mu & Klabjan Thm 3.1);
 * :mod:`.perfect_prediction` — App. F attainable bounds;
@@ -18,5 +20,6 @@
 from .bounds import EpsilonBound, epsilon_lower_bound
 from .gdp_overlaps import MuBound, mu_lower_bound
 from .posterior_tests import METHODS, posterior_tail_bound
+from .tradeoff import dp_tradeoff, gdp_tradeoff
 
-__all__ = ["METHODS", "EpsilonBound", "MuBound", "epsilon_lower_bound", "mu_lower_bound", "posterior_tail_bound"]
+__all__ = ["METHODS", "EpsilonBound", "MuBound", "dp_tradeoff", "epsilon_lower_bound", "gdp_tradeoff", "mu_lower_bound", "posterior_tail_bound"]

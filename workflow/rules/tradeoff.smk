@@ -1,0 +1,75 @@
+# The mu-GDP trade-off figures (docs/bounds.md §8): for each audit with a mu lower bound, the
+# trade-off curve of its claim beside the curve G_{mu_LB} that the audit proves; one figure per
+# audit family, each with the numbers it plots as CSV.  Panels: unlearn_audit.pipeline.tradeoff.
+from unlearn_audit.pipeline import tradeoff as tradeoff_plan
+
+
+rule tradeoff_convex:
+    """Convex audits (Table 2): one panel per selected (mechanism, epsilon) cell."""
+    input:
+        tradeoff_plan.convex_inputs(plan),
+    output:
+        report(
+            plan.figure_stem("tradeoff_convex") + ".png",
+            caption="../report/tradeoff.rst",
+            category="Trade-off curves (mu-GDP)",
+            subcategory="Convex audits (Table 2)",
+        ),
+        multiext(plan.figure_stem("tradeoff_convex"), ".pdf", ".csv"),
+    params:
+        family="convex",
+    log:
+        f"{LOGS}/figures/tradeoff_convex.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/tradeoff_convex.py"
+
+
+rule tradeoff_gaussian_unlearning:
+    """Gaussian certified unlearning: the certified mechanism and its two positive controls."""
+    input:
+        tradeoff_plan.gaussian_unlearning_inputs(plan),
+    output:
+        report(
+            plan.figure_stem("tradeoff_gaussian_unlearning") + ".png",
+            caption="../report/tradeoff.rst",
+            category="Trade-off curves (mu-GDP)",
+            subcategory="Gaussian certified unlearning",
+        ),
+        multiext(plan.figure_stem("tradeoff_gaussian_unlearning"), ".pdf", ".csv"),
+    params:
+        family="gaussian_unlearning",
+    log:
+        f"{LOGS}/figures/tradeoff_gaussian_unlearning.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/tradeoff_gaussian_unlearning.py"
+
+
+rule tradeoff_sign_vector:
+    """Sign-vector audits (Algorithms 2 and 3): one panel per experiment, its reported cell."""
+    input:
+        tradeoff_plan.sign_vector_inputs(plan),
+    output:
+        report(
+            plan.figure_stem("tradeoff_sign_vector") + ".png",
+            caption="../report/tradeoff.rst",
+            category="Trade-off curves (mu-GDP)",
+            subcategory="Sign-vector audits",
+        ),
+        multiext(plan.figure_stem("tradeoff_sign_vector"), ".pdf", ".csv"),
+    params:
+        family="sign_vector",
+        experiments=tradeoff_plan.sign_vector_summaries(plan),
+        zeta=config["zeta"],
+    log:
+        f"{LOGS}/figures/tradeoff_sign_vector.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/tradeoff_sign_vector.py"
