@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -15,10 +17,14 @@ from unlearn_audit.gaussian_unlearning import (
     RegularizedGLM,
     audit_projection,
     audit_table_rows,
+    error_curves,
     error_divergence,
+    error_loss_name,
     fit_loglog_slope,
     fit_newton,
     get_loss,
+    ged_vs_epsilon_cell,
+    ged_vs_m_cell,
     ged_vs_p_cell,
     loglog_slopes,
     make_data,
@@ -33,8 +39,10 @@ from unlearn_audit.gaussian_unlearning import (
     sample_gaussian_noise,
     sample_l2_laplace_noise,
     sample_removal_set,
+    slopes_table,
 )
 from unlearn_audit.gaussian_unlearning.estimators import error_divergence_from_predictors
+from unlearn_audit.gaussian_unlearning.experiments import SLOPE_COLUMNS, n_for
 
 
 def _problem(loss: str, n: int = 80, p: int = 40, seed: int = 0, lam: float = 0.5) -> RegularizedGLM:
@@ -154,6 +162,165 @@ def test_clipped_log_loss_is_bounded():
     mid = np.array([0.3, -0.2])
     np.testing.assert_allclose(loss.error_value(np.ones(2), mid), get_loss("logistic").value(np.ones(2), mid))
     assert error_divergence_from_predictors(loss, np.ones(2), mid, mid) == 0.0
+
+
+@pytest.mark.parametrize("c", [1e-6, 1e-3, 0.05])
+def test_clipped_log_loss_is_bounded_and_flat_beyond_the_clip(c):
+    clipped, smooth = get_loss("logistic", prob_clip=c), get_loss("logistic")
+    edge = math.log((1 - c) / c)  # |η| beyond which the clipped probability no longer moves
+    eta = np.linspace(-3 * edge - 50, 3 * edge + 50, 4001)
+    h = 1e-6
+    for y in (0.0, 1.0):
+        yy = np.full(eta.shape, y)
+        grad = (clipped.error_value(yy, eta + h) - clipped.error_value(yy, eta - h)) / (2 * h)
+        # the derivative in η is that of the smooth loss inside the clip (|σ(η) − y| < 1) and 0 outside
+        assert np.all(np.abs(grad) <= 1 - c + 1e-5)
+        outside = np.abs(eta) > edge + 1e-3
+        assert np.all(np.abs(grad[outside]) < 1e-6)
+        inside = np.abs(eta) < edge - 1e-3
+        np.testing.assert_allclose(grad[inside], smooth.derivative(yy[inside], eta[inside]), atol=1e-5)
+    # so every divergence of the clipped loss is at most log((1 − c)/c), whereas the smooth one is not bounded
+    y = np.array([0.0, 1.0, 1.0, 0.0])
+    ref, far = np.array([0.0, 0.0, 3.0, -3.0]), np.array([1e3, -1e3, -1e4, 1e4])
+    assert error_divergence_from_predictors(clipped, y, ref, far) <= edge + 1e-9
+    assert error_divergence_from_predictors(smooth, y, ref, far) > 100
+
+
+def test_error_loss_names_label_the_clip():
+    assert error_loss_name(get_loss("logistic")) == "logistic (unclipped)"
+    assert error_loss_name(get_loss("logistic", prob_clip=1e-6)) == "logistic, clipped (prob_clip = 1e-06)"
+    assert error_loss_name(get_loss("ridge")) == "ridge"
+
+
+def test_several_accuracy_losses_share_one_run():
+    cfg = GLMUnlearningConfig(n_removal_sets=1, n_test=80, n_noise_draws=3)
+    both = ged_vs_m_cell(60, 0, ms=(2, 6), config=cfg, seed=4, prob_clips=(None, 1e-3))
+    plain = ged_vs_m_cell(60, 0, ms=(2, 6), config=cfg, seed=4)
+    assert {r["error_loss"] for r in both} == {"logistic (unclipped)", "logistic, clipped (prob_clip = 0.001)"}
+    assert len(both) == 2 * len(plain)
+    unclipped = [r for r in both if r["error_loss"] == "logistic (unclipped)"]
+    # the unclipped rows are those of a run without a clip: same data, fits, removals and noise draws
+    assert [r["ged"] for r in unclipped] == [r["ged"] for r in plain]
+    assert [r["ued"] for r in unclipped] == [r["ued"] for r in plain]
+    assert all(math.isnan(r["prob_clip"]) for r in unclipped)
+    clipped = [r for r in both if r["prob_clip"] == 1e-3]
+    assert [r["newton_error"] for r in clipped] == [r["newton_error"] for r in unclipped]
+    # clipping can only shrink a divergence: |clip(a) − clip(b)| ≤ |a − b| pointwise
+    assert all(c["ged"] <= u["ged"] + 1e-12 and c["ued"] <= u["ued"] + 1e-12 for c, u in zip(clipped, unclipped))
+    with pytest.raises(ValueError, match="prob_clip"):
+        GLMUnlearningConfig(prob_clip=0.7)
+    with pytest.raises(ValueError, match="prob_clip"):
+        GLMUnlearningConfig(loss="ridge", prob_clip=1e-3)
+    with pytest.raises(ValueError, match="prob_clip"):
+        ged_vs_m_cell(60, 0, ms=(2, 6), config=GLMUnlearningConfig(loss="ridge"), prob_clips=(None, 1e-3))
+    with pytest.raises(ValueError, match="distinct"):
+        cfg.error_losses((1e-3, 1e-3))
+    with pytest.raises(ValueError, match="empty"):
+        cfg.error_losses(())
+
+
+def test_ged_vs_m_slopes_with_and_without_the_clip():
+    """The paper's GED-vs-m slopes (Gaussian ≈ 1.4, ℓ2-Laplace ≈ 0.24) need a bounded loss: without a
+    clip both follow the noise scale m^1.5; with it the Laplace slope falls far below the Gaussian one."""
+    cfg = GLMUnlearningConfig(n_removal_sets=2, n_test=300, n_noise_draws=5)
+    recs = [r for rep in range(2) for r in ged_vs_m_cell(150, rep, ms=(4, 8, 16, 32), config=cfg, seed=np.random.SeedSequence(7, spawn_key=(rep,)),
+                                                       prob_clips=(None, 1e-6))]
+    table = slopes_table({"ged_vs_m": pd.DataFrame(recs)})
+    assert list(table.columns) == SLOPE_COLUMNS
+    ged = table[table.experiment == "ged_vs_m"].set_index(["error_loss", "noise"]).slope
+    unclipped, clipped = "logistic (unclipped)", "logistic, clipped (prob_clip = 1e-06)"
+    assert 1.35 < ged[(unclipped, "laplace")] < 1.65 and 1.35 < ged[(unclipped, "gaussian")] < 1.65
+    assert ged[(clipped, "laplace")] < ged[(unclipped, "laplace")] - 0.7  # the paper: 0.24 vs 1.5
+    assert ged[(clipped, "laplace")] < ged[(clipped, "gaussian")] - 0.5
+    assert set(table.experiment) == {"ged_vs_m", "ued_vs_m"}
+    assert table.n_over_p.eq(1.0).all() and table.m.isna().all() and (table.p == 150).all()
+    # rows in reading order: the unclipped loss first
+    assert table.error_loss.iloc[0] == unclipped
+
+
+def test_cells_at_n_over_p_and_several_m():
+    cfg = GLMUnlearningConfig(n_removal_sets=1, n_test=50, n_noise_draws=2)
+    half = ged_vs_p_cell(40, 0, ms=(1, 3), config=cfg, seed=2, n_over_p=0.5)
+    assert {(r["n"], r["p"], r["n_over_p"]) for r in half} == {(20, 40, 0.5)}
+    eps = ged_vs_epsilon_cell(0, p=30, ms=(1, 5, 10), epsilons=(0.5, 1.0), config=cfg, seed=2)
+    assert {(r["m"], r["epsilon"]) for r in eps} == {(m, e) for m in (1, 5, 10) for e in (0.5, 1.0)}
+    assert n_for(5000, 0.5) == 2500 and n_for(1255, 0.5) == 628
+    with pytest.raises(ValueError, match="n_over_p"):
+        n_for(40, 0.0)
+    with pytest.raises(ValueError, match=">= 2"):
+        n_for(3, 0.2)
+    with pytest.raises(ValueError, match="m must satisfy"):
+        ged_vs_p_cell(20, 0, ms=(10,), config=cfg, n_over_p=0.5)
+
+
+def test_error_curves_are_the_means_of_each_point():
+    cfg = GLMUnlearningConfig(n_removal_sets=2, n_test=50, n_noise_draws=2)
+    raw = pd.DataFrame([r for p in (30, 60) for rep in range(2) for r in ged_vs_p_cell(p, rep, ms=(1, 2), config=cfg, seed=rep)])
+    curves = error_curves(raw, "p", "ued", "m")
+    assert len(curves) == 2 * 2 * 2  # noise × m × p
+    assert (curves["count"] == 4).all()  # 2 replications × 2 removal sets
+    point = curves[(curves.noise == "gaussian") & (curves.line == 2) & (curves.x == 60)].iloc[0]
+    sub = raw[(raw.noise == "gaussian") & (raw.m == 2) & (raw.p == 60)].ued
+    assert point["mean"] == pytest.approx(sub.mean()) and point["se"] == pytest.approx(sub.std() / 2)
+    assert set(curves[["y", "x_name", "line_name"]].drop_duplicates().itertuples(index=False, name=None)) == {("ued", "p", "m")}
+
+
+def test_error_figure_has_one_panel_per_loss_and_writes_its_numbers(tmp_path):
+    from unlearn_audit.report.gaussian_unlearning import error_figure
+
+    cfg = GLMUnlearningConfig(n_removal_sets=1, n_test=50, n_noise_draws=2)
+    raw = pd.DataFrame([r for rep in range(2) for r in ged_vs_m_cell(40, rep, ms=(2, 4, 8), config=cfg, seed=rep, prob_clips=(None, 1e-6))])
+    curves = error_curves(raw, "m", "ged", "p")
+    paths = error_figure(curves, tmp_path / "gaussian_unlearning_ged_vs_m", "GED vs m")
+    assert sorted(p.suffix for p in paths) == [".csv", ".pdf", ".png"]
+    written = pd.read_csv(tmp_path / "gaussian_unlearning_ged_vs_m.csv")
+    assert len(written) == len(curves) and set(written.error_loss) == set(curves.error_loss)
+
+
+def test_config_refuses_a_bad_prob_clip_naming_the_key():
+    import copy
+
+    import yaml
+
+    from unlearn_audit.pipeline.config import ConfigError, validate_config
+
+    repo = Path(__file__).resolve().parents[1]
+    schema = repo / "workflow" / "schemas" / "config.schema.yaml"
+    base = yaml.safe_load((repo / "config" / "config.yaml").read_text())
+    ok = validate_config(copy.deepcopy(base), schema)["gaussian_unlearning"]
+    assert ok["ged_vs_m"]["prob_clip"] == [None, 1e-6] and ok["ged_vs_p"]["n_over_p"] == [1.0]
+    bad = {
+        "ged_vs_m.prob_clip[1]': 0.7 is greater than or equal to the maximum of 0.5": ("ged_vs_m", "prob_clip", [None, 0.7]),
+        "ged_vs_p.prob_clip[0]': 0 is less than or equal to the minimum of 0": ("ged_vs_p", "prob_clip", [0]),
+        "ged_vs_m.prob_clip': 1e-06 is not of type 'array'": ("ged_vs_m", "prob_clip", 1e-6),
+        "ged_vs_eps.prob_clip': [None, None] has non-unique elements": ("ged_vs_eps", "prob_clip", [None, None]),
+        "ged_vs_p.n_over_p[0]': -0.5 is less than or equal to the minimum of 0": ("ged_vs_p", "n_over_p", [-0.5]),
+        "model.prob_clip': 0.5 is greater than or equal to the maximum of 0.5": ("model", "prob_clip", 0.5),
+        "ged_vs_eps.m': 1 is not of type 'array'": ("ged_vs_eps", "m", 1),
+    }
+    for needle, (grid, key, value) in bad.items():
+        cfg = copy.deepcopy(base)
+        cfg["gaussian_unlearning"][grid][key] = value
+        with pytest.raises(ConfigError) as err:
+            validate_config(cfg, schema)
+        assert str(err.value) == f"config key 'gaussian_unlearning.{needle}"
+
+
+def test_pipeline_cells_share_draws_across_epsilon_and_run_every_ratio():
+    from unlearn_audit.pipeline.gaussian_unlearning import run_cell
+
+    model = {"n_removal_sets": 1, "n_test": 40, "n_noise_draws": 2}
+    spec = {"p": 30, "m": [1, 3], "replications": 2, "n_over_p": [1.0, 0.5]}
+    a, b = run_cell("ged_vs_eps", 0.5, spec, model, 1), run_cell("ged_vs_eps", 1.0, spec, model, 1)
+    assert set(zip(a.n, a.n_over_p)) == {(30, 1.0), (15, 0.5)}
+    # the ε cells of one grid see the same data and removals (common random numbers) ...
+    assert a.newton_error.tolist() == b.newton_error.tolist()
+    gauss = (a.noise == "gaussian").to_numpy()
+    # ... so the Gaussian GED falls with ε on every replication, removal set, m and ratio
+    assert (a.ged.to_numpy()[gauss] > b.ged.to_numpy()[gauss]).all()
+    # the p cells of one grid are independent
+    c, d = run_cell("ged_vs_p", 30.0, {"m": [1], "epsilon": 0.75, "replications": 1}, model, 1), run_cell("ged_vs_p", 30.0, {"m": [1], "epsilon": 0.75, "replications": 1}, model, 2)
+    assert c.newton_error.iloc[0] != d.newton_error.iloc[0]
 
 
 # --------------------------------------------------------------------------------------

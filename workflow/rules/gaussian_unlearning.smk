@@ -1,5 +1,6 @@
 # Gaussian certified unlearning in high dimensions (DESIGN §7): GED/UED vs p, vs epsilon and
-# vs m for Gaussian and l2-Laplace noise, their log-log slopes, and an audit of the mechanism.
+# vs m for Gaussian and l2-Laplace noise (each grid at one or more n/p and accuracy losses), a
+# GED and a UED figure per grid, their log-log slopes, and an audit of the mechanism.
 
 
 rule gaussian_unlearning_cell:
@@ -24,18 +25,11 @@ rule gaussian_unlearning_cell:
 
 
 rule gaussian_unlearning_gather:
-    """Raw per-replication results of one experiment, and its figure."""
+    """Raw per-replication results of one experiment (every grid cell), one file."""
     input:
         plan.gaussian_unlearning_cells,
     output:
         raw=plan.gaussian_unlearning_file("{gu_experiment}.parquet"),
-        figure=report(
-            plan.figure_stem("gaussian_unlearning_{gu_experiment}") + ".png",
-            caption="../report/gaussian_unlearning_figure.rst",
-            category="Gaussian certified unlearning",
-            subcategory=lambda wildcards: f"Figure: GED vs {wildcards.gu_experiment.removeprefix('ged_vs_')}",
-        ),
-        figure_other=multiext(plan.figure_stem("gaussian_unlearning_{gu_experiment}"), ".pdf"),
     log:
         f"{LOGS}/gaussian_unlearning/{{gu_experiment}}_gather.log",
     localrule: True
@@ -43,6 +37,30 @@ rule gaussian_unlearning_gather:
         CPU_ENV
     script:
         "../scripts/gaussian_unlearning_gather.py"
+
+
+rule gaussian_unlearning_figure:
+    """Mean GED or UED of one experiment against its grid (with the plotted numbers as CSV)."""
+    input:
+        plan.gaussian_unlearning_file("ged_vs_{gu_axis}.parquet"),
+    output:
+        figure=report(
+            plan.figure_stem("gaussian_unlearning_{gu_error}_vs_{gu_axis}") + ".png",
+            caption="../report/gaussian_unlearning_figure.rst",
+            category="Gaussian certified unlearning",
+            subcategory=lambda wildcards: f"Figure: {wildcards.gu_error.upper()} vs {wildcards.gu_axis}",
+        ),
+        other=multiext(plan.figure_stem("gaussian_unlearning_{gu_error}_vs_{gu_axis}"), ".pdf", ".csv"),
+    wildcard_constraints:
+        gu_error="ged|ued",
+        gu_axis="p|eps|m",
+    log:
+        f"{LOGS}/figures/gaussian_unlearning_{{gu_error}}_vs_{{gu_axis}}.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/gaussian_unlearning_figure.py"
 
 
 rule gaussian_unlearning_slopes:

@@ -7,7 +7,9 @@ The generalisation error divergence of a released model β̃ = β̂⁽¹⁾_{\\M
 the expectation over a fresh test point (x0, y0) and the noise b, with β̂_{\\M} the exactly
 retrained model.  The unlearning error divergence (UED) is the same average over the removed
 points (x_i, y_i), i ∈ M.  Both are estimated by the empirical mean over the given points and
-noise draws.  The loss used is ``loss.error_value`` (the clipped log-loss if configured).
+noise draws.  The loss used is ``loss.error_value`` (the clipped log-loss if configured);
+:func:`estimate_error_divergences` can evaluate several such losses (e.g. the log-loss unclipped
+and clipped) on the same predictors.
 
 Linear predictors are formed once, x0ᵀβ̃ = x0ᵀβ̂⁽¹⁾ + σ a_k x0ᵀz_k, so that one set of
 standard-normal draws serves every ε, every m and both noise kinds (common random numbers).
@@ -20,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .glm import DEFAULT_TOL, GLMLoss, RegularizedGLM
+from .glm import DEFAULT_TOL, GLMLoss, RegularizedGLM, error_loss_name
 from .noise import NOISE_KINDS, StandardNoise, check_epsilon, noise_radius, noise_scale
 from .removal import check_removal_set, remove
 
@@ -155,19 +157,33 @@ def estimate_error_divergences(
     c: float = 1.0,
     hessian: np.ndarray | None = None,
     tol: float = DEFAULT_TOL,
+    error_losses: Sequence[GLMLoss] | None = None,
 ) -> list[dict]:
-    """GED and UED of every (m, removal replicate, noise kind, ε) of one fitted data set.
+    """GED and UED of every (m, removal replicate, noise kind, ε, error loss) of one fitted data set.
 
     For each m and replicate k the one-step Newton removal β̂⁽¹⁾_{\\M} and the exact retrain
     β̂_{\\M} are computed once; σ = r/ε with r = c·sqrt(m³/(2λνn)) (:func:`.noise.noise_radius`).
+    ``error_losses`` are the losses whose ``error_value`` measures the divergence (default: the
+    problem's own loss); they share every fit, removal and noise draw, so e.g. the unclipped and
+    the clipped log-loss are compared on identical released models.
 
     Returns
     -------
-    One record per (m, k, noise, ε) with fields ``m, removal_set, noise, epsilon, r, scale,
-    ged, ued, newton_error, true_mu`` (``true_mu`` = ‖β̂⁽¹⁾ − β̂_{\\M}‖/σ for Gaussian noise, the
-    exact μ of the released pair; NaN for Laplace noise).
+    One record per (m, k, noise, ε, error loss) with fields ``m, removal_set, noise, epsilon, r,
+    scale, error_loss, prob_clip, ged, ued, newton_error, true_mu`` (``error_loss`` from
+    :func:`.glm.error_loss_name`, ``prob_clip`` NaN when unclipped; ``true_mu`` =
+    ‖β̂⁽¹⁾ − β̂_{\\M}‖/σ for Gaussian noise, the exact μ of the released pair; NaN for Laplace noise).
     """
     epsilons = [check_epsilon(e) for e in epsilons]
+    error_losses = (problem.loss,) if error_losses is None else tuple(error_losses)
+    if not error_losses:
+        raise ValueError("error_losses is empty")
+    for loss in error_losses:
+        if not isinstance(loss, GLMLoss):
+            raise ValueError(f"error_losses must implement GLMLoss, got {type(loss).__name__}")
+    names = [error_loss_name(loss) for loss in error_losses]
+    if len(set(names)) != len(names):
+        raise ValueError(f"error_losses must be distinct, got {names}")
     for kind in noises:
         if kind not in NOISE_KINDS:
             raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
@@ -189,24 +205,24 @@ def estimate_error_divergences(
                 a = std.multipliers(kind)
                 for eps in epsilons:
                     scale = noise_scale(r, eps)
-                    ged = error_divergence_from_predictors(
-                        problem.loss, y_test, eta_test_ref, eta_test_un[:, None] + scale * a * test_noise
-                    )
-                    ued = error_divergence_from_predictors(
-                        problem.loss, yM, eta_rm_ref, eta_rm_un[:, None] + scale * a * removed_noise
-                    )
-                    records.append(
-                        {
-                            "m": m,
-                            "removal_set": k,
-                            "noise": kind,
-                            "epsilon": eps,
-                            "r": r,
-                            "scale": scale,
-                            "ged": ged,
-                            "ued": ued,
-                            "newton_error": res.newton_error,
-                            "true_mu": res.newton_error / scale if kind == "gaussian" else float("nan"),
-                        }
-                    )
+                    eta_test_rel = eta_test_un[:, None] + scale * a * test_noise
+                    eta_rm_rel = eta_rm_un[:, None] + scale * a * removed_noise
+                    for loss, name in zip(error_losses, names):
+                        clip = getattr(loss, "prob_clip", None)
+                        records.append(
+                            {
+                                "m": m,
+                                "removal_set": k,
+                                "noise": kind,
+                                "epsilon": eps,
+                                "r": r,
+                                "scale": scale,
+                                "error_loss": name,
+                                "prob_clip": float("nan") if clip is None else float(clip),
+                                "ged": error_divergence_from_predictors(loss, y_test, eta_test_ref, eta_test_rel),
+                                "ued": error_divergence_from_predictors(loss, yM, eta_rm_ref, eta_rm_rel),
+                                "newton_error": res.newton_error,
+                                "true_mu": res.newton_error / scale if kind == "gaussian" else float("nan"),
+                            }
+                        )
     return records

@@ -2,16 +2,20 @@
 
 One *replication* draws a data set (n, p), fits β̂ once, and for every m and removal
 replicate computes the one-step Newton removal and the exact retrain, then GED/UED for every
-noise kind and ε.  The three experiments are thin wrappers:
+noise kind, ε and accuracy loss (e.g. the log-loss unclipped and clipped, on the same released
+models).  The three experiments are thin wrappers, each at n = p (``n_over_p = 1``, the paper's
+main text) or another aspect ratio n/p (``n_over_p = 0.5``: its n = p/2 runs):
 
-* :func:`ged_vs_p_cell` — GED & UED vs p (n = p, ε = 0.75, m ∈ {1, 5, 10}); the slope of
-  log(mean GED) vs log p is ≈ −0.5 for Gaussian noise and ≈ 0 for ℓ2-Laplace noise;
-* :func:`ged_vs_epsilon_cell` — GED vs ε (n = p = 1255);
-* :func:`ged_vs_m_cell` — GED vs m (m = 5…50, n = p ∈ {500, 1500, 2500}); Gaussian slope ≈ 1.4.
+* :func:`ged_vs_p_cell` — GED & UED vs p (ε = 0.75, m ∈ {1, 5, 10}; paper Fig. 1, UED Fig. 2); the slope
+  of log(mean GED) vs log p is ≈ −0.5 for Gaussian noise and ≈ 0 for ℓ2-Laplace noise;
+* :func:`ged_vs_epsilon_cell` — GED & UED vs ε (p = 1255, m ∈ {1, 5, 10}; UED: paper Fig. 5);
+* :func:`ged_vs_m_cell` — GED & UED vs m (m = 5…50, p ∈ {500, 1500, 2500}; UED: paper Fig. 6);
+  Gaussian slope ≈ 1.4, ℓ2-Laplace ≈ 0.24 with a bounded (clipped) log-loss, both ≈ 1.5 without.
 
-Records are flat dicts (one per replication × m × removal replicate × noise × ε), ready for
-``pandas.DataFrame``.  :func:`fit_loglog_slope` and :func:`loglog_slopes` fit the log–log
-slopes by OLS with standard errors.
+Records are flat dicts (one per replication × m × removal replicate × noise × ε × accuracy
+loss), ready for ``pandas.DataFrame``.  :func:`fit_loglog_slope` and :func:`loglog_slopes` fit
+the log–log slopes by OLS with standard errors; :func:`slopes_table` and :func:`error_curves`
+are the numbers of the slopes table and of the figures.
 
 Seeding: every stream is a SeedSequence whose spawn key extends the root's key with
 (n, p, replication, stream[, removal replicate]); data, test points, removal orders and noise
@@ -35,7 +39,7 @@ from ..checks import check_int
 from ..seeds import as_seed_sequence
 from .data import make_data, make_test_points
 from .estimators import RemovalPlan, estimate_error_divergences
-from .glm import DEFAULT_TOL, LOSSES, RegularizedGLM, fit_newton, get_loss
+from .glm import DEFAULT_TOL, LOSSES, RegularizedGLM, error_loss_name, fit_newton, get_loss
 from .noise import NOISE_KINDS, check_epsilon
 
 __all__ = [
@@ -49,6 +53,11 @@ __all__ = [
     "loglog_slopes",
     "SLOPE_COLUMNS",
     "slopes_table",
+    "CURVE_COLUMNS",
+    "VARIANTS",
+    "error_curves",
+    "with_variants",
+    "n_for",
 ]
 
 _STREAM_DATA, _STREAM_TEST, _STREAM_REMOVAL = 1, 2, 3
@@ -64,7 +73,9 @@ class GLMUnlearningConfig:
     lam : λ > 0 (counted once); the paper uses 0.5.
     nu : ν > 0, regulariser curvature constant (2 for λ‖β‖²).
     c : the constant in r = c·sqrt(m³/(2λνn)) (stands for the paper's unstated polylogs).
-    prob_clip : clip of the predicted probability in the accuracy loss (log-loss only).
+    prob_clip : clip c of the predicted probability in the accuracy loss (log-loss only):
+        probabilities in [c, 1 − c]; ``None`` (the default): unclipped.  A cell given its own
+        ``prob_clips`` evaluates those instead.
     noises : noise kinds to evaluate (``gaussian``, ``laplace``).
     n_removal_sets : removal replicates per data set.
     n_test : fresh test points for the GED.
@@ -104,6 +115,29 @@ class GLMUnlearningConfig:
     def model(self):
         return get_loss(self.loss, prob_clip=self.prob_clip)
 
+    def error_losses(self, prob_clips: Sequence[float | None] | None = None) -> tuple:
+        """The accuracy losses for ``prob_clips`` (default: the model's own ``prob_clip``)."""
+        if prob_clips is None:
+            return (self.model(),)
+        prob_clips = list(prob_clips)
+        if not prob_clips:
+            raise ValueError("prob_clips is empty")
+        if len(set(prob_clips)) != len(prob_clips):
+            raise ValueError(f"prob_clips must be distinct, got {prob_clips!r}")
+        return tuple(get_loss(self.loss, prob_clip=c) for c in prob_clips)
+
+
+def n_for(p: int, n_over_p: float) -> int:
+    """The training-set size n = round(n_over_p · p) of a cell at dimension p (at least 2)."""
+    p = check_int(p, "p", 1)
+    ratio = float(n_over_p)
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise ValueError(f"n_over_p must be a finite number > 0, got {n_over_p!r}")
+    n = int(round(ratio * p))
+    if n < 2:
+        raise ValueError(f"n = round(n_over_p * p) = {n} must be >= 2 (n_over_p = {n_over_p!r}, p = {p})")
+    return n
+
 
 def _child(root: np.random.SeedSequence, *key: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + tuple(key)))
@@ -119,12 +153,16 @@ def run_replication(
     seed: np.random.SeedSequence | int = 0,
     replication: int = 0,
     experiment: str = "",
+    prob_clips: Sequence[float | None] | None = None,
 ) -> list[dict]:
-    """One replication: data, fit, and GED/UED for every (m, removal replicate, noise, ε).
+    """One replication: data, fit, and GED/UED for every (m, removal replicate, noise, ε, accuracy loss).
+
+    ``prob_clips`` lists the accuracy losses (``None``: the unclipped log-loss; c: probabilities
+    clipped to [c, 1 − c]), all evaluated on the same fits and draws; default: ``config.prob_clip``.
 
     Returns
     -------
-    Records with ``experiment, loss, n, p, replication`` added to the fields of
+    Records with ``experiment, loss, n, p, n_over_p, replication`` added to the fields of
     :func:`~.estimators.estimate_error_divergences`, plus ``fit_iterations``.
     """
     n, p = check_int(n, "n", 1), check_int(p, "p", 1)
@@ -140,6 +178,7 @@ def run_replication(
     epsilons = [check_epsilon(e) for e in epsilons]
     if not epsilons:
         raise ValueError("epsilons is empty")
+    error_losses = config.error_losses(prob_clips)
     root = as_seed_sequence(seed)
     key = (n, p, replication)
     data = make_data(_child(root, *key, _STREAM_DATA), n, p, config.loss)
@@ -164,9 +203,18 @@ def run_replication(
         noises=config.noises,
         c=config.c,
         tol=config.tol,
+        error_losses=error_losses,
     )
-    head = {"experiment": experiment, "loss": config.loss, "n": n, "p": p, "replication": replication}
+    head = {"experiment": experiment, "loss": config.loss, "n": n, "p": p, "n_over_p": n / p, "replication": replication}
     return [{**head, **rec, "fit_iterations": fit.iterations} for rec in records]
+
+
+def _cell(experiment: str, p: int, ms, epsilons, n_over_p: float, replication: int, config, seed, prob_clips) -> list[dict]:
+    records = run_replication(n_for(p, n_over_p), p, ms, epsilons, config=config, seed=seed, replication=replication,
+                              experiment=experiment, prob_clips=prob_clips)
+    for rec in records:
+        rec["n_over_p"] = float(n_over_p)  # the requested ratio, not round(ratio·p)/p
+    return records
 
 
 def ged_vs_p_cell(
@@ -177,35 +225,42 @@ def ged_vs_p_cell(
     epsilon: float = 0.75,
     config: GLMUnlearningConfig = GLMUnlearningConfig(),
     seed: np.random.SeedSequence | int = 0,
+    n_over_p: float = 1.0,
+    prob_clips: Sequence[float | None] | None = None,
 ) -> list[dict]:
-    """GED & UED vs p at n = p (paper Fig. 1): one replication at dimension ``p``."""
-    return run_replication(p, p, ms, (epsilon,), config=config, seed=seed, replication=replication, experiment="ged_vs_p")
+    """GED & UED vs p at n = n_over_p·p (paper Figs. 1 and 2, at n = p): one replication at dimension ``p``."""
+    return _cell("ged_vs_p", p, ms, (epsilon,), n_over_p, replication, config, seed, prob_clips)
 
 
 def ged_vs_epsilon_cell(
     replication: int = 0,
     *,
     p: int = 1255,
-    m: int = 1,
-    epsilons: Sequence[float] = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0),
+    ms: Sequence[int] = (1, 5, 10),
+    epsilons: Sequence[float] = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5),
     config: GLMUnlearningConfig = GLMUnlearningConfig(),
     seed: np.random.SeedSequence | int = 0,
+    n_over_p: float = 1.0,
+    prob_clips: Sequence[float | None] | None = None,
 ) -> list[dict]:
-    """GED vs ε at n = p (paper: n = p = 1255): one replication, every ε on shared draws."""
-    return run_replication(p, p, (m,), epsilons, config=config, seed=seed, replication=replication, experiment="ged_vs_epsilon")
+    """GED & UED vs ε (paper: n = p = 1255, m ∈ {1, 5, 10}; UED in Fig. 5): one replication, every
+    ε on shared draws."""
+    return _cell("ged_vs_eps", p, ms, epsilons, n_over_p, replication, config, seed, prob_clips)
 
 
 def ged_vs_m_cell(
     p: int,
     replication: int = 0,
     *,
-    ms: Sequence[int] = (5, 10, 20, 30, 40, 50),
+    ms: Sequence[int] = (5, 8, 13, 20, 32, 50),
     epsilon: float = 0.75,
     config: GLMUnlearningConfig = GLMUnlearningConfig(),
     seed: np.random.SeedSequence | int = 0,
+    n_over_p: float = 1.0,
+    prob_clips: Sequence[float | None] | None = None,
 ) -> list[dict]:
-    """GED vs m at n = p (paper: m = 5…50, n = p ∈ {500, 1500, 2500}): one replication."""
-    return run_replication(p, p, ms, (epsilon,), config=config, seed=seed, replication=replication, experiment="ged_vs_m")
+    """GED & UED vs m (paper: m = 5…50, n = p ∈ {500, 1500, 2500}; UED in Fig. 6): one replication."""
+    return _cell("ged_vs_m", p, ms, (epsilon,), n_over_p, replication, config, seed, prob_clips)
 
 
 # --------------------------------------------------------------------------------------
@@ -306,27 +361,60 @@ def loglog_slopes(
     return out
 
 
-SLOPE_COLUMNS = ["experiment", "noise", "m", "p", "slope", "slope_se"]
+#: Columns of the slopes table: which accuracy loss (``error_loss``, e.g. ``logistic (unclipped)``
+#: or ``logistic, clipped (prob_clip = 1e-06)``) and aspect ratio n/p each fitted line is for.
+SLOPE_COLUMNS = ["experiment", "error_loss", "n_over_p", "noise", "m", "p", "slope", "slope_se"]
 
-# (table experiment name, raw experiment, x column, y column, grouping)
+#: The variant columns that split every fit and every figure into separate lines or panels.
+VARIANTS = ("error_loss", "n_over_p")
+
+# (table experiment name, raw experiment, x column, y column, grouping besides the variants)
 _FITS = [
     ("ged_vs_p", "ged_vs_p", "p", "ged", ("noise", "m")),
     ("ued_vs_p", "ged_vs_p", "p", "ued", ("noise", "m")),
     ("ged_vs_eps", "ged_vs_eps", "epsilon", "ged", ("noise", "m", "p")),
+    ("ued_vs_eps", "ged_vs_eps", "epsilon", "ued", ("noise", "m", "p")),
     ("ged_vs_m", "ged_vs_m", "m", "ged", ("noise", "p")),
+    ("ued_vs_m", "ged_vs_m", "m", "ued", ("noise", "p")),
 ]
 
 
+def with_variants(raw: "pd.DataFrame") -> "pd.DataFrame":
+    """``raw`` with the variant columns (``error_loss``, ``n_over_p``) filled in where an older
+    file lacks them: the model's loss, unclipped, and n/p."""
+    missing = [c for c in VARIANTS if c not in raw.columns]
+    if not missing:
+        return raw
+    raw = raw.copy()
+    if "error_loss" in missing:
+        raw["error_loss"] = [error_loss_name(get_loss(loss)) for loss in raw["loss"]]
+    if "n_over_p" in missing:
+        raw["n_over_p"] = raw["n"] / raw["p"]
+    return raw
+
+
+def _sort_variants(table: "pd.DataFrame", keys: Sequence[str]) -> "pd.DataFrame":
+    """Rows in a reading order: unclipped loss before clipped, n = p before other ratios."""
+    order = table.assign(_clipped=table["error_loss"].str.contains("clipped (", regex=False), _ratio=-table["n_over_p"])
+    return order.sort_values(["_clipped", "_ratio", *keys], kind="stable").drop(columns=["_clipped", "_ratio"]).reset_index(drop=True)
+
+
 def slopes_table(raw: Mapping[str, "pd.DataFrame"]) -> "pd.DataFrame":
-    """One fitted log–log line per (experiment, noise, fixed m or p); m or p empty where it varies."""
-    rows = []
+    """One fitted log–log line per (experiment, accuracy loss, n/p, noise, fixed m or p); m or p
+    empty where it varies.  ``raw`` maps experiment name → its records."""
+    import pandas as pd
+
+    tables = []
     for name, source, x, y, by in _FITS:
         if source not in raw:
             continue
-        for fit in loglog_slopes(raw[source], x, y, by):
+        rows = []
+        for fit in loglog_slopes(with_variants(raw[source]), x, y, (*VARIANTS, *by)):
             rows.append(
                 {
                     "experiment": name,
+                    "error_loss": fit["error_loss"],
+                    "n_over_p": float(fit["n_over_p"]),
                     "noise": fit["noise"],
                     "m": fit.get("m") if x != "m" else None,
                     "p": fit.get("p") if x != "p" else None,
@@ -334,11 +422,32 @@ def slopes_table(raw: Mapping[str, "pd.DataFrame"]) -> "pd.DataFrame":
                     "slope_se": fit["slope_se"],
                 }
             )
-    import pandas as pd
-
-    table = pd.DataFrame(rows, columns=SLOPE_COLUMNS)
+        if rows:
+            tables.append(_sort_variants(pd.DataFrame(rows, columns=SLOPE_COLUMNS), ["noise", "m", "p"]))
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=SLOPE_COLUMNS)
     table["m"] = table["m"].astype("Int64")
     table["p"] = table["p"].astype("Int64")
     return table
+
+
+#: Columns of :func:`error_curves`: one plotted point per (variant, noise, line, x).
+CURVE_COLUMNS = ["error_loss", "n_over_p", "noise", "line", "x", "mean", "se", "count"]
+
+
+def error_curves(raw: "pd.DataFrame", x: str, y: str, by: str) -> "pd.DataFrame":
+    """The points of a GED or UED figure: mean ``y`` at each ``x`` for every (accuracy loss, n/p,
+    noise, ``by``), over replications and removal sets, with its standard error (sd/√count).
+
+    Columns :data:`CURVE_COLUMNS` plus ``y`` (``ged``/``ued``), ``x_name`` and ``line_name``
+    (the column that ``x`` and ``line`` hold), so the CSV beside the figure is self-describing.
+    """
+    raw = with_variants(raw)
+    keys = [*VARIANTS, "noise", by, x]
+    grouped = raw.groupby(keys, sort=True)[y]
+    out = grouped.agg(mean="mean", sd="std", count="count").reset_index()
+    out["se"] = out["sd"] / np.sqrt(out["count"])
+    out = out.rename(columns={by: "line", x: "x"})[CURVE_COLUMNS]
+    out = _sort_variants(out, ["noise", "line", "x"])
+    return out.assign(y=y, x_name=x, line_name=by)
 
 

@@ -1,9 +1,15 @@
 """Workflow steps of the second paper's experiments (DESIGN §7); one function per rule.
 
-* :func:`cell` (rule ``gaussian_unlearning_cell``) — all replications at one grid value; seeds from
-  :mod:`unlearn_audit.seeds`, keyed by (experiment, grid point), so cells are independent;
-* :func:`gather` (rule ``gaussian_unlearning_gather``) — one experiment's raw results and figure;
-* :func:`slopes` (rule ``gaussian_unlearning_slopes``) — fitted log–log slopes;
+* :func:`cell` (rule ``gaussian_unlearning_cell``) — all replications at one grid value, for every
+  aspect ratio n/p (``n_over_p``) and accuracy loss (``prob_clip``) of the grid; seeds from
+  :mod:`unlearn_audit.seeds`, keyed by (experiment, p), so the p cells of ``ged_vs_p`` and
+  ``ged_vs_m`` are independent while the ε cells of ``ged_vs_eps`` share their data, fits and
+  noise draws (common random numbers: the ε curve is not blurred by independent draws);
+* :func:`gather` (rule ``gaussian_unlearning_gather``) — one experiment's raw results;
+* :func:`figure` (rule ``gaussian_unlearning_figure``) — the GED or UED figure of one experiment,
+  with the numbers it plots as CSV;
+* :func:`slopes` (rule ``gaussian_unlearning_slopes``) — fitted log–log slopes, one per accuracy
+  loss, n/p, noise and fixed m or p;
 * :func:`audit` (rule ``gaussian_unlearning_audit``) — the audit of the mechanism, at the
   config's ζ (the one place every audit takes its level from).
 """
@@ -19,20 +25,31 @@ import pandas as pd
 from ..auditors.weight_space import ProjectionSettings
 from ..checks import check_zeta, dataclass_from_mapping
 from ..gaussian_unlearning.audit import audit_table_rows, make_privacy_pair
-from ..gaussian_unlearning.experiments import GLMUnlearningConfig, ged_vs_epsilon_cell, ged_vs_m_cell, ged_vs_p_cell, slopes_table
+from ..gaussian_unlearning.experiments import (
+    GLMUnlearningConfig,
+    error_curves,
+    ged_vs_epsilon_cell,
+    ged_vs_m_cell,
+    ged_vs_p_cell,
+    slopes_table,
+)
 from ..io import read_concat, write_parquet
 from ..report import write_table
 from ..report.gaussian_unlearning import audit_table, error_figure
 from ..seeds import seed_sequence
 
-__all__ = ["EXPERIMENTS", "model_config", "audit_settings", "run_cell", "run_audit", "cell", "gather", "slopes", "audit"]
+__all__ = ["EXPERIMENTS", "ERRORS", "FIGURES", "model_config", "audit_settings", "run_cell", "run_audit", "cell", "gather",
+           "figure", "slopes", "audit"]
 
 EXPERIMENTS = ("ged_vs_p", "ged_vs_eps", "ged_vs_m")
+#: The two accuracy measures, each with a figure per experiment.
+ERRORS = ("ged", "ued")
 
-_FIGURES = {
-    "ged_vs_p": ("p", "m", "GED vs dimension (n = p)"),
-    "ged_vs_eps": ("epsilon", "m", "GED vs privacy level"),
-    "ged_vs_m": ("m", "p", "GED vs number of removed points"),
+#: experiment → (x column, line column, what x is)
+FIGURES = {
+    "ged_vs_p": ("p", "m", "dimension p"),
+    "ged_vs_eps": ("epsilon", "m", "certified ε"),
+    "ged_vs_m": ("m", "p", "number of removed points m"),
 }
 
 
@@ -49,21 +66,35 @@ def audit_settings(values: Mapping, zeta: float) -> ProjectionSettings:
     return dataclass_from_mapping(ProjectionSettings, {**values, "zeta": check_zeta(zeta)}, "gaussian_unlearning.audit.settings option(s)")
 
 
+def _ms(spec: Mapping) -> tuple[int, ...]:
+    m = spec["m"]
+    return (int(m),) if isinstance(m, (int, float)) else tuple(int(v) for v in m)
+
+
 def run_cell(experiment: str, x: float, spec: Mapping, model: Mapping, root_seed: int) -> pd.DataFrame:
-    """All replications of ``experiment`` at grid value ``x`` (p for *_vs_p / *_vs_m, ε for vs_eps)."""
+    """All replications of ``experiment`` at grid value ``x`` (p for *_vs_p / *_vs_m, ε for vs_eps),
+    at every ``spec["n_over_p"]`` (default n = p) and accuracy loss ``spec["prob_clip"]`` (default:
+    the model's ``prob_clip``)."""
+    if experiment not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {experiment!r}; known: {EXPERIMENTS}")
     cfg = model_config(model)
     reps = int(spec["replications"])
+    ratios = [float(r) for r in spec.get("n_over_p", [1.0])]
+    clips = spec.get("prob_clip")
+    clips = None if clips is None else [None if c is None else float(c) for c in clips]
+    p = float(spec["p"]) if experiment == "ged_vs_eps" else float(x)
     records: list[dict] = []
     for rep in range(reps):
-        seq = seed_sequence(root_seed, f"gaussian_unlearning:{experiment}:{x!r}", "data", "eval", rep)
-        if experiment == "ged_vs_p":
-            records += ged_vs_p_cell(int(x), rep, ms=tuple(spec["m"]), epsilon=float(spec["epsilon"]), config=cfg, seed=seq)
-        elif experiment == "ged_vs_m":
-            records += ged_vs_m_cell(int(x), rep, ms=tuple(spec["m"]), epsilon=float(spec["epsilon"]), config=cfg, seed=seq)
-        elif experiment == "ged_vs_eps":
-            records += ged_vs_epsilon_cell(rep, p=int(spec["p"]), m=int(spec["m"]), epsilons=(float(x),), config=cfg, seed=seq)
-        else:
-            raise ValueError(f"unknown experiment {experiment!r}; known: {EXPERIMENTS}")
+        # keyed by p: the ε cells of one ged_vs_eps grid share their draws (n differs by its own key)
+        seq = seed_sequence(root_seed, f"gaussian_unlearning:{experiment}:{p!r}", "data", "eval", rep)
+        for ratio in ratios:
+            common = {"config": cfg, "seed": seq, "n_over_p": ratio, "prob_clips": clips}
+            if experiment == "ged_vs_p":
+                records += ged_vs_p_cell(int(p), rep, ms=_ms(spec), epsilon=float(spec["epsilon"]), **common)
+            elif experiment == "ged_vs_m":
+                records += ged_vs_m_cell(int(p), rep, ms=_ms(spec), epsilon=float(spec["epsilon"]), **common)
+            else:
+                records += ged_vs_epsilon_cell(rep, p=int(p), ms=_ms(spec), epsilons=(float(x),), **common)
     return pd.DataFrame(records)
 
 
@@ -84,18 +115,27 @@ def cell(experiment: str, x: float, spec: Mapping, model: Mapping, root_seed: in
     write_parquet(run_cell(experiment, x, spec, model, root_seed), path)
 
 
-def gather(experiment: str, cell_paths: Sequence[str], raw_path, figure_path: str | os.PathLike) -> None:
-    """Rule ``gaussian_unlearning_gather``: the experiment's raw results and its figure."""
-    raw = read_concat(cell_paths)
-    write_parquet(raw, raw_path)
-    x, by, title = _FIGURES[experiment]
-    error_figure(raw, x, "ged", by, Path(figure_path).with_suffix(""), title)
+def gather(cell_paths: Sequence[str], raw_path) -> None:
+    """Rule ``gaussian_unlearning_gather``: the experiment's raw results, one file."""
+    write_parquet(read_concat(cell_paths), raw_path)
+
+
+def figure(experiment: str, error: str, raw_path, figure_path: str | os.PathLike) -> None:
+    """Rule ``gaussian_unlearning_figure``: mean GED or UED of ``experiment`` against its grid, one
+    panel per (accuracy loss, n/p), and the plotted numbers as CSV beside the figure."""
+    if error not in ERRORS:
+        raise ValueError(f"error must be one of {ERRORS}, got {error!r}")
+    x, by, what = FIGURES[experiment]
+    curves = error_curves(pd.read_parquet(raw_path), x, error, by)
+    error_figure(curves, Path(figure_path).with_suffix(""), f"{error.upper()} vs {what}")
 
 
 def slopes(raw_paths: Sequence[str], table_path) -> None:
-    """Rule ``gaussian_unlearning_slopes``: one fitted log–log line per experiment and noise."""
+    """Rule ``gaussian_unlearning_slopes``: one fitted log–log line per experiment, accuracy loss,
+    n/p, noise and fixed m or p."""
     raw = {Path(f).stem: pd.read_parquet(f) for f in raw_paths}
-    write_table(slopes_table(raw), Path(table_path).with_suffix(""), caption="Log-log slopes of mean GED/UED (OLS, standard errors)")
+    write_table(slopes_table(raw), Path(table_path).with_suffix(""),
+                caption="Log-log slopes of mean GED/UED (OLS, standard errors), per accuracy loss (error_loss) and n/p")
 
 
 def audit(spec: Mapping, model: Mapping, root_seed: int, zeta: float, table_path, raw_path) -> None:

@@ -478,4 +478,6 @@ class WorkflowPlan:
         if not self.config["gaussian_unlearning"]["enabled"]:
             return []
         targets = self.table_files("gaussian_unlearning_slopes") + self.table_files("gaussian_unlearning_audit")
-        return targets + [f for e in GAUSSIAN_UNLEARNING_EXPERIMENTS for f in self.figure_files(f"gaussian_unlearning_{e}")]
+        # a GED and a UED figure per experiment: gaussian_unlearning_{ged,ued}_vs_{p,eps,m}
+        return targets + [f for e in GAUSSIAN_UNLEARNING_EXPERIMENTS for err in ("ged", "ued")
+                          for f in self.figure_files(f"gaussian_unlearning_{err}_{e.removeprefix('ged_')}")]

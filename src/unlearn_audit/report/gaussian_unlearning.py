@@ -20,16 +20,57 @@ def audit_table(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def error_figure(raw: pd.DataFrame, x: str, y: str, by: str, stem: str | os.PathLike, title: str):
-    """Mean error (GED or UED) against ``x`` on log–log axes, one line per (noise, ``by``)."""
-    fig, ax = new_figure(6.0, 4.2)
-    for (noise, val), sub in raw.groupby(["noise", by]):
-        means = sub.groupby(x)[y].mean()
-        ax.plot(means.index, means.values, marker="o" if noise == "gaussian" else "s", linestyle="-" if noise == "gaussian" else "--", label=f"{noise}, {by}={val}")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel({"p": "dimension p (= n)", "epsilon": r"privacy level $\varepsilon$", "m": "removed points m"}[x])
-    ax.set_ylabel(f"mean {y.upper()} (log-loss difference)")
-    ax.set_title(title)
-    ax.legend(fontsize=7, ncol=2)
-    return save_figure(fig, stem)
+_X_LABELS = {"p": "dimension p", "epsilon": r"certified $\varepsilon$", "m": "removed points m"}
+_NOISE_STYLE = {"gaussian": ("-", "o", "Gaussian"), "laplace": ("--", "s", r"$\ell_2$-Laplace")}
+
+
+def _ratio_text(ratio: float) -> str:
+    if ratio == 1:
+        return "n = p"
+    inverse = 1 / ratio
+    return f"n = p/{inverse:g}" if abs(inverse - round(inverse)) < 1e-9 else f"n = {ratio:g}·p"
+
+
+def error_figure(curves: pd.DataFrame, stem: str | os.PathLike, title: str):
+    """Mean GED or UED against x on log–log axes (the rows of
+    :func:`unlearn_audit.gaussian_unlearning.experiments.error_curves`): one panel per (accuracy
+    loss, n/p), one line per (noise, line value); the rows are saved as CSV beside the figure."""
+    x_name, line_name, y = curves["x_name"].iloc[0], curves["line_name"].iloc[0], curves["y"].iloc[0]
+    panels = list(dict.fromkeys(zip(curves["error_loss"], curves["n_over_p"])))
+    ncols = min(len(panels), 2)
+    nrows = -(-len(panels) // ncols)
+    fig, _ = new_figure(6.2 * ncols, 4.6 * nrows)
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    fig.clear()
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    values = sorted(curves["line"].unique())
+    colours = {v: f"C{i % 10}" for i, v in enumerate(values)}
+    # earlier lines drawn wider, so that lines which coincide (ℓ2-Laplace GED does not depend on
+    # p) stay visible as a line inside a wider one
+    widths = {v: max(1.3, 2.8 - 0.75 * i) for i, v in enumerate(values)}
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    for ax, (loss, ratio) in zip(axes.flat, panels):
+        sub = curves[(curves["error_loss"] == loss) & (curves["n_over_p"] == ratio)]
+        for (noise, line), pts in sub.groupby(["noise", "line"], sort=False):
+            style, marker, name = _NOISE_STYLE.get(noise, (":", "^", noise))
+            ax.plot(pts["x"], pts["mean"], linestyle=style, marker=marker, markersize=2 + widths[line], color=colours[line],
+                    linewidth=widths[line], label=f"{name}, {line_name} = {line:g}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        xs = sorted(sub["x"].unique())
+        ax.set_xticks(xs, [f"{v:g}" for v in xs])
+        ax.tick_params(axis="x", which="minor", bottom=False, labelbottom=False)
+        ax.yaxis.set_major_locator(LogLocator(base=10.0, subs=(1.0, 2.0, 5.0), numticks=12))
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.grid(True, which="major", alpha=0.3)
+        ax.grid(True, which="minor", axis="y", alpha=0.12)
+        ax.set_xlabel(_X_LABELS.get(x_name, x_name))
+        ax.set_ylabel(f"mean {y.upper()} (log scale)")
+        ax.set_title(f"{loss}; {_ratio_text(ratio)}", fontsize=10)
+        ax.legend(fontsize=7, ncol=2, loc="best")
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    fig.suptitle(title)
+    return save_figure(fig, stem, data=curves)
