@@ -21,6 +21,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import log_ndtr
 
+from ..checks import check_epsilon
 from ..checks import check_zeta as _check_zeta
 from .bounds import (
     STATISTICS,
@@ -59,20 +60,10 @@ class MuBound:
     zeta: float
 
 
-def _check_mu(mu) -> float:
-    try:
-        mu = float(mu)
-    except (TypeError, ValueError):
-        raise ValueError(f"mu must be a finite number >= 0, got {mu!r}") from None
-    if not (mu >= 0 and math.isfinite(mu)):
-        raise ValueError(f"mu must be a finite number >= 0, got {mu!r}")
-    return mu
-
-
 def log_gdp_delta(mu: float, epsilon) -> np.ndarray | float:
     """log δ_μ(ε), in log space (``log_ndtr``) so that δ far below 1e-300 keeps its precision;
     −inf at μ = 0.  Vectorised over ``epsilon`` (ε ≥ 0)."""
-    mu = _check_mu(mu)
+    mu = check_epsilon(mu, "mu")
     eps = np.asarray(epsilon, dtype=float)
     if mu == 0.0:
         out = np.full(eps.shape, _NEG_INF)
@@ -97,7 +88,7 @@ def min_log_g_gdp(mu: float, m: int, r: int) -> float:
     log g ≥ 0 (the trivial bound) and are never the minimum of a rejecting test.
     """
     check_m_r(m, r)
-    mu = _check_mu(mu)
+    mu = check_epsilon(mu, "mu")
     grid = _eps_grid(m)
     vals = _log_g(grid, m, r, log_gdp_delta(mu, grid))
     i = int(np.argmin(vals))

@@ -52,16 +52,6 @@ def _out(values: np.ndarray):
     return values if values.ndim else float(values)
 
 
-def _check_mu(mu) -> float:
-    try:
-        value = float(mu)
-    except (TypeError, ValueError):
-        raise ValueError(f"mu must be a finite number >= 0, got {mu!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"mu must be a finite number >= 0, got {mu!r}")
-    return value
-
-
 def gdp_tradeoff(alpha, mu: float):
     """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ): the trade-off curve of μ-GDP (Dong, Roth & Su 2019, Def. 2.4).
 
@@ -72,7 +62,7 @@ def gdp_tradeoff(alpha, mu: float):
     (G_μ(G_μ(α)) = α).
     """
     a = _alpha(alpha)
-    mu = _check_mu(mu)
+    mu = check_epsilon(mu, "mu")  # a finite number >= 0, like epsilon
     return _out(np.asarray(ndtr(-ndtri(a) - mu), dtype=float))
 
 
