@@ -62,6 +62,11 @@ EXPECTED = {
         "Convex audits (Table 2)", "Table 2b",
         ["every number behind table2b", "Γ = 50", "2L = 2000", "output_perturbation", "certified ε ∈ {1, 100}"],
     ),
+    "results/figures/tradeoff_convex.png": (
+        "Trade-off curves (mu-GDP)", "Convex audits (Table 2)",
+        ["Convex audits (Table 2) in the μ-GDP view", "not μ-GDP for any μ < μ_LB", "ζ = 0.05", "Clopper–Pearson",
+         "Γ = 50", "2L = 2000"],
+    ),
     "results/figures/convex_epsilon_lb.png": (
         "Convex audits (Table 2)", "Figure: lower bound vs certified epsilon",
         ["diagonal", "Γ = 50", "2L = 2000", "m = r = 2", "ζ = 0.05", "cubic_newton", "output_perturbation", "seed 20260707"],
