@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..io import atomic_path
 
-__all__ = ["save_figure", "new_figure"]
+__all__ = ["save_figure", "new_figure", "new_grid"]
 
 # Per-format metadata that keeps outputs free of timestamps.
 _METADATA = {"pdf": {"CreationDate": None}, "png": {}}
@@ -38,6 +38,13 @@ def new_figure(width: float = 5.5, height: float = 4.0):
     fig, ax = _pyplot().subplots(figsize=(width, height), constrained_layout=True)
     ax.grid(True, alpha=0.3)
     return fig, ax
+
+
+def new_grid(nrows: int, ncols: int, width: float, height: float, **subplots_kw):
+    """A figure of ``nrows`` x ``ncols`` panels (constrained layout) and its axes as a 2-D array,
+    for the small-multiples figures; ``subplots_kw`` go to ``Figure.subplots`` (e.g. ``sharex``)."""
+    fig = _pyplot().figure(figsize=(width, height), constrained_layout=True)
+    return fig, fig.subplots(nrows, ncols, squeeze=False, **subplots_kw)
 
 
 def save_figure(fig, stem: str | os.PathLike, data=None) -> list[Path]:

@@ -6,7 +6,7 @@ import os
 
 import pandas as pd
 
-from .figures import new_figure, save_figure
+from .figures import new_grid, save_figure
 
 __all__ = ["AUDIT_COLUMNS", "audit_table", "error_figure"]
 
@@ -39,11 +39,9 @@ def error_figure(curves: pd.DataFrame, stem: str | os.PathLike, title: str):
     panels = list(dict.fromkeys(zip(curves["error_loss"], curves["n_over_p"])))
     ncols = min(len(panels), 2)
     nrows = -(-len(panels) // ncols)
-    fig, _ = new_figure(6.2 * ncols, 4.6 * nrows)
+    fig, axes = new_grid(nrows, ncols, 6.2 * ncols, 4.6 * nrows)
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    fig.clear()
-    axes = fig.subplots(nrows, ncols, squeeze=False)
     values = sorted(curves["line"].unique())
     colours = {v: f"C{i % 10}" for i, v in enumerate(values)}
     # earlier lines drawn wider, so that lines which coincide (ℓ2-Laplace GED does not depend on

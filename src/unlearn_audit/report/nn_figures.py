@@ -8,7 +8,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from .figures import new_figure, save_figure
+from .figures import new_figure, new_grid, save_figure
 
 __all__ = ["FRAME_COLUMNS", "experiment_labels", "epsilon_vs_r_frame", "epsilon_vs_r_figure"]
 
@@ -158,14 +158,14 @@ def epsilon_vs_r_figure(bounds: pd.DataFrame, experiments: Mapping[str, Mapping]
     """
     data = epsilon_vs_r_frame(bounds, experiments)
     panels = list(dict.fromkeys(_panel(e) for e in experiments.values()))
-    fig, first = new_figure(10.0, 0.7 + 3.6 * max(len(panels), 1))
     if not panels:
+        fig, first = new_figure(10.0, 4.3)
         first.text(0.5, 0.5, "no batchwise-audited experiments", ha="center", va="center", transform=first.transAxes)
         return save_figure(fig, stem, data=data)
-    first.remove()
-    axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
+    fig, axes = new_grid(len(panels), 1, 10.0, 0.7 + 3.6 * len(panels))
+    axes = axes[:, 0]
 
-    from matplotlib import colormaps  # configured by new_figure
+    from matplotlib import colormaps  # configured by new_grid
 
     for ax, (dataset, split) in zip(axes, panels):
         sub = data[(data.dataset == dataset) & (data.split == split)]

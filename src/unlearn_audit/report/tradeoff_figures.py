@@ -14,7 +14,7 @@ import textwrap
 
 import pandas as pd
 
-from .figures import new_figure, save_figure
+from .figures import new_grid, save_figure
 
 __all__ = ["CURVE_STYLES", "tradeoff_figure"]
 
@@ -67,10 +67,8 @@ def tradeoff_figure(curves: pd.DataFrame, panels: pd.DataFrame, stem: str | os.P
         raise ValueError("no panel to draw")
     nrows, ncols = int(panels.row.max()) + 1, int(panels.col.max()) + 1
     width = max(_PANEL * ncols + 0.4, 6.5)  # room for the legend and the title when there are few panels
-    fig, ax0 = new_figure(width, _PANEL * nrows + 1.3)
-    fig.delaxes(ax0)
+    fig, axes = new_grid(nrows, ncols, width, _PANEL * nrows + 1.3, sharex=True, sharey=True)
     fig.get_layout_engine().set(h_pad=0.06)  # room between a row's x axis and the next row's titles
-    axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True, sharey=True)
     used = set()
     handles = {}
     for p in panels.itertuples():
