@@ -30,8 +30,7 @@ from typing import Callable, Mapping
 
 import pandas as pd
 
-from ..io import atomic_path, write_text_atomic
-from .tables import format_cell, format_latex, format_markdown
+from .tables import format_cell, format_latex, format_markdown, write_table
 
 __all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "table3", "table4", "table5", "table7",
            "params_text", "write_nn_table"]
@@ -231,23 +230,17 @@ def _marked(df: pd.DataFrame, digits: int) -> tuple[pd.DataFrame, bool]:
 
 
 def write_nn_table(df: pd.DataFrame, stem: str | os.PathLike, *, caption: str | None = None, digits: int = 4) -> list[Path]:
-    """Write ``stem``.csv / .md / .tex atomically, as :func:`~.tables.write_table` does, with the
-    ceiling flags kept as booleans in the CSV and shown as a trailing ‡ (and :data:`CEILING_NOTE`
-    below the table) in Markdown and LaTeX; returns the three paths."""
-    stem = Path(stem)
-    paths = [stem.with_suffix(s) for s in (".csv", ".md", ".tex")]
+    """Write ``stem``.csv / .md / .tex with :func:`~.tables.write_table`, the ceiling flags kept as
+    booleans in the CSV and shown as a trailing ‡ (and :data:`CEILING_NOTE` below the table) in
+    Markdown and LaTeX; returns the three paths."""
     shown, any_mark = _marked(df, digits)
-    with atomic_path(paths[0]) as tmp:
-        df.to_csv(tmp, index=False)
     markdown = format_markdown(shown, digits, caption)
-    latex = format_latex(shown, digits, caption, label=f"tab:{stem.name}").replace(CEILING_MARK, r"\textsuperscript{\ddag}")
+    latex = format_latex(shown, digits, caption, label=f"tab:{Path(stem).name}").replace(CEILING_MARK, r"\textsuperscript{\ddag}")
     if any_mark:
         markdown += f"\n{CEILING_NOTE}\n"
         note = CEILING_NOTE.removeprefix(CEILING_MARK).strip().replace("_", r"\_")
         latex = latex.replace(r"\end{tabular}", r"\end{tabular}" + "\n" + rf"\par\smallskip{{\footnotesize \ddag{{}} {note}}}", 1)
-    write_text_atomic(paths[1], markdown)
-    write_text_atomic(paths[2], latex)
-    return paths
+    return write_table(df, stem, caption=caption, digits=digits, markdown=markdown, latex=latex)
 
 
 NN_TABLES: dict[str, tuple[Callable, str]] = {

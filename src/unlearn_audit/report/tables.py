@@ -73,12 +73,18 @@ def write_table(
     *,
     caption: str | None = None,
     digits: int = 4,
+    markdown: str | None = None,
+    latex: str | None = None,
 ) -> list[Path]:
-    """Write ``stem``.csv / .md / .tex atomically; returns the three paths."""
+    """Write ``stem``.csv / .md / .tex atomically; returns the three paths.
+
+    ``markdown`` and ``latex``, when given, are the already rendered texts of a table whose reading
+    form differs from its CSV (e.g. marks in place of flag columns); by default both are rendered
+    from ``df``."""
     stem = Path(stem)
     paths = [stem.with_suffix(s) for s in (".csv", ".md", ".tex")]
     with atomic_path(paths[0]) as tmp:
         df.to_csv(tmp, index=False)
-    write_text_atomic(paths[1], format_markdown(df, digits, caption))
-    write_text_atomic(paths[2], format_latex(df, digits, caption, label=f"tab:{stem.name}"))
+    write_text_atomic(paths[1], format_markdown(df, digits, caption) if markdown is None else markdown)
+    write_text_atomic(paths[2], format_latex(df, digits, caption, label=f"tab:{stem.name}") if latex is None else latex)
     return paths
