@@ -101,6 +101,11 @@ BOUNDS = pa.schema(
     ]
 )
 
+#: BOUNDS ``role`` of the row an experiment reports, its one level-ζ claim: the pre-registered cell,
+#: or under Bonferroni the selected one (the other rows are ``exploratory`` or ``candidate``).  A
+#: constant beside its schema, so not in ``__all__`` (the list of schemas).
+REPORTED_ROLES = ("preregistered", "selected")
+
 #: Scores of the model at noisy step ``step`` of a run (model clipping, Figure 1a): the audit of the
 #: algorithm as if it had stopped at that step, without rerunning the trajectory per step.
 CHECKPOINT_SCORES = pa.schema([("step", pa.int32())] + list(zip(SCORES.names, SCORES.types)))

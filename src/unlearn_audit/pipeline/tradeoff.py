@@ -33,6 +33,7 @@ import pandas as pd
 from .. import schemas
 from ..checks import check_zeta
 from ..io import read_concat, read_parquet
+from ..schemas import REPORTED_ROLES
 from ..stats.tradeoff import (
     confidence_tradeoff_point,
     dp_tradeoff,
@@ -75,7 +76,6 @@ SIGN_VECTOR_ORDER = ("table1b", "table1a", "table3", "table4", "table5", "table7
 #: and ``delta``) or ``point``.
 CURVE_COLUMNS = ["panel", "subject", "curve", "form", "mu", "epsilon", "delta", "alpha", "beta"]
 
-_REPORTED = ("preregistered", "selected")
 
 
 def alpha_grid() -> np.ndarray:
@@ -277,7 +277,7 @@ def gaussian_unlearning_panels(audit: pd.DataFrame) -> list[Panel]:
 
 
 def _reported_row(bounds: pd.DataFrame, experiment: str) -> pd.Series:
-    rows = bounds[(bounds.experiment == experiment) & bounds.role.isin(_REPORTED)]
+    rows = bounds[(bounds.experiment == experiment) & bounds.role.isin(REPORTED_ROLES)]
     if len(rows) != 1:
         raise ValueError(f"{experiment}: expected one reported (preregistered or selected) bounds row, found {len(rows)}")
     row = rows.iloc[0]

@@ -15,11 +15,11 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from ..schemas import REPORTED_ROLES
 from .figures import new_figure, save_figure
 
 __all__ = ["CERTIFIED_FIGURES", "FIGURE_NAMES", "table6_frame", "figure1a_frame", "figure1b_frame", "figure1c_frame", "draw_figure"]
 
-_REPORTED = ("preregistered", "selected")
 
 FIGURE_NAMES = ("figure1a", "figure1b", "figure1c")
 
@@ -33,7 +33,7 @@ CERTIFIED_FIGURES = {
 
 
 def _reported(bounds: pd.DataFrame) -> pd.DataFrame:
-    return bounds[bounds.role.isin(_REPORTED)]
+    return bounds[bounds.role.isin(REPORTED_ROLES)]
 
 
 def _one(frame: pd.DataFrame, experiment: str, what: str) -> pd.Series:

@@ -8,12 +8,11 @@ from typing import Mapping
 
 import pandas as pd
 
+from ..schemas import REPORTED_ROLES
 from .figures import new_figure, new_grid, save_figure
 
 __all__ = ["FRAME_COLUMNS", "experiment_labels", "epsilon_vs_r_frame", "epsilon_vs_r_figure"]
 
-#: Roles (BOUNDS ``role``) of the row an experiment reports: its one level-ζ claim.
-_REPORTED = ("preregistered", "selected")
 #: The series each experiment's line shows.
 _LINE = ("logit", "mean")
 
@@ -82,13 +81,13 @@ def epsilon_vs_r_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping])
     for name, e in experiments.items():
         sub = bounds[bounds.experiment == name]
         line = (sub.score == _LINE[0]) & (sub.statistic == _LINE[1])
-        reported = sub.role.isin(_REPORTED)
+        reported = sub.role.isin(REPORTED_ROLES)
         for b in sub[line | reported].sort_values(["score", "statistic", "r"]).itertuples(index=False):
             rows.append({
                 "dataset": e["dataset"], "split": e["split"], "experiment": name, "label": labels[name], "method": e.get("method"),
                 "batch_size": e.get("batch_size"), "m": int(b.m), "L": int(b.L), "zeta": float(b.zeta), "score": b.score,
                 "statistic": b.statistic, "r": int(b.r), "epsilon_lb": float(b.epsilon_lb), "role": b.role,
-                "reported": b.role in _REPORTED,
+                "reported": b.role in REPORTED_ROLES,
                 "ceiling": float(b.epsilon_lb_ceiling) if has_ceilings else math.nan,
                 "at_ceiling": bool(b.at_ceiling) if has_ceilings else pd.NA,
             })

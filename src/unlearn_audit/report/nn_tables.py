@@ -30,13 +30,14 @@ from typing import Callable, Mapping
 
 import pandas as pd
 
+from ..schemas import REPORTED_ROLES as _REPORTED
 from .tables import format_cell, format_latex, format_markdown, write_table
 
 __all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "table3", "table4", "table5", "table7",
            "params_text", "write_nn_table"]
 
 #: Roles of the row an experiment reports (BOUNDS ``role``), and how the tables label them.
-REPORTED_ROLES = {"preregistered": "preregistered", "selected": "bonferroni-selected"}
+REPORTED_ROLES = dict(zip(_REPORTED, ("preregistered", "bonferroni-selected")))
 EXPLORATORY = "exploratory"
 
 #: The mark of a bound equal to its cell's perfect-prediction ceiling, and the footnote that explains it.
