@@ -30,6 +30,7 @@ import torch.nn.functional as F
 
 from unlearn_audit.models import GroupedTinyNet, build_model
 from unlearn_audit.torch_utils import compile_model, compute_precision
+from unlearn_audit.training import MomentumSGD
 
 HEADER = "| date | device | model | input | K | dtype | batch | images/s (all K) | images/s per model |"
 
@@ -58,19 +59,19 @@ def images_per_second(k: int, dtype: str, device: torch.device, *, width: float,
     seconds of the warm-up steps, which include the compilation when ``compiled``)."""
     params = {"in_channels": channels, "num_classes": classes, "width": width}
     net = compile_model((build_model("tinynet", **params) if k == 1 else GroupedTinyNet(k, **params)).to(device), compiled)
-    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    opt = MomentumSGD(list(net.parameters()), momentum=0.9)  # the library's update (training.sgd)
     g = torch.Generator(device="cpu").manual_seed(0)
     shape = (batch, channels, size, size) if k == 1 else (k, batch, channels, size, size)
     x = torch.randn(shape, generator=g).to(device)
     y = torch.randint(0, classes, shape[:-3], generator=g).to(device)
 
     def step() -> None:
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad()
         with compute_precision(dtype, device):
             logits = net(x)
             loss = F.cross_entropy(logits.reshape(-1, classes).float(), y.reshape(-1))
         loss.backward()
-        opt.step()
+        opt.step(0.01)
 
     t_warm = time.perf_counter()
     for _ in range(max(1, warmup)):
@@ -101,17 +102,17 @@ def epoch_seconds(spec: str, device: torch.device, dtype: str) -> tuple[str, flo
     p = model.get("params", {})
     x = torch.randn(n, p.get("in_channels", 3), 32, 32).to(device)
     y = torch.randint(0, p.get("num_classes", 100), (n,)).to(device)
-    opt = torch.optim.SGD(net.parameters(), lr=tcfg.lr, momentum=tcfg.momentum, weight_decay=tcfg.weight_decay)
+    opt = MomentumSGD(list(net.parameters()), momentum=tcfg.momentum, weight_decay=tcfg.weight_decay)
     perm = torch.randperm(n, device=device)
     _sync(device)
     t0 = time.perf_counter()
     for i in range(0, n, tcfg.batch_size):
         idx = perm[i : i + tcfg.batch_size]
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad()
         with compute_precision(dtype, device):
             loss = F.cross_entropy(net(x[idx]).float(), y[idx])
         loss.backward()
-        opt.step()
+        opt.step(tcfg.lr)
     _sync(device)
     return f"{design} epoch ({path})", time.perf_counter() - t0, n
 

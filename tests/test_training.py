@@ -8,11 +8,14 @@ import torch
 
 from unlearn_audit.models import build_model, initial_model
 from unlearn_audit.training import (
+    MomentumSGD,
     TrainConfig,
     epoch_batches,
     epoch_rows,
     loss_fn,
     lr_schedule,
+    random_batches,
+    sgd_run,
     shuffle_orders,
     train_many,
     train_model,
@@ -182,3 +185,50 @@ def test_grouped_training_matches_the_loop_and_ignores_group_mates():
     assert _same(via[0], ab[0]) and _same(via[1], ab[1])
     with pytest.raises(ValueError, match="equal size"):
         train_models_grouped(x0, x, y, [A, np.r_[0:50]], orders, cfg, PARAMS)
+
+
+def _torch_optim_run(model, x, y, batches, lrs, *, momentum, weight_decay, nesterov, ascent):
+    """The reference: the same loop with ``torch.optim.SGD``."""
+    opt = torch.optim.SGD(model.parameters(), lr=float(lrs[0]), momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    model.train()
+    for t, rows in enumerate(batches):
+        for group in opt.param_groups:
+            group["lr"] = float(lrs[t])
+        opt.zero_grad(set_to_none=True)
+        idx = torch.from_numpy(np.asarray(rows, dtype=np.int64))
+        loss = loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx))
+        (-loss if ascent else loss).backward()
+        opt.step()
+    return model
+
+
+@pytest.mark.parametrize(
+    "momentum, weight_decay, nesterov, ascent",
+    [(0.0, 0.0, False, False), (0.9, 0.0, False, False), (0.9, 5e-4, False, False), (0.9, 5e-4, True, False), (0.0, 1e-2, False, True)],
+)
+def test_momentum_sgd_gives_torch_optim_sgd_weights_bit_for_bit(momentum, weight_decay, nesterov, ascent):
+    x, y = _data()
+    batches = random_batches(len(x), 32, 3, torch.Generator().manual_seed(1))
+    lrs = np.linspace(0.05, 0.005, len(batches))
+    kw = dict(momentum=momentum, weight_decay=weight_decay, nesterov=nesterov, ascent=ascent)
+    ours = sgd_run(_model(), x, y, batches, lrs, show_progress=False, **kw).state_dict()
+    ref = _torch_optim_run(_model(), x, y, batches, lrs, **kw).state_dict()
+    assert _same(ours, ref), _maxdiff(ours, ref)
+    assert _maxdiff(ours, _model().state_dict()) > 1e-3  # it trained
+
+
+def test_momentum_sgd_skips_parameters_without_gradients_and_checks_its_settings():
+    a, b = torch.ones(3, requires_grad=True), torch.ones(2, requires_grad=True)
+    opt = MomentumSGD([a, b], momentum=0.9)
+    a.grad = torch.full((3,), 2.0)
+    opt.step(0.5)
+    assert torch.equal(a.detach(), torch.zeros(3)) and torch.equal(b.detach(), torch.ones(2))
+    a.grad = torch.full((3,), 2.0)
+    opt.step(0.5)  # buf = 0.9 * 2 + 2 = 3.8
+    assert torch.allclose(a.detach(), torch.full((3,), -1.9))
+    opt.zero_grad()
+    assert a.grad is None
+    with pytest.raises(ValueError, match="nesterov needs momentum"):
+        MomentumSGD([a], nesterov=True)
+    with pytest.raises(ValueError, match="non-negative"):
+        MomentumSGD([a], momentum=-0.1)

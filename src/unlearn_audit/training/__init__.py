@@ -1,7 +1,7 @@
 """Training: the SGD loop, base training from a fixed x0 and order π, many models at once.
 
 * :mod:`.config` — :class:`TrainConfig` and the learning-rate schedules (numpy only, no torch);
-* :mod:`.sgd` — the one SGD loop :func:`sgd_run` (torch);
+* :mod:`.sgd` — the one SGD loop :func:`sgd_run` and its update :class:`MomentumSGD` (torch);
 * :mod:`.base` — π (:func:`shuffle_orders`), :func:`train_model`, :func:`train_many` (Section 3, G.1.2);
 * :mod:`.batched` — K TinyNets as one grouped-convolution network (DESIGN §8).
 
@@ -15,7 +15,7 @@ import importlib
 
 _EXPORTS = {
     "ANNEALING": "config", "SCHEDULES": "config", "TrainConfig": "config", "lr_schedule": "config",
-    "loss_fn": "sgd", "random_batches": "sgd", "sgd_run": "sgd",
+    "MomentumSGD": "sgd", "loss_fn": "sgd", "random_batches": "sgd", "sgd_run": "sgd",
     "epoch_batches": "base", "epoch_rows": "base", "shuffle_orders": "base", "train_many": "base",
     "train_model": "base", "training_batches": "base",
     "grouped_applicable": "batched", "train_models_grouped": "batched",

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from ..torch_utils import check_xy, deterministic_algorithms
 from ..torch_utils import progress as show
 from .base import check_orders, training_batches
-from .sgd import TrainConfig
+from .sgd import MomentumSGD, TrainConfig
 
 __all__ = ["grouped_applicable", "train_models_grouped"]
 
@@ -89,15 +89,12 @@ def train_models_grouped(
     per_model = [training_batches(orders, ids, cfg) for ids in ids_list]
     steps = len(per_model[0])
     lrs = cfg.lrs(steps)
-    opt = torch.optim.SGD(list(net.parameters()), lr=float(lrs[0]) if steps else 0.0, momentum=cfg.momentum,
-                          weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
+    opt = MomentumSGD(list(net.parameters()), momentum=cfg.momentum, weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
     net.train()
     with deterministic_algorithms(), show(steps, f"base training x{k_real}", progress) as bar:
         for t in range(steps):
             rows = np.stack([ids_list[j][per_model[j][t]] for j in range(k)])
-            for group in opt.param_groups:
-                group["lr"] = float(lrs[t])
-            opt.zero_grad(set_to_none=True)
+            opt.zero_grad()
             idx = torch.from_numpy(rows.reshape(-1))
             xb = xt.index_select(0, idx).view(k, rows.shape[1], *xt.shape[1:])
             yb = yt.index_select(0, idx)
@@ -106,7 +103,7 @@ def train_models_grouped(
             loss.backward()
             if cfg.grad_clip is not None:
                 net.clip_grad_norms_(cfg.grad_clip)
-            opt.step()
+            opt.step(float(lrs[t]))
             if bar is not None:
                 bar.update(1)
     return net.state_dicts()[:k_real]

@@ -3,7 +3,9 @@
 PyTorch semantics: ``buf = μ·buf + (g + wd·θ)``, ``θ -= lr·buf``; the learning rate of every step
 comes from the one-cycle, cosine or constant schedule (:func:`lr_schedule`).  :func:`sgd_run` is
 the one optimisation loop of the library: base training, retain fine-tuning, forget ascent and
-IDA all call it.
+IDA all call it.  The update is :class:`MomentumSGD`, ``torch.optim.SGD``'s arithmetic op for op
+(bitwise-equal weights) without its cost: ``torch.optim``'s first step imports ``torch._dynamo``
+(about 2 s of every job process) and its per-step wrappers cost more than the update itself.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ..torch_utils import deterministic_algorithms, progress
 
 from .config import ANNEALING, SCHEDULES, TrainConfig, lr_schedule
 
-__all__ = ["SCHEDULES", "ANNEALING", "TrainConfig", "lr_schedule", "loss_fn", "random_batches", "sgd_run", "StepLoss"]
+__all__ = ["SCHEDULES", "ANNEALING", "TrainConfig", "lr_schedule", "loss_fn", "random_batches", "MomentumSGD", "sgd_run", "StepLoss"]
 
 
 def loss_fn(logits: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
@@ -58,6 +60,49 @@ def _clip_grad_norm(params: Sequence[torch.Tensor], max_norm: float) -> None:
             g.mul_(coef)
 
 
+class MomentumSGD:
+    """SGD with momentum, weight decay and optional Nesterov momentum, as ``torch.optim.SGD``
+    (dampening 0) computes it, op for op: ``g ← g + wd·θ``; ``buf ← g`` on the first step, else
+    ``buf ← μ·buf + g``; ``g ← g + μ·buf`` (Nesterov) or ``g ← buf``; ``θ ← θ − lr·g``.
+
+    The learning rate is given to each :meth:`step`.  A parameter without a gradient is skipped,
+    as ``torch.optim`` skips it.
+    """
+
+    def __init__(self, params: Sequence[torch.Tensor], *, momentum: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False) -> None:
+        if momentum < 0 or weight_decay < 0:
+            raise ValueError(f"momentum and weight_decay must be non-negative, got {momentum} and {weight_decay}")
+        if nesterov and momentum == 0:
+            raise ValueError("nesterov needs momentum > 0")
+        self.params = list(params)
+        self.momentum, self.weight_decay, self.nesterov = float(momentum), float(weight_decay), bool(nesterov)
+        self.buffers: list[torch.Tensor | None] = [None] * len(self.params)
+
+    def zero_grad(self) -> None:
+        """Drop every gradient (``set_to_none``)."""
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self, lr: float) -> None:
+        """One update of every parameter that has a gradient, at learning rate ``lr``."""
+        mu, wd = self.momentum, self.weight_decay
+        for i, p in enumerate(self.params):
+            g = p.grad
+            if g is None:
+                continue
+            if wd != 0:
+                g = g.add(p, alpha=wd)
+            if mu != 0:
+                buf = self.buffers[i]
+                if buf is None:
+                    buf = self.buffers[i] = torch.clone(g).detach()
+                else:
+                    buf.mul_(mu).add_(g)
+                g = g.add(buf, alpha=mu) if self.nesterov else buf
+            p.add_(g, alpha=-lr)
+
+
 StepLoss = Callable[[nn.Module, int, np.ndarray], torch.Tensor]
 
 
@@ -88,13 +133,11 @@ def sgd_run(
     params = [p for p in model.parameters() if p.requires_grad]
     if not batches:
         return model
-    opt = torch.optim.SGD(params, lr=float(lrs[0]), momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    opt = MomentumSGD(params, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
     model.train()
     with deterministic_algorithms(), progress(len(batches), desc, show_progress) as bar:
         for t, rows in enumerate(batches):
-            for group in opt.param_groups:
-                group["lr"] = float(lrs[t])
-            opt.zero_grad(set_to_none=True)
+            opt.zero_grad()
             if step_loss is None:
                 idx = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(x.device)
                 loss = loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx))
@@ -103,7 +146,7 @@ def sgd_run(
             (-loss if ascent else loss).backward()
             if grad_clip is not None:
                 _clip_grad_norm(params, grad_clip)
-            opt.step()
+            opt.step(float(lrs[t]))
             if bar is not None:
                 bar.update(1)
     return model
