@@ -105,3 +105,20 @@ def test_paper_dry_run_plans_no_default_design(tmp_path):
     text = proc.stdout + proc.stderr
     assert "/designs/digits" not in text and "digits_uniform" not in text
     assert "results/paper/tables/table1a.csv" in text
+
+
+def test_models_per_group_defaults_to_one_and_is_refused_where_grouping_does_not_exist():
+    from unlearn_audit.pipeline.config import ConfigError
+
+    digits = load_config(SMALL_CONFIGS / "nn_digits.yaml")
+    assert validated(digits)["nn"]["designs"]["tiny"]["models_per_group"] == 1
+    digits["nn"]["designs"]["tiny"]["models_per_group"] = 4
+    assert validated(digits)["nn"]["designs"]["tiny"]["models_per_group"] == 4
+    digits["nn"]["designs"]["tiny"]["compile"] = True
+    with pytest.raises(ConfigError, match=r"nn\.designs\.tiny\.models_per_group.*compile"):
+        validated(digits)
+    text = load_config(SMALL_CONFIGS / "nn_shakespeare.yaml")
+    (name,) = text["nn"]["designs"]
+    text["nn"]["designs"][name]["models_per_group"] = 2
+    with pytest.raises(ConfigError, match=rf"nn\.designs\.{name}\.models_per_group.*tinynet only"):
+        validated(text)

@@ -115,6 +115,34 @@ def test_a_bf16_design_unlearns_in_bf16_and_records_it(digits_run, tmp_path):
     assert 0 < gap.max() < 2.0
 
 
+def test_grouped_base_training_matches_the_loop_and_not_the_chunking(digits_run, tmp_path):
+    """``models_per_group: 3``: evaluation runs 0-2 of the finished design trained as one grouped
+    network give the loop's models (the workflow's) up to floating-point order, and training them
+    as chunks [0, 1] and [2] gives the same bytes as one chunk (every group is padded to K)."""
+    import torch
+
+    from unlearn_audit.pipeline.nn_runs import train
+
+    workdir, _ = digits_run
+    res = workdir / "results" / "designs" / "tiny"
+    config = load_config(DIGITS)
+    design = dict(config["nn"]["designs"]["tiny"], models_per_group=3)
+    one = [str(tmp_path / "one" / "base" / "eval" / f"{r}.pt") for r in range(3)]
+    two = [str(tmp_path / "two" / "base" / "eval" / f"{r}.pt") for r in range(3)]
+    train("tiny", design, config["seed"], res / "data.npz", res / "signs.parquet", one)
+    train("tiny", design, config["seed"], res / "data.npz", res / "signs.parquet", two[:2])
+    train("tiny", design, config["seed"], res / "data.npz", res / "signs.parquet", two[2:])
+    gaps = []
+    for r in range(3):
+        grouped, chunked = torch.load(one[r]), torch.load(two[r])
+        loop = torch.load(res / "base" / "eval" / f"{r}.pt")
+        assert all(torch.equal(grouped[k], chunked[k]) for k in grouped)
+        gaps.append(max(float((grouped[k] - loop[k]).abs().max()) for k in loop))
+    assert max(gaps) < 1e-3, gaps  # rounding, amplified over the epochs
+    between = max(float((torch.load(one[0])[k] - torch.load(one[1])[k]).abs().max()) for k in loop)
+    assert between > 10 * max(gaps), (between, gaps)  # far below the effect of a different training set
+
+
 @pytest.mark.parametrize(
     "overrides",
     [

@@ -22,7 +22,7 @@ from ..scores import model_scores
 from ..seeds import seed_sequence, torch_seed
 from ..stats.signs import sign_vector_rank, sign_vector_unrank
 from ..torch_utils import ProgressLog, compile_model, compute_precision, save_state_dict
-from ..training import TrainConfig, shuffle_orders, train_model
+from ..training import TrainConfig, shuffle_orders, train_many, train_model
 from ..unlearning import Monitor
 from ..unlearning import unlearn as unlearn_model
 from ..unlearning import unlearn_variants
@@ -83,7 +83,9 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     A joint design's outputs are candidate models (``…/base/candidate/<rank>.pt``), one per S̃ ∈ S_m:
     training is a deterministic function of S, so calibration and evaluation runs share them.
     Models are saved with CPU tensors, so they load anywhere.  The design's ``precision`` and
-    ``compile`` apply to the training steps (:func:`run_precision`).
+    ``compile`` apply to the training steps (:func:`run_precision`).  With ``models_per_group``
+    K > 1 the runs are trained K at a time as one grouped network (:func:`~unlearn_audit.training.train_many`;
+    a short last group is padded to K, so a model does not depend on how the runs are chunked).
     """
     phase, runs = _phase_runs(outputs)
     precision, compiled = run_precision(cfg)
@@ -99,6 +101,20 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     n_universe = len(data.retain_x) + len(data.forget_x)
     orders = shuffle_orders(n_universe, tcfg.epochs, int(seed_sequence(root_seed, design, "order").generate_state(1)[0]))
     log = ProgressLog(len(runs), f"nn_train {design} {phase}")
+    k = int(cfg.get("models_per_group", 1))
+    if k > 1:
+        universe = (torch.as_tensor(np.concatenate([data.retain_x, data.forget_x])).to(dev),
+                    torch.as_tensor(np.concatenate([data.retain_y, data.forget_y])).to(dev))
+        for i in range(0, len(runs), k):
+            group = list(zip(runs[i : i + k], outputs[i : i + k]))
+            ids_list = [training_set(data, signs[run])[2] for run, _ in group]
+            with compute_precision(precision, dev):
+                states = train_many(model_cfg["name"], model_cfg.get("params", {}), x0, *universe, ids_list, orders, tcfg,
+                                    grouped=True, group_size=k, progress=False)
+            for (run, out), state in zip(group, states):
+                save_state_dict(state, out)
+                log.step(run)
+        return
     for run, out in zip(runs, outputs):
         x, y, ids = training_set(data, signs[run])
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))

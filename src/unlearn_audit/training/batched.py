@@ -1,11 +1,13 @@
 """Many TinyNets at once: K models on K training sets as one grouped-convolution network (DESIGN §8).
 
 :func:`train_models_grouped` trains K TinyNets on K training sets of equal size at once — the
-same training as :func:`~.base.train_model` up to floating-point evaluation order.  On the
-project's 2-core CPU machines the grouped network was not reliably faster for the default digits
-model (``benchmarks/training.py``: loop/grouped 0.83–1.36 for K = 1–16, width 0.25, 8x8; the loop is
-compute-bound in the convolution kernels at ≈ 2.3 ms per step of 64 images), so the loop is the
-default of :func:`~.base.train_many`.
+same training as :func:`~.base.train_model` up to floating-point evaluation order.  The workflow
+uses it for a design with ``models_per_group`` K > 1 (:func:`unlearn_audit.pipeline.nn_runs.train`).
+On the project's 2-core CPU machine, for the default digits model (``benchmarks/training.py``, width
+0.25, 8x8, 60 epochs, loop and grouped interleaved in one run): loop/grouped 1.11 at K = 4 and 1.24
+at K = 8 (1.39 for both over 10 epochs); earlier runs on the same machine, with ``torch.optim``'s
+update, measured 0.83–1.36 for K = 1–16.  The default stays the loop (K = 1): its models are bitwise
+those of every earlier run of the default config.
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def train_models_grouped(
     orders = check_orders(orders, cfg.epochs)
     if orders.shape[1] != len(xt):
         raise ValueError(f"x must hold the whole universe ({orders.shape[1]} rows), got {len(xt)}")
-    net = GroupedTinyNet(k, **dict(model_params or {})).load_state_dicts(states)
+    net = GroupedTinyNet(k, **dict(model_params or {})).load_state_dicts(states).to(xt.device)  # the data's device
     # universe rows of every batch of every model: (K, b) per step
     per_model = [training_batches(orders, ids, cfg) for ids in ids_list]
     steps = len(per_model[0])
@@ -95,7 +97,7 @@ def train_models_grouped(
         for t in range(steps):
             rows = np.stack([ids_list[j][per_model[j][t]] for j in range(k)])
             opt.zero_grad()
-            idx = torch.from_numpy(rows.reshape(-1))
+            idx = torch.from_numpy(rows.reshape(-1)).to(xt.device)
             xb = xt.index_select(0, idx).view(k, rows.shape[1], *xt.shape[1:])
             yb = yt.index_select(0, idx)
             logits = net(xb)
