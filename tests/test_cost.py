@@ -42,14 +42,27 @@ def test_paper_scale_training_flops_and_hours_follow_the_throughput():
     pflop = tinynet_training_flops(1.0, 32, 3, 100) * 400 * (45_000 - 2_250) / 1e15
     assert 9 < pflop < 11
     config = _config("paper.yaml")
-    slow = {r["target"]: r for r in plan_rows(config, {("tinynet w=1", "32x32x3"): 1000.0})}
-    fast = {r["target"]: r for r in plan_rows(config, {("tinynet w=1", "32x32x3"): 4000.0})}
+    slow = {r["target"]: r for r in plan_rows(config, {("tinynet w=1", "32x32x3", 1): 1000.0})}
+    fast = {r["target"]: r for r in plan_rows(config, {("tinynet w=1", "32x32x3", 1): 4000.0})}
     assert slow["table1b"]["device_hours"] == pytest.approx(4 * fast["table1b"]["device_hours"])
     assert slow["table1b"]["device_hours"] == pytest.approx(slow["table1b"]["images"] / 1000.0 / 3600)
     assert "shakespeare" in slow["total"]["left_out"]  # text designs have no throughput row
 
 
-def test_read_throughputs_takes_the_one_model_fp32_rows_of_the_device(tmp_path):
+def test_base_trainings_of_a_grouped_design_cost_at_its_k_rate():
+    config = _config("config.yaml")
+    rates = {("tinynet w=0.25", "8x8x1", 1): 10000.0}
+    one = {r["target"]: r for r in plan_rows(config, rates)}
+    for design in config["nn"]["designs"].values():
+        design["models_per_group"] = 8
+    same = {r["target"]: r for r in plan_rows(config, rates)}  # no K = 8 row: the K = 1 rate
+    grouped = {r["target"]: r for r in plan_rows(config, {**rates, ("tinynet w=0.25", "8x8x1", 8): 20000.0})}
+    assert same["table6"]["device_hours"] == pytest.approx(one["table6"]["device_hours"])
+    # only the base trainings get faster: table 6's unlearning runs stay at the K = 1 rate
+    assert one["table6"]["device_hours"] / 2 < grouped["table6"]["device_hours"] < one["table6"]["device_hours"]
+
+
+def test_read_throughputs_takes_the_fp32_rows_of_the_device(tmp_path):
     results = tmp_path / "RESULTS.md"
     results.write_text(
         "| date | device | model | input | K | dtype | batch | images/s (all K) | images/s per model |\n"
@@ -58,8 +71,8 @@ def test_read_throughputs_takes_the_one_model_fp32_rows_of_the_device(tmp_path):
         "| 2026-12-01 | cpu (AMD EPYC, 1 threads) | tinynet w=0.25 | 8x8x1 | 1 | bf16 | 64 | 20000 | 20000 |\n"
         "| 2026-12-01 | NVIDIA H200 | tinynet w=1 | 32x32x3 | 8 | fp32 | 128 | 80000 | 10000 |\n"
     )
-    assert read_throughputs(results, "cpu") == {("tinynet w=0.25", "8x8x1"): 14000.0}
-    assert read_throughputs(results, "h200") == {}  # only K = 8 recorded
+    assert read_throughputs(results, "cpu") == {("tinynet w=0.25", "8x8x1", 1): 14000.0}
+    assert read_throughputs(results, "h200") == {("tinynet w=1", "32x32x3", 8): 10000.0}
     assert read_throughputs(tmp_path / "missing.md", "cpu") == {}
 
 

@@ -258,7 +258,8 @@ def _cmd_plan(args) -> str:
 
     config = _load_configs(args.configfile)
     rows = plan_rows(config, read_throughputs(args.results, args.device), args.assume_tflops)
-    notes = [f"throughput: K = 1, fp32 rows of {args.results} whose device contains {args.device!r}"]
+    notes = [f"throughput: fp32 rows of {args.results} whose device contains {args.device!r} (unlearning at K = 1; "
+             "base training at the design's models_per_group K where recorded, else K = 1)"]
     if args.assume_tflops:
         notes.append(f"estimates: models without a measured row at an assumed {args.assume_tflops:g} TFLOP/s sustained")
     return format_plan(rows, args.device) + "\n" + "\n".join(notes)

@@ -9,7 +9,8 @@ count it once, as :meth:`~.plan.WorkflowPlan.nn_unlearn_groups` runs it) and sco
 (one forward and backward pass of one image; a forward-only pass counts 1/3, a Hessian–vector
 product 2) from the design's data sizes and the method's hyperparameters, and into device-hours at
 the images/s that ``benchmarks/throughput.py`` recorded in ``benchmarks/RESULTS.md`` for the
-model on the named device (one model at a time, fp32: how the workflow trains).  Where nothing
+model on the named device (fp32; one model at a time, or the design's ``models_per_group`` K for its
+base trainings where K's row was recorded).  Where nothing
 was recorded the hours are left out, or, with an assumed sustained TFLOP/s, estimated from the
 model's FLOPs and marked as estimates.  Torch-free.
 """
@@ -109,10 +110,10 @@ def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
     return out
 
 
-def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str], float]:
-    """{(model, input): images/s per model} of the K = 1, fp32 rows of ``device`` in RESULTS.md
-    (the device column contains ``device``, case-insensitively; the last row of a kind wins)."""
-    out: dict[tuple[str, str], float] = {}
+def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str, int], float]:
+    """{(model, input, K): images/s per model} of the fp32 rows of ``device`` in RESULTS.md (the
+    device column contains ``device``, case-insensitively; the last row of a kind wins)."""
+    out: dict[tuple[str, str, int], float] = {}
     path = Path(results_md)
     if not path.exists():
         return out
@@ -121,8 +122,8 @@ def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str
         if len(cells) != 9 or cells[0] in ("date", "") or set(cells[0]) <= {"-"}:
             continue
         _, dev, model, inp, k, dtype, _, _, per_model = cells
-        if device.lower() in dev.lower() and k == "1" and dtype == "fp32":
-            out[(model, inp)] = float(per_model)
+        if device.lower() in dev.lower() and dtype == "fp32" and k.isdigit():
+            out[(model, inp, int(k))] = float(per_model)
     return out
 
 
@@ -139,8 +140,11 @@ def _model_key(design: Mapping) -> tuple[str, str, float]:
     return f"tinynet w={width:g}", f"{size}x{size}x{channels}", tinynet_training_flops(width, size, channels, int(p.get("num_classes", 100)))
 
 
-def plan_rows(config: dict, throughputs: Mapping[tuple[str, str], float], assume_tflops: float | None = None) -> list[dict]:
-    """One row per table and figure, and a ``total`` row in which every job counts once."""
+def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], assume_tflops: float | None = None) -> list[dict]:
+    """One row per table and figure, and a ``total`` row in which every job counts once.
+
+    Unlearning runs at the K = 1 rate; a design's base trainings at the rate of its
+    ``models_per_group`` K where that row was recorded, else at the K = 1 rate."""
     plan = WorkflowPlan(config)
     per_exp: dict[str, Work] = {}
     for group in plan.nn_unlearn_groups():
@@ -150,18 +154,19 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str], float], assume
     def hours(experiments: list[str], designs: list[str]) -> tuple[float, bool, list[str]]:
         """(device-hours of what can be costed, whether any of it is an estimate, designs left out)."""
         total, estimate, left_out = 0.0, False, set()
-        parts = [(d, per_design[d].images) for d in designs]
-        parts += [(plan.nn_design_of(e), per_exp[e].images) for e in experiments]
-        for name, images in parts:
+        parts = [(d, per_design[d].images, int(plan.nn_design(d).get("models_per_group", 1))) for d in designs]
+        parts += [(plan.nn_design_of(e), per_exp[e].images, 1) for e in experiments]
+        for name, images, k in parts:
             model, inp, flops = _model_key(plan.nn_design(name))
-            if math.isfinite(images) and (model, inp) in throughputs:
-                total += images / throughputs[(model, inp)] / 3600
+            rate = throughputs.get((model, inp, k), throughputs.get((model, inp, 1)))
+            if math.isfinite(images) and rate is not None:
+                total += images / rate / 3600
             elif math.isfinite(images) and assume_tflops and math.isfinite(flops):
                 total += images * flops / (assume_tflops * 1e12) / 3600
                 estimate = True
             else:
                 left_out.add(name)
-        if len(left_out) == len({name for name, _ in parts}):
+        if len(left_out) == len({name for name, _, _ in parts}):
             return math.nan, False, sorted(left_out)
         return total, estimate, sorted(left_out)
 
