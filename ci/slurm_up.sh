@@ -83,36 +83,24 @@ chown munge:munge /run/munge
 touch "$PIDFILE"
 
 # 3. daemons, each only if it does not run already
-pid=$(pid_of_file /run/munge/munged.pid)
-if is_daemon munged "$pid"; then
-  echo "munged already runs (pid $pid)"
-else
-  rm -f /run/munge/munged.pid
-  runuser -u munge -- /usr/sbin/munged
-  wait_for 10 munged test -s /run/munge/munged.pid
-  record munged "$(pid_of_file /run/munge/munged.pid)"
-fi
+# start_daemon NAME PIDFILE LIMIT [READY...]: unless NAME runs, start /usr/sbin/NAME (munged as the
+# munge user), wait up to LIMIT s for the READY command (if given) and for its pid file, record it
+start_daemon() {
+  local name=$1 pidfile=$2 limit=$3 pid; shift 3
+  pid=$(pid_of_file "$pidfile")
+  if is_daemon "$name" "$pid"; then
+    echo "$name already runs (pid $pid)"
+    return
+  fi
+  rm -f "$pidfile"
+  if [[ $name == munged ]]; then runuser -u munge -- /usr/sbin/munged; else "/usr/sbin/$name"; fi
+  if (( $# )); then wait_for "$limit" "$name" "$@"; fi
+  wait_for 10 "$name pid file" test -s "$pidfile"
+  record "$name" "$(pid_of_file "$pidfile")"
+}
+start_daemon munged /run/munge/munged.pid 10
 munge -n | unmunge >/dev/null || die "munge does not authenticate"
-
-pid=$(pid_of_file /run/slurmctld.pid)
-if is_daemon slurmctld "$pid"; then
-  echo "slurmctld already runs (pid $pid)"
-else
-  rm -f /run/slurmctld.pid
-  /usr/sbin/slurmctld
-  wait_for "$WAIT_S" slurmctld sh -c 'scontrol ping | grep -q UP'
-  wait_for 10 "slurmctld pid file" test -s /run/slurmctld.pid
-  record slurmctld "$(pid_of_file /run/slurmctld.pid)"
-fi
-
-pid=$(pid_of_file /run/slurmd.pid)
-if is_daemon slurmd "$pid"; then
-  echo "slurmd already runs (pid $pid)"
-else
-  rm -f /run/slurmd.pid
-  /usr/sbin/slurmd
-  wait_for 10 "slurmd pid file" test -s /run/slurmd.pid
-  record slurmd "$(pid_of_file /run/slurmd.pid)"
-fi
+start_daemon slurmctld /run/slurmctld.pid "$WAIT_S" sh -c 'scontrol ping | grep -q UP'
+start_daemon slurmd /run/slurmd.pid 10
 wait_for "$WAIT_S" "node $HOST to become idle" node_idle
 sinfo
