@@ -311,8 +311,14 @@ def test_pipeline_cells_share_draws_across_epsilon_and_run_every_ratio():
 
     model = {"n_removal_sets": 1, "n_test": 40, "n_noise_draws": 2}
     spec = {"p": 30, "m": [1, 3], "replications": 2, "n_over_p": [1.0, 0.5]}
-    a, b = run_cell("ged_vs_eps", 0.5, spec, model, 1), run_cell("ged_vs_eps", 1.0, spec, model, 1)
-    assert set(zip(a.n, a.n_over_p)) == {(30, 1.0), (15, 0.5)}
+    both = run_cell("ged_vs_eps", 30, {**spec, "epsilons": [0.5, 1.0]}, model, 1)
+    a, b = (both[both.epsilon == e].reset_index(drop=True) for e in (0.5, 1.0))
+    assert set(zip(a.n, a.n_over_p)) == {(30, 1.0), (15, 0.5)} and len(a) == len(b) > 0
+    # one ε at a time gives the same numbers (the draws do not depend on the ε list)
+    alone = run_cell("ged_vs_eps", 30, {**spec, "epsilons": [1.0]}, model, 1)
+    pd.testing.assert_frame_equal(alone.reset_index(drop=True), b)
+    with pytest.raises(ValueError, match="ged_vs_eps runs at p = 30"):
+        run_cell("ged_vs_eps", 31, {**spec, "epsilons": [1.0]}, model, 1)
     # the ε cells of one grid see the same data and removals (common random numbers) ...
     assert a.newton_error.tolist() == b.newton_error.tolist()
     gauss = (a.noise == "gaussian").to_numpy()

@@ -111,7 +111,7 @@ def test_paper_config_plans_the_p_grid_and_the_n_half_runs(tmp_path):
     assert text.count("gaussian_unlearning/ged_vs_p/cells/") >= len(grid)
     steps = [math.log10(b / a) for a, b in zip(grid, grid[1:])]
     assert max(steps) - min(steps) < 2e-3 and sum(steps) == pytest.approx(1.0)
-    assert jobs["gaussian_unlearning_cell"] == 6 + 6 + 3  # p grid, ε grid, p values of the m grid
+    assert jobs["gaussian_unlearning_cell"] == 6 + 1 + 3  # p grid, the ε grid's one p, p values of the m grid
     # every planned cell runs n = p and n = p/2, and the m grid both log-losses
     plan = _paper_plan()
     for experiment in ("ged_vs_p", "ged_vs_eps", "ged_vs_m"):

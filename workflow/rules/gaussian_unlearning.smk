@@ -4,7 +4,7 @@
 
 
 rule gaussian_unlearning_cell:
-    """All replications of one experiment at one grid value (p, epsilon or p for vs-m)."""
+    """All replications of one experiment at one p (ged_vs_eps: its one p, every epsilon on shared draws)."""
     output:
         plan.gaussian_unlearning_cell("{gu_experiment}", "{x}"),
     params:

@@ -1,10 +1,11 @@
 """Workflow steps of the second paper's experiments (DESIGN §7); one function per rule.
 
-* :func:`cell` (rule ``gaussian_unlearning_cell``) — all replications at one grid value, for every
+* :func:`cell` (rule ``gaussian_unlearning_cell``) — all replications at one p, for every
   aspect ratio n/p (``n_over_p``) and accuracy loss (``prob_clip``) of the grid; seeds from
   :mod:`unlearn_audit.seeds`, keyed by (experiment, p), so the p cells of ``ged_vs_p`` and
-  ``ged_vs_m`` are independent while the ε cells of ``ged_vs_eps`` share their data, fits and
-  noise draws (common random numbers: the ε curve is not blurred by independent draws);
+  ``ged_vs_m`` are independent, while ``ged_vs_eps`` is one cell at its one p that evaluates every
+  ε of its grid on the same data, fits and noise draws (common random numbers: the ε curve is not
+  blurred by independent draws, and each fit is computed once for all ε);
 * :func:`gather` (rule ``gaussian_unlearning_gather``) — one experiment's raw results;
 * :func:`figure` (rule ``gaussian_unlearning_figure``) — the GED or UED figure of one experiment,
   with the numbers it plots as CSV;
@@ -72,9 +73,9 @@ def _ms(spec: Mapping) -> tuple[int, ...]:
 
 
 def run_cell(experiment: str, x: float, spec: Mapping, model: Mapping, root_seed: int) -> pd.DataFrame:
-    """All replications of ``experiment`` at grid value ``x`` (p for *_vs_p / *_vs_m, ε for vs_eps),
-    at every ``spec["n_over_p"]`` (default n = p) and accuracy loss ``spec["prob_clip"]`` (default:
-    the model's ``prob_clip``)."""
+    """All replications of ``experiment`` at dimension p = ``x`` (``ged_vs_eps``: its ``spec["p"]``,
+    every ε of ``spec["epsilons"]``), at every ``spec["n_over_p"]`` (default n = p) and accuracy
+    loss ``spec["prob_clip"]`` (default: the model's ``prob_clip``)."""
     if experiment not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {experiment!r}; known: {EXPERIMENTS}")
     cfg = model_config(model)
@@ -82,10 +83,12 @@ def run_cell(experiment: str, x: float, spec: Mapping, model: Mapping, root_seed
     ratios = [float(r) for r in spec.get("n_over_p", [1.0])]
     clips = spec.get("prob_clip")
     clips = None if clips is None else [None if c is None else float(c) for c in clips]
-    p = float(spec["p"]) if experiment == "ged_vs_eps" else float(x)
+    p = float(x)
+    if experiment == "ged_vs_eps" and p != float(spec["p"]):
+        raise ValueError(f"ged_vs_eps runs at p = {spec['p']}, got p = {x}")
     records: list[dict] = []
     for rep in range(reps):
-        # keyed by p: the ε cells of one ged_vs_eps grid share their draws (n differs by its own key)
+        # keyed by (experiment, p); n differs by its own key inside the replication
         seq = seed_sequence(root_seed, f"gaussian_unlearning:{experiment}:{p!r}", "data", "eval", rep)
         for ratio in ratios:
             common = {"config": cfg, "seed": seq, "n_over_p": ratio, "prob_clips": clips}
@@ -94,7 +97,7 @@ def run_cell(experiment: str, x: float, spec: Mapping, model: Mapping, root_seed
             elif experiment == "ged_vs_m":
                 records += ged_vs_m_cell(int(p), rep, ms=_ms(spec), epsilon=float(spec["epsilon"]), **common)
             else:
-                records += ged_vs_epsilon_cell(rep, p=int(p), ms=_ms(spec), epsilons=(float(x),), **common)
+                records += ged_vs_epsilon_cell(rep, p=int(p), ms=_ms(spec), epsilons=tuple(float(e) for e in spec["epsilons"]), **common)
     return pd.DataFrame(records)
 
 

@@ -464,8 +464,9 @@ class WorkflowPlan:
         return paths.gaussian_unlearning_cell(self.results, experiment, x)
 
     def gaussian_unlearning_grid(self, experiment: str) -> list:
+        """The p of each cell: ``ged_vs_eps`` is one cell (its p, every ε on shared draws)."""
         spec = self.config["gaussian_unlearning"][experiment]
-        return spec["epsilons"] if experiment == "ged_vs_eps" else spec["p"]
+        return [spec["p"]] if experiment == "ged_vs_eps" else spec["p"]
 
     def gaussian_unlearning_cells(self, wildcards) -> list[str]:
         experiment = wildcards.gu_experiment
