@@ -289,10 +289,11 @@ class WorkflowPlan:
         return [e for e in self.nn_experiments() if table in self.nn_experiment(e)["tables"]]
 
     def nn_experiment_summary(self, name: str) -> dict:
-        """What the tables and figures show of an experiment (design columns, label, the cell)."""
+        """What the tables and figures show of an experiment (design columns, label; an experiment
+        with guess budgets, i.e. a batchwise one, also its ``r`` and pre-registered ``report_r``)."""
         exp = self.nn_experiment(name)
         design = self.nn_design(exp["design"])
-        return {
+        out = {
             "design": exp["design"],
             "dataset": design["dataset"],
             "split": design["split"],
@@ -301,9 +302,10 @@ class WorkflowPlan:
             "method": exp["method"],
             "label": exp.get("label") or exp["method"],
             "params": exp["params"],
-            "report_r": preregistered_cell(exp).r,
-            "r": exp["r"],
         }
+        if "r" in exp:
+            out.update(report_r=preregistered_cell(exp).r, r=exp["r"])
+        return out
 
     def nn_experiments_audited_by(self, *auditors: str) -> list[str]:
         return [e for e in self.nn_experiments() if self.nn_auditor(e) in auditors]

@@ -200,13 +200,10 @@ def sign_vector_summaries(plan: WorkflowPlan) -> dict[str, dict]:
     out = {}
     for e in sign_vector_experiments(plan):
         exp = plan.nn_experiment(e)
-        design = plan.nn_design(exp["design"])
+        summary = plan.nn_experiment_summary(e)
         claim = certified_claim(exp)
         out[e] = {
-            "label": exp.get("label") or exp["method"],
-            "dataset": design["dataset"],
-            "split": design["split"],
-            "method": exp["method"],
+            **{key: summary[key] for key in ("label", "dataset", "split", "method")},
             "auditor": plan.nn_auditor(e),
             "claim": None if claim is None else [float(claim[0]), float(claim[1])],
             "gaussian_claim": claim is not None and exp["method"] in GAUSSIAN_CLAIM_METHODS,
