@@ -29,7 +29,7 @@ from ..unlearning import unlearn_variants
 from .paths import run_of_path
 from .runtime import resolve_device
 
-__all__ = ["train_config", "run_precision", "training_set", "forget_set", "train", "unlearn"]
+__all__ = ["train_config", "run_precision", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
 
 
 def train_config(cfg: Mapping) -> TrainConfig:
@@ -77,6 +77,23 @@ def _phase_runs(paths: Sequence[str]) -> tuple[str, list[int]]:
     return phases.pop(), [run for _, run in parsed]
 
 
+def base_training_setup(design: str, cfg: Mapping, root_seed: int, data) -> tuple[dict, TrainConfig, np.ndarray]:
+    """(x0, training config, order π) of a design's base trainings (Section 3: both fixed per
+    design, drawn from the design's own seed streams), for the audit data ``data``."""
+    model_cfg = dict(cfg["model"])
+    x0 = initial_model(model_cfg["name"], model_cfg.get("params", {}), int(seed_sequence(root_seed, design, "init").generate_state(1)[0]))
+    tcfg = train_config(cfg["train"])
+    n_universe = len(data.retain_x) + len(data.forget_x)
+    orders = shuffle_orders(n_universe, tcfg.epochs, int(seed_sequence(root_seed, design, "order").generate_state(1)[0]))
+    return x0, tcfg, orders
+
+
+def universe_tensors(data) -> tuple[torch.Tensor, torch.Tensor]:
+    """(x, y) of the universe retain ‖ forget pool, the rows that :func:`training_set`'s ids index."""
+    return (torch.as_tensor(np.concatenate([data.retain_x, data.forget_x])),
+            torch.as_tensor(np.concatenate([data.retain_y, data.forget_y])))
+
+
 def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outputs: Sequence[str], device: str = "cpu") -> None:
     """Train the base model A(D(S)) of each output's run from the design's fixed x0 and π on ``device``.
 
@@ -96,15 +113,11 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     else:
         signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), phase, runs, signs_path)
     model_cfg = dict(cfg["model"])
-    x0 = initial_model(model_cfg["name"], model_cfg.get("params", {}), int(seed_sequence(root_seed, design, "init").generate_state(1)[0]))
-    tcfg = train_config(cfg["train"])
-    n_universe = len(data.retain_x) + len(data.forget_x)
-    orders = shuffle_orders(n_universe, tcfg.epochs, int(seed_sequence(root_seed, design, "order").generate_state(1)[0]))
+    x0, tcfg, orders = base_training_setup(design, cfg, root_seed, data)
     log = ProgressLog(len(runs), f"nn_train {design} {phase}")
     k = int(cfg.get("models_per_group", 1))
     if k > 1:
-        universe = (torch.as_tensor(np.concatenate([data.retain_x, data.forget_x])).to(dev),
-                    torch.as_tensor(np.concatenate([data.retain_y, data.forget_y])).to(dev))
+        universe = tuple(t.to(dev) for t in universe_tensors(data))
         for i in range(0, len(runs), k):
             group = list(zip(runs[i : i + k], outputs[i : i + k]))
             ids_list = [training_set(data, signs[run])[2] for run, _ in group]
