@@ -123,7 +123,7 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
     import torch
 
     from unlearn_audit.data import load_audit_data
-    from unlearn_audit.pipeline.nn_runs import base_training_setup, train, training_set, universe_tensors
+    from unlearn_audit.pipeline.nn_runs import base_training_setup, train, training_ids, universe_tensors
     from unlearn_audit.training import train_many
 
     workdir, _ = digits_run
@@ -139,7 +139,7 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
     data = load_audit_data(res / "data.npz")
     signs = pd.read_parquet(res / "signs.parquet")
     signs = signs[signs.phase == "eval"].sort_values("run")
-    ids = [training_set(data, np.asarray(signs[signs.run == r].signs.iloc[0]))[2] for r in range(3)]
+    ids = [training_ids(data, np.asarray(signs[signs.run == r].signs.iloc[0])) for r in range(3)]
     x0, tcfg, orders = base_training_setup("tiny", design, config["seed"], data)
     model = design["model"]
     expected = train_many(model["name"], model["params"], x0, *universe_tensors(data), ids, orders, tcfg, grouped=True, group_size=3, progress=False)

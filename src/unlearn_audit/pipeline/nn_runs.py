@@ -29,7 +29,7 @@ from ..unlearning import unlearn_variants
 from .paths import run_of_path
 from .runtime import resolve_device
 
-__all__ = ["train_config", "run_precision", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
+__all__ = ["train_config", "run_precision", "training_ids", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
 
 
 def train_config(cfg: Mapping) -> TrainConfig:
@@ -42,19 +42,28 @@ def run_precision(design_cfg: Mapping) -> tuple[str, bool]:
     return str(design_cfg.get("precision", "fp32")), bool(design_cfg.get("compile", False))
 
 
+def _chosen(data, signs: np.ndarray) -> np.ndarray:
+    """Rows of the candidate pool in D_f(S): the examples of the batches with sign +1."""
+    return np.flatnonzero(np.asarray(signs)[data.forget_batch] == 1)
+
+
+def training_ids(data, signs: np.ndarray) -> np.ndarray:
+    """Universe ids (retain ‖ forget pool) of D(S) = D_r ∪ D_f(S), retain first."""
+    n_r = len(data.retain_x)
+    return np.concatenate([np.arange(n_r), n_r + _chosen(data, signs)])
+
+
 def training_set(data, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(x, y, example ids) of D(S) = D_r ∪ D_f(S); ids index the universe retain ‖ forget pool."""
-    n_r = len(data.retain_x)
-    chosen = np.flatnonzero(np.asarray(signs)[data.forget_batch] == 1)
+    chosen = _chosen(data, signs)
     x = np.concatenate([data.retain_x, data.forget_x[chosen]])
     y = np.concatenate([data.retain_y, data.forget_y[chosen]])
-    ids = np.concatenate([np.arange(n_r), n_r + chosen])
-    return x, y, ids
+    return x, y, training_ids(data, signs)
 
 
 def forget_set(data, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """D_f(S): only the sampled forget batches (never the whole candidate pool)."""
-    chosen = np.flatnonzero(np.asarray(signs)[data.forget_batch] == 1)
+    chosen = _chosen(data, signs)
     return data.forget_x[chosen], data.forget_y[chosen]
 
 
@@ -89,7 +98,7 @@ def base_training_setup(design: str, cfg: Mapping, root_seed: int, data) -> tupl
 
 
 def universe_tensors(data) -> tuple[torch.Tensor, torch.Tensor]:
-    """(x, y) of the universe retain ‖ forget pool, the rows that :func:`training_set`'s ids index."""
+    """(x, y) of the universe retain ‖ forget pool, the rows that :func:`training_ids` index."""
     return (torch.as_tensor(np.concatenate([data.retain_x, data.forget_x])),
             torch.as_tensor(np.concatenate([data.retain_y, data.forget_y])))
 
@@ -120,7 +129,7 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
         universe = tuple(t.to(dev) for t in universe_tensors(data))
         for i in range(0, len(runs), k):
             group = list(zip(runs[i : i + k], outputs[i : i + k]))
-            ids_list = [training_set(data, signs[run])[2] for run, _ in group]
+            ids_list = [training_ids(data, signs[run]) for run, _ in group]
             with compute_precision(precision, dev):
                 states = train_many(model_cfg["name"], model_cfg.get("params", {}), x0, *universe, ids_list, orders, tcfg,
                                     grouped=True, group_size=k, progress=False)
