@@ -72,8 +72,26 @@ def test_read_throughputs_takes_the_fp32_rows_of_the_device(tmp_path):
         "| 2026-12-01 | NVIDIA H200 | tinynet w=1 | 32x32x3 | 8 | fp32 | 128 | 80000 | 10000 |\n"
     )
     assert read_throughputs(results, "cpu") == {("tinynet w=0.25", "8x8x1", 1): 14000.0}
-    assert read_throughputs(results, "h200") == {("tinynet w=1", "32x32x3", 8): 10000.0}
+    # the rate summed over the K models prices K-at-a-time work, not the per-model column
+    assert read_throughputs(results, "h200") == {("tinynet w=1", "32x32x3", 8): 80000.0}
     assert read_throughputs(tmp_path / "missing.md", "cpu") == {}
+
+
+def test_a_recorded_grouped_row_makes_the_grouped_default_cheaper(tmp_path):
+    """The default config groups its digits base trainings (K = 5): a K = 5 row whose summed rate
+    beats K = 1 must lower their cost, although its per-model rate is a fifth of it."""
+    head = ("| date | device | model | input | K | dtype | batch | images/s (all K) | images/s per model |\n"
+            "|---|---|---|---|---|---|---|---|---|\n")
+    one_row = "| 2026-12-01 | cpu | tinynet w=0.25 | 8x8x1 | 1 | fp32 | 64 | 10000 | 10000 |\n"
+    five_row = "| 2026-12-01 | cpu | tinynet w=0.25 | 8x8x1 | 5 | fp32 | 64 | 12500 | 2500 |\n"
+    (tmp_path / "one.md").write_text(head + one_row)
+    (tmp_path / "both.md").write_text(head + one_row + five_row)
+    config = _config("config.yaml")
+    assert config["nn"]["designs"]["digits_uniform"]["models_per_group"] == 5
+    one = {r["target"]: r for r in plan_rows(config, read_throughputs(tmp_path / "one.md", "cpu"))}
+    both = {r["target"]: r for r in plan_rows(config, read_throughputs(tmp_path / "both.md", "cpu"))}
+    for target in ("table1b", "table5", "total"):
+        assert one[target]["device_hours"] / 1.25 < both[target]["device_hours"] < one[target]["device_hours"]
 
 
 def test_plan_command(tmp_path):

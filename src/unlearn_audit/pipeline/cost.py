@@ -111,8 +111,10 @@ def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
 
 
 def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str, int], float]:
-    """{(model, input, K): images/s per model} of the fp32 rows of ``device`` in RESULTS.md (the
-    device column contains ``device``, case-insensitively; the last row of a kind wins)."""
+    """{(model, input, K): images/s summed over the K models} of the fp32 rows of ``device`` in
+    RESULTS.md (the device column contains ``device``, case-insensitively; the last row of a kind
+    wins).  The summed rate is the one that prices work: N trainings of I images each, K at a
+    time, take N·I / rate seconds (the per-model column is that rate over K)."""
     out: dict[tuple[str, str, int], float] = {}
     path = Path(results_md)
     if not path.exists():
@@ -121,9 +123,9 @@ def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) != 9 or cells[0] in ("date", "") or set(cells[0]) <= {"-"}:
             continue
-        _, dev, model, inp, k, dtype, _, _, per_model = cells
+        _, dev, model, inp, k, dtype, _, all_k, _ = cells
         if device.lower() in dev.lower() and dtype == "fp32" and k.isdigit():
-            out[(model, inp, int(k))] = float(per_model)
+            out[(model, inp, int(k))] = float(all_k)
     return out
 
 
