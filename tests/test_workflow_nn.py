@@ -170,6 +170,23 @@ def test_chunk_size_and_resources_dir_rerun_nothing(digits_run, overrides):
     assert "Nothing to be done" in dry.stdout + dry.stderr
 
 
+@pytest.mark.parametrize(
+    "key, value, steps",
+    [("precision", "bf16", ("nn_train_", "nn_unlearn_")), ("compile", True, ("nn_train_", "nn_unlearn_")),
+     ("models_per_group", 2, ("nn_train_",))],
+)
+def test_the_device_path_keys_reach_the_rules_that_read_them(digits_run, key, value, steps):
+    """A design's precision, compile and models_per_group change what its steps compute, so the
+    rules must be given them (their params): changing one on a finished run reruns those steps."""
+    workdir, _ = digits_run
+    changed = write_config(workdir, DIGITS, overrides={"nn": {"designs": {"tiny": {key: value}}}}, name=f"{key}.yaml")
+    dry = snakemake(workdir, changed, "-n")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    planned = planned_jobs(dry)
+    for step in steps:
+        assert any(rule.startswith(step) for rule in planned), (key, planned)
+
+
 def test_unknown_method_parameter_refused(tmp_path):
     bad = {"nn": {"experiments": {"tiny_ft": {"params": {"learning_rate": 0.1}}}}}
     proc = snakemake(tmp_path, write_config(tmp_path, DIGITS, overrides=bad), "-n")

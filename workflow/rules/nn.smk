@@ -55,7 +55,7 @@ for _design, _phase, _chunk, _runs in plan.nn_design_chunks():
             plan.nn_train_outputs(_design, _phase, _runs),
         params:
             design=_design,
-            cfg=plan.nn_design(_design, keys=("model", "train", "dataset", "split", "batch_size", "m", "dataset_params")),
+            cfg=plan.nn_train_params(_design),
             seed=config["seed"],
         threads: 1
         resources:
@@ -92,7 +92,7 @@ for _group, _phase, _chunk, _runs in plan.nn_experiment_chunks():
             **plan.nn_unlearn_outputs(_group, _phase, _runs),
         params:
             experiments=_group,
-            design_cfg=plan.nn_design(_design, keys=("model", "dataset")),
+            design_cfg=plan.nn_unlearn_design_params(_design),
             method=plan.nn_experiment(_group[0])["method"],
             method_params=[plan.nn_experiment(e)["params"] for e in _group],
             release_key=plan.nn_release_key(_group[0]),

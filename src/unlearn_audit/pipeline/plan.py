@@ -27,6 +27,13 @@ CERTIFIED_TABLES = ("table6",)
 CERTIFIED_FIGURES = ("figure1a", "figure1b", "figure1c")
 GAUSSIAN_UNLEARNING_EXPERIMENTS = ("ged_vs_p", "ged_vs_eps", "ged_vs_m")
 PHASES = ("calib", "eval")
+# The design keys each neural-network step reads, and so the params of its rules: a change to one
+# reruns the step; keys outside (chunk_size, runtime_minutes_per_run, ...) rerun nothing.
+DEVICE_PATH_KEYS = ("precision", "compile")
+NN_DATA_KEYS = ("dataset", "split", "batch_size", "m", "dataset_params")
+NN_SIGNS_KEYS = ("m", "calibration_runs", "evaluation_runs", "auditor")
+NN_TRAIN_KEYS = ("model", "train", "dataset", "split", "batch_size", "m", "dataset_params", "models_per_group", *DEVICE_PATH_KEYS)
+NN_UNLEARN_KEYS = ("model", "dataset", *DEVICE_PATH_KEYS)
 
 
 def _chunks(runs: list[int], size: int) -> list[list[int]]:
@@ -333,10 +340,18 @@ class WorkflowPlan:
 
     # input and params functions of the nn rules (they take the rule's wildcards)
     def nn_data_params(self, wildcards) -> dict:
-        return self.nn_design(wildcards.design, keys=("dataset", "split", "batch_size", "m", "dataset_params"))
+        return self.nn_design(wildcards.design, keys=NN_DATA_KEYS)
 
     def nn_signs_params(self, wildcards) -> dict:
-        return self.nn_design(wildcards.design, keys=("m", "calibration_runs", "evaluation_runs", "auditor"))
+        return self.nn_design(wildcards.design, keys=NN_SIGNS_KEYS)
+
+    def nn_train_params(self, design: str) -> dict:
+        """What :func:`~.nn_runs.train` reads of the design (:data:`NN_TRAIN_KEYS`)."""
+        return self.nn_design(design, keys=NN_TRAIN_KEYS)
+
+    def nn_unlearn_design_params(self, design: str) -> dict:
+        """What :func:`~.nn_runs.unlearn` reads of the design (:data:`NN_UNLEARN_KEYS`)."""
+        return self.nn_design(design, keys=NN_UNLEARN_KEYS)
 
     def nn_calibration_scores(self, wildcards) -> list[str]:
         return self.nn_run_files(wildcards.experiment, "calib", "scores.parquet")
