@@ -28,7 +28,7 @@ report: install
 	$(BIN)/snakemake --cores 1 $(SNAKEMAKE_ARGS) --report $(REPORT)
 
 test: install
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -q -n 2
 
 test-fast: install
 	$(BIN)/python -m pytest -q -n 2 -m "not workflow"

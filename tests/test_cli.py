@@ -7,39 +7,15 @@ import pandas as pd
 import pytest
 
 from unlearn_audit import cli, schemas
-from unlearn_audit.auditors.batchwise import audit_tables, fit_table
-from unlearn_audit.auditors.runs import sign_matrix, sign_table
 from unlearn_audit.io import write_parquet
 from unlearn_audit.stats.bounds import epsilon_lower_bound
 from unlearn_audit.stats.gdp_overlaps import mu_lower_bound
+from synthetic_scores import pipeline_overlaps
 
 
 def run_cli(*args):
     proc = subprocess.run([sys.executable, "-m", "unlearn_audit", *args], capture_output=True, text=True)
     return proc.returncode, proc.stdout, proc.stderr
-
-
-def _long_scores(signs, phase, experiment, rng, shift=0.6):
-    """Synthetic SCORES rows (one example per batch); loss is not a mirror of logit."""
-    runs, s = sign_matrix(signs, phase)
-    n_runs, m = s.shape
-    logit = np.linspace(-1, 1, m) + shift * (s == 1) + rng.normal(0, 0.3, s.shape)
-    loss = -np.linspace(-1, 1, m) - shift * (s == 1) + rng.normal(0, 0.3, s.shape)
-    return pd.DataFrame({
-        "experiment": experiment, "phase": phase, "run": np.repeat(runs, m), "sign_index": 0, "seed": 0,
-        "batch": np.tile(np.arange(m), n_runs), "example": np.tile(np.arange(m), n_runs),
-        "in_forget": (s == 1).ravel(), "score_logit": logit.ravel(), "score_loss": loss.ravel(),
-    })
-
-
-def pipeline_overlaps(m, r_values, n_eval, experiment="e", n_calib=12, seed=0):
-    """An OVERLAPS table as the workflow writes it: both scores, every r, ``n_eval`` evaluation runs."""
-    rng = np.random.default_rng(seed)
-    signs = sign_table("synthetic", m, n_calib, n_eval, root_seed=seed + 1)
-    fit = fit_table(_long_scores(signs, "calib", experiment, rng), experiment)
-    ev = _long_scores(signs, "eval", experiment, rng)
-    overlaps, _ = audit_tables(fit, ev, signs[signs.phase == "eval"], m, r_values)
-    return overlaps
 
 
 def main_json(argv, capsys):

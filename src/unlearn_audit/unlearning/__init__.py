@@ -177,7 +177,8 @@ def register(
                     cls = None
         if cls is None or not dataclasses.is_dataclass(cls):
             raise TypeError(f"unlearning method {name!r}: params_cls must be a dataclass (give it or annotate fn's params argument)")
-        if name in UNLEARNING_METHODS:
+        builtin_name = name in BUILTIN_PARAMS and not fn.__module__.startswith(f"{__name__}.")
+        if name in UNLEARNING_METHODS or builtin_name:  # a built-in name is taken before its module loads
             raise ValueError(f"unlearning method {name!r} is already registered")
         doc = description or next(iter((fn.__doc__ or "").strip().splitlines()), "")
         if noise_release is not None:

@@ -17,7 +17,7 @@ import yaml
 from unlearn_audit import schemas
 from unlearn_audit.pipeline import paths
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 

@@ -13,7 +13,7 @@ import yaml
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.plan import WorkflowPlan
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 PROFILE = REPO / "profiles" / "slurm" / "config.yaml"
 ENV_PARTITION, ENV_ACCOUNT = "UNLEARN_AUDIT_SLURM_PARTITION", "UNLEARN_AUDIT_SLURM_ACCOUNT"

@@ -1,6 +1,5 @@
-"""The Snakemake report in a real browser: a small run (App. F ceilings and the Table 2 convex
-audits, no training) is built into ``results/report.html`` with ``snakemake --report`` and
-opened in headless Chromium, which runs the report's own JavaScript.
+"""The Snakemake report in a real browser: the shared run's ``results/report.html`` (every section,
+``snakemake --report``) opened in headless Chromium, which runs the report's own JavaScript.
 
 The page is checked twice: as it is (``--dump-dom`` of the rendered page: the menu lists every
 category), and walked the way a reader clicks through it: a copy of the report with a script
@@ -28,18 +27,15 @@ from pathlib import Path
 
 import pytest
 
-from workflow_utils import load_config, small_config, snakemake, write_config
-
-pytestmark = pytest.mark.workflow
-
 CHROMIUM = next(
     (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable") if shutil.which(name)),
     None,
 )
 WINDOW = (1600, 1000)
 
-# Where each file of the run must appear in the report: (category, subcategory), as the rules'
-# report() outputs group them, and facts of the run its caption must state.
+# Where files of the run must appear in the report: (category, subcategory), as the rules' report()
+# outputs group them, and facts of the run its caption must state.  Every other table and figure of
+# the run must be there too, with a caption, its table or its image.
 EXPECTED = {
     "results/tables/attainable_bounds.csv": (
         "Statistics (App. F)", "Attainable bounds (App. F.1, F.3)",
@@ -229,29 +225,20 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium binary (chromium, chromium-browser, google-chrome) on PATH; ci/chromium_up.sh installs it")
-def test_report_shows_every_table_and_figure_in_a_browser(tmp_path):
-    statistics = load_config(small_config("statistics"))
-    cfg = write_config(
-        tmp_path, small_config("convex"),
-        overrides={"results_dir": "results", "perfect_prediction": statistics["perfect_prediction"]},
-    )
-    run = snakemake(tmp_path, cfg, cores=2)
-    assert run.returncode == 0, run.stderr[-3000:]
-    built = snakemake(tmp_path, cfg, "--report", "results/report.html")
-    assert built.returncode == 0, built.stderr[-3000:]
-    report = tmp_path / "results" / "report.html"
+def test_report_shows_every_table_and_figure_in_a_browser(shared_run, shared_report, tmp_path):
+    report, root = shared_report, shared_run.workdir
     assert report.stat().st_size > 100_000
 
     # every table and figure of the run, from what it wrote
     produced = sorted(
-        p.relative_to(tmp_path).as_posix()
+        p.relative_to(root).as_posix()
         for p in [
-            *(tmp_path / "results" / "tables").glob("*.csv"),
-            *(tmp_path / "results" / "convex").glob("*_details.csv"),
-            *(tmp_path / "results" / "figures").glob("*.png"),
+            *(root / "results" / "tables").glob("*.csv"),
+            *(root / "results" / "convex").glob("*_details.csv"),
+            *(root / "results" / "figures").glob("*.png"),
         ]
     )
-    assert produced == sorted(EXPECTED)
+    assert set(EXPECTED) <= set(produced) and len(produced) > 30, produced
 
     # 1. the page as it opens: the report's JavaScript ran and its menu lists every category
     opened = _chromium(report, tmp_path / "profile", "--dump-dom")
@@ -260,11 +247,11 @@ def test_report_shows_every_table_and_figure_in_a_browser(tmp_path):
     page.feed(opened.stdout)
     assert "display: none" in page.styles.get("loading-screen", ""), "the report's scripts did not run to the end"
     assert "Snakemake Report" in page.text and "Results" in page.text, page.text[:2000]
-    for category in {c for c, _, _ in EXPECTED.values()}:
+    for category in {c for c, _, _ in EXPECTED.values()} | {"Neural-network audits", "Certified unlearning audits", "Gaussian certified unlearning"}:
         assert category in page.text, f"category {category!r} is not in the rendered menu: {page.text[:2000]}"
 
     # 2. clicked through: every file under its category and subcategory, with its caption
-    driven = tmp_path / "results" / "report_walk.html"
+    driven = tmp_path / "report_walk.html"
     head, body_end, tail = report.read_text().rpartition("</body>")
     assert body_end, "the report has no </body>"
     driven.write_text(head + WALK + body_end + tail)
@@ -277,17 +264,18 @@ def test_report_shows_every_table_and_figure_in_a_browser(tmp_path):
 
     views = {v["label"]: v for v in walk["views"]}
     assert len(views) == len(walk["views"]), "a file is listed twice"
-    assert sorted(views) == sorted(EXPECTED), f"the report lists {sorted(views)}"
-    for path, (category, subcategory, facts) in EXPECTED.items():
+    assert sorted(views) == produced, f"the report lists {sorted(views)}"
+    for path in produced:
         view = views[path]
-        assert (view["category"], view["subcategory"]) == (category, subcategory), path
+        category, subcategory, facts = EXPECTED.get(path, (view["category"], view["subcategory"], []))
+        assert category and subcategory and (view["category"], view["subcategory"]) == (category, subcategory), path
         caption = " ".join(view["info"].split())
         assert "DESCRIPTION" in caption.upper(), f"{path}: no caption shown"  # a heading, upper-cased by CSS
         for fact in facts:
             assert fact in caption, f"{path}: the caption does not say {fact!r}: {caption[:1500]}"
         if path.endswith(".csv"):
             # the table itself, in its caption: the CSV's header and every row
-            with open(tmp_path / path, newline="") as handle:
+            with open(root / path, newline="") as handle:
                 header, *rows = list(csv.reader(handle))
             assert len(view["caption_tables"]) == 1, f"{path}: {view['caption_tables']}"
             shown = view["caption_tables"][0]
@@ -295,7 +283,7 @@ def test_report_shows_every_table_and_figure_in_a_browser(tmp_path):
             assert shown["rows"] == rows, f"{path}: the table shows {shown['rows']}, the file has {rows}"
             assert view["view_href"].startswith("data:text/csv"), view["view_href"]  # the download button
         else:
-            width, height = _png_size(tmp_path / path)
+            width, height = _png_size(root / path)
             assert view["image"] is not None, f"{path}: the view button showed no image"
             assert (view["image"]["width"], view["image"]["height"]) == (width, height), f"{path}: {view['image']}"
             assert view["image"]["shown_width"] > 300, f"{path}: {view['image']}"
@@ -303,8 +291,8 @@ def test_report_shows_every_table_and_figure_in_a_browser(tmp_path):
     # 3. a screenshot of the last view: the figure, and table 2a's caption with the table
     final = walk["final"]
     assert final["mode"] == "resultinfo" and final["image"] is not None
-    assert "results/tables/table2a.csv" in final["nav"]
-    png = tmp_path / "results" / "report.png"
+    assert "/tables/" in final["nav"]
+    png = tmp_path / "report.png"
     shot = _chromium(driven, tmp_path / "profile", f"--screenshot={png}")
     assert shot.returncode == 0, shot.stderr[-3000:]
     assert _png_size(png) == WINDOW

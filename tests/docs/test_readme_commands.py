@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from test_cli import pipeline_overlaps
+from synthetic_scores import pipeline_overlaps
 from unlearn_audit import schemas
 from unlearn_audit.io import write_parquet
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 PREFIX = ".venv/bin/unlearn-audit"
 N_EVAL = 6
 

@@ -1,19 +1,16 @@
-"""Trade-off curves (stats/tradeoff.py) and the μ-GDP trade-off figures (pipeline/tradeoff.py,
-docs/bounds.md §8): curve properties against independent formulas, the figures' CSV against the
-curve functions, the panels a config selects, and a small Snakemake run of the convex figure."""
+"""The μ-GDP trade-off figures (pipeline/tradeoff.py, docs/bounds.md §8): the figures' CSV against
+the curve functions, and the panels a config selects."""
 
 from __future__ import annotations
 
-import math
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from scipy.special import ndtr
 
+from tradeoff_checks import figure_outputs
 from unlearn_audit import schemas
 from unlearn_audit.auditors.batchwise import bounds_table
 from unlearn_audit.io import read_parquet, write_parquet
@@ -22,143 +19,11 @@ from unlearn_audit.pipeline import tradeoff
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.gaussian_unlearning import run_audit
 from unlearn_audit.pipeline.plan import WorkflowPlan, certified_claim
-from unlearn_audit.stats.bounds import gdp_mu_lower_bound
-from unlearn_audit.stats.gaussian_mechanism import gaussian_sigma, hockey_stick_delta
 from unlearn_audit.stats.selection import Cell
-from unlearn_audit.stats.tradeoff import (
-    confidence_tradeoff_point,
-    dp_tradeoff,
-    gaussian_mechanism_mu,
-    gdp_tradeoff,
-    perfect_privacy_tradeoff,
-)
+from unlearn_audit.stats.tradeoff import confidence_tradeoff_point, gaussian_mechanism_mu
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
-GRID = np.linspace(0.0, 1.0, 2001)
-
-
-# ---------------------------------------------------------------------------------------- curves
-def test_zero_privacy_loss_is_the_diagonal():
-    assert np.allclose(gdp_tradeoff(GRID, 0.0), 1 - GRID, atol=1e-15)
-    assert np.allclose(dp_tradeoff(GRID, 0.0, 0.0), 1 - GRID, atol=1e-15)
-    assert np.array_equal(perfect_privacy_tradeoff(GRID), 1 - GRID)
-    assert gdp_tradeoff(0.25, 0.0) == pytest.approx(0.75)
-
-
-def test_gdp_curve_is_the_neyman_pearson_curve_of_two_unit_gaussians():
-    # the threshold test "reject N(0, 1) iff x > t" has α = Φ(−t), β = Φ(t − μ), and is optimal
-    t = np.linspace(-6, 6, 241)
-    for mu in (0.3, 1.0, 2.5, 6.0):
-        assert np.allclose(gdp_tradeoff(ndtr(-t), mu), ndtr(t - mu), rtol=1e-9, atol=1e-13), mu
-    assert gdp_tradeoff(0.0, 3.0) == 1.0 and gdp_tradeoff(1.0, 3.0) == 0.0
-    # precise far below machine epsilon, where a large μ's curve lives: Φ⁻¹(1 − 1e-30) ≈ 11.46
-    assert gdp_tradeoff(1e-30, 8.0) == pytest.approx(float(ndtr(11.464 - 8.0)), rel=1e-3)
-
-
-@pytest.mark.parametrize("curve", [lambda a: gdp_tradeoff(a, 0.7), lambda a: gdp_tradeoff(a, 3.0),
-                                   lambda a: dp_tradeoff(a, 1.0, 0.05), lambda a: dp_tradeoff(a, 2.5, 0.0)])
-def test_curves_are_convex_decreasing_below_the_diagonal(curve):
-    beta = curve(GRID)
-    assert np.all(np.diff(beta) <= 1e-15)
-    assert np.all(np.diff(beta, 2) >= -1e-12)  # convex
-    assert np.all(beta <= 1 - GRID + 1e-15) and np.all(beta >= 0)
-
-
-@pytest.mark.parametrize("mu", [0.2, 1.0, 3.0])
-def test_gdp_curve_is_symmetric(mu):
-    a = np.linspace(0.0, 1.0, 401)
-    assert np.allclose(gdp_tradeoff(gdp_tradeoff(a, mu), mu), a, atol=1e-12)
-
-
-@pytest.mark.parametrize("epsilon,delta", [(0.5, 0.0), (1.0, 0.05), (3.0, 0.2)])
-def test_dp_curve_is_symmetric_and_piecewise_linear(epsilon, delta):
-    a = np.linspace(0.0, 1 - delta, 401)
-    f = dp_tradeoff(a, epsilon, delta)
-    assert np.allclose(dp_tradeoff(f, epsilon, delta), a, atol=1e-12)
-    assert dp_tradeoff(0.0, epsilon, delta) == pytest.approx(1 - delta)
-    assert np.all(dp_tradeoff(np.linspace(1 - delta, 1, 11), epsilon, delta) == 0)
-    # the fixed point α* = (1 − δ)/(1 + e^ε) joins the slopes −e^ε and −e^−ε
-    star = (1 - delta) / (1 + math.exp(epsilon))
-    assert dp_tradeoff(star, epsilon, delta) == pytest.approx(star)
-    assert dp_tradeoff(star / 2, epsilon, delta) == pytest.approx(1 - delta - math.exp(epsilon) * star / 2)
-
-
-def test_dp_curve_of_a_huge_epsilon_neither_overflows_nor_warns():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        f = dp_tradeoff(GRID, 1e4, 1e-3)
-    assert f[0] == pytest.approx(1 - 1e-3) and np.all(f[1:] == 0) and not np.any(np.signbit(f))
-
-
-@pytest.mark.parametrize("mu", [0.5, 1.0, 2.5])
-def test_gdp_curve_is_the_envelope_of_its_epsilon_delta_curves(mu):
-    """μ-GDP ⇔ (ε, δ_μ(ε))-DP for all ε (Dong, Roth & Su, Cor. 2.13): G_μ ≥ f_{ε, δ_μ(ε)} for
-    every ε, with equality in the supremum over ε."""
-    a = np.linspace(0.0, 1.0, 501)
-    g = gdp_tradeoff(a, mu)
-    envelope = np.zeros_like(a)
-    for eps in np.linspace(0.0, 4 * mu + mu * mu, 2001):
-        f = dp_tradeoff(a, eps, float(hockey_stick_delta(eps, mu)))
-        assert np.all(g >= f - 1e-12), eps
-        envelope = np.maximum(envelope, f)
-    assert np.max(g - envelope) < 2e-3
-    # and not for a larger μ: its curve lies below some f_{ε, δ_μ(ε)}
-    assert np.min(gdp_tradeoff(a, 1.2 * mu) - envelope) < -1e-3
-
-
-@pytest.mark.parametrize("epsilon,delta", [(0.1, 0.01), (1.0, 1e-3), (50.0, 0.01), (1e4, 1e-3)])
-def test_gaussian_mechanism_mu_is_sensitivity_over_sigma_and_touches_its_claim(epsilon, delta):
-    mu = gaussian_mechanism_mu(epsilon, delta)
-    assert mu == pytest.approx(0.37 / gaussian_sigma(epsilon, delta, 0.37), rel=1e-9)
-    assert float(hockey_stick_delta(epsilon, mu)) == pytest.approx(delta, rel=1e-6)
-    a = np.concatenate([np.linspace(0, 1, 20001), np.geomspace(1e-300, 1e-3, 2000)])
-    gap = gdp_tradeoff(a, mu) - dp_tradeoff(a, epsilon, delta)
-    assert gap.min() >= -1e-9 and gap.min() < 1e-3  # f_{ε,δ} lies below G_μ and touches it
-
-
-def test_confidence_point_lies_on_the_proven_curve():
-    for fp, n_neg, fn, n_pos in [(40, 1000, 30, 1000), (3, 100_000, 5, 99_000), (200, 1000, 260, 1000)]:
-        fp_hi, fn_hi = confidence_tradeoff_point(fp, n_neg, fn, n_pos, zeta=0.05)
-        assert fp_hi > fp / n_neg and fn_hi > fn / n_pos
-        mu = gdp_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=0.05)
-        assert mu > 0
-        assert gdp_tradeoff(fp_hi, mu) == pytest.approx(fn_hi, rel=1e-9)
-
-
-def test_curve_arguments_are_checked():
-    with pytest.raises(ValueError, match="alpha"):
-        gdp_tradeoff([0.2, 1.5], 1.0)
-    with pytest.raises(ValueError, match="mu"):
-        gdp_tradeoff(0.2, -1.0)
-    with pytest.raises(ValueError, match="delta"):
-        dp_tradeoff(0.2, 1.0, 1.0)
-    with pytest.raises(ValueError, match="epsilon"):
-        dp_tradeoff(0.2, math.inf, 0.0)
-    with pytest.raises(ValueError, match="epsilon"):
-        gaussian_mechanism_mu(0.0, 1e-5)
-
-
-# ---------------------------------------------------------------------------------------- figures
-def _check_curves(csv: pd.DataFrame) -> None:
-    """Every row of a figure's CSV is the stats function of its (μ) or (ε, δ) at its α."""
-    for (curve, form, mu, eps, delta), rows in csv.groupby(["curve", "form", "mu", "epsilon", "delta"], dropna=False):
-        a, b = rows.alpha.to_numpy(), rows.beta.to_numpy()
-        if form == "gdp":
-            assert np.allclose(b, gdp_tradeoff(a, mu), rtol=1e-12, atol=1e-15), (curve, mu)
-        elif form == "dp":
-            assert np.allclose(b, dp_tradeoff(a, eps, delta), rtol=1e-12, atol=1e-15), (curve, eps, delta)
-        else:
-            assert curve == "audited_point" and len(rows) >= 1
-
-
-def _outputs(stem: Path) -> pd.DataFrame:
-    for ext in ("png", "pdf", "csv"):
-        assert stem.with_suffix(f".{ext}").stat().st_size > 1000, ext
-    csv = pd.read_csv(stem.with_suffix(".csv"))
-    assert list(csv.columns) == tradeoff.CURVE_COLUMNS
-    _check_curves(csv)
-    return csv
 
 
 def test_convex_figure_plots_the_claim_and_the_proven_curve(tmp_path):
@@ -175,7 +40,7 @@ def test_convex_figure_plots_the_claim_and_the_proven_curve(tmp_path):
         write_parquet(summary, path, schemas.CONVEX_SUMMARY)
         paths.append(str(path))
     tradeoff.convex(paths, tmp_path / "tradeoff_convex.png")
-    csv = _outputs(tmp_path / "tradeoff_convex")
+    csv = figure_outputs(tmp_path / "tradeoff_convex")
     summaries = pd.concat([read_parquet(p) for p in paths], ignore_index=True)
     assert sorted(csv.subject.unique()) == ["cubic_newton:50", "output_perturbation:0.5", "output_perturbation:2"]
     for s in summaries.itertuples():
@@ -203,7 +68,7 @@ def test_gaussian_unlearning_figure_falsifies_only_the_undernoised_control(tmp_p
     path = tmp_path / "audit.parquet"
     write_parquet(audit, path)
     tradeoff.gaussian_unlearning(path, tmp_path / "tradeoff_gaussian_unlearning.png")
-    csv = _outputs(tmp_path / "tradeoff_gaussian_unlearning")
+    csv = figure_outputs(tmp_path / "tradeoff_gaussian_unlearning")
     assert csv.subject.unique().tolist() == ["certified", "control_tight", "control_undernoised"]
     for r in audit.itertuples():
         rows = csv[csv.subject == r.mechanism]
@@ -242,7 +107,7 @@ def test_sign_vector_figure_reads_the_reported_row(tmp_path):
                    "auditor": "batchwise", "claim": None, "gaussian_claim": False},
     }
     tradeoff.sign_vector(paths, experiments, 0.05, tmp_path / "tradeoff_sign_vector.png")
-    csv = _outputs(tmp_path / "tradeoff_sign_vector")
+    csv = figure_outputs(tmp_path / "tradeoff_sign_vector")
     assert csv.groupby("panel").subject.first().tolist() == ["r2d", "ascent"]  # the order of ``experiments``
     for name, b in (("ascent", heuristic), ("r2d", r2d)):
         reported = b[b.role == "preregistered"]
@@ -311,23 +176,3 @@ def test_a_disabled_section_has_no_tradeoff_figure(section, figure):
     targets = plan.tradeoff_targets()
     assert not any(f"/{figure}." in t for t in targets)
     assert len(targets) == 4  # the two other figures, PNG and PDF each
-
-
-# ---------------------------------------------------------------------------------------- the workflow
-@pytest.mark.workflow
-def test_convex_tradeoff_rule_end_to_end(tmp_path):
-    """The convex figure of ``.test/convex.yaml`` from its four audits; a rerun plans nothing."""
-    from workflow_utils import planned_jobs, small_config, snakemake, write_config
-
-    cfg = write_config(tmp_path, small_config("convex"))
-    target = str(tmp_path / "results" / "figures" / "tradeoff_convex.png")  # results_dir is absolute
-    proc = snakemake(tmp_path, cfg, target)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert planned_jobs(proc) == {"convex_audit": 4, "tradeoff_convex": 1}
-    csv = _outputs(tmp_path / "results" / "figures" / "tradeoff_convex")
-    assert sorted(csv.subject.unique()) == ["cubic_newton:0.1", "cubic_newton:800", "output_perturbation:1", "output_perturbation:100"]
-    summary = read_parquet(tmp_path / "results" / "convex" / "output_perturbation" / "eps_100.0" / "summary.parquet")
-    proven = csv[(csv.subject == "output_perturbation:100") & (csv.curve == "proven")]
-    assert proven.mu.unique().tolist() == [pytest.approx(summary.mu_lb.iloc[0])] and summary.mu_lb.iloc[0] > 1
-    again = snakemake(tmp_path, cfg, "-n", target)
-    assert again.returncode == 0 and planned_jobs(again) == {}

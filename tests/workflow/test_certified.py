@@ -1,34 +1,19 @@
-"""End-to-end Snakemake run of the certified audits (.test/nn_certified.yaml): joint designs with
-one base model per candidate, model clipping with checkpoints, rewind-to-delete, the pairwise
-baseline, Table 6 and Figures 1a-c (with their CSVs)."""
+"""The certified audits of the shared run (.test/all.yaml): joint designs with one base model per
+candidate, model clipping with checkpoints, rewind-to-delete, the pairwise baseline, Table 6 and
+Figures 1a-c (with their CSVs).  Configs these audits refuse: tests/pipeline/test_config.py."""
 
 import json
 
 import pandas as pd
-import pytest
 
 from unlearn_audit.stats.signs import num_sign_vectors, sign_vector_rank
-from workflow_utils import load_config, planned_jobs, small_config, snakemake, write_config
-
-pytestmark = pytest.mark.workflow
-
-CONFIG = small_config("nn_certified")
 
 
-@pytest.fixture(scope="module")
-def certified_run(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("certified")
-    cfg = write_config(workdir, CONFIG)
-    proc = snakemake(workdir, cfg, cores=2, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return workdir, cfg
-
-
-def test_joint_designs_train_one_model_per_candidate(certified_run):
-    workdir, _ = certified_run
-    res = workdir / "results"
-    cfg = load_config(CONFIG)
-    for name, design in cfg["nn"]["designs"].items():
+def test_joint_designs_train_one_model_per_candidate(shared_run):
+    res = shared_run.results
+    joint = {n: d for n, d in shared_run.config["nn"]["designs"].items() if d.get("auditor") == "joint"}
+    assert sorted(joint) == ["joint", "joint_fullbatch", "pair_fullbatch"]
+    for name, design in joint.items():
         models = sorted((res / "designs" / name / "base" / "candidate").glob("*.pt"))
         assert len(models) == num_sign_vectors(design["m"]), name
         assert not (res / "designs" / name / "base" / "calib").exists()  # no per-run base models
@@ -41,9 +26,8 @@ def test_joint_designs_train_one_model_per_candidate(certified_run):
         assert set(calib.seed).isdisjoint(signs[signs.phase == "eval"].seed)
 
 
-def test_table6_and_model_clipping_records(certified_run):
-    workdir, _ = certified_run
-    res = workdir / "results"
+def test_table6_and_model_clipping_records(shared_run):
+    res = shared_run.results
     t6 = pd.read_csv(res / "tables" / "table6.csv")
     required = ["split", "epsilon", "delta", "C2", "sigma", "noisy_steps", "epsilon_lb_first_step", "epsilon_lb_final"]
     assert set(required) <= set(t6.columns)
@@ -63,9 +47,8 @@ def test_table6_and_model_clipping_records(certified_run):
     assert set(uncert.delta) == {0.0}  # the fixed-step variant makes no (ε, δ) claim
 
 
-def test_figures_write_their_numbers(certified_run):
-    workdir, _ = certified_run
-    fig = workdir / "results" / "figures"
+def test_figures_write_their_numbers(shared_run):
+    fig = shared_run.results / "figures"
     columns = {
         "figure1a": {"split", "variant", "step", "epsilon_lb"},
         "figure1b": {"split", "auditor", "epsilon", "epsilon_lb"},
@@ -83,9 +66,8 @@ def test_figures_write_their_numbers(certified_run):
     assert set(b.auditor) == {"joint", "pairwise"}
 
 
-def test_rewind_to_delete_draws_noise_per_run(certified_run):
-    workdir, _ = certified_run
-    res = workdir / "results" / "r2d_eps10" / "runs" / "calib"
+def test_rewind_to_delete_draws_noise_per_run(shared_run):
+    res = shared_run.results / "r2d_eps10" / "runs" / "calib"
     # runs 0 and 1 unlearn the same candidate model (Γ = 2 runs per candidate) and release
     # different models: each draws its own noise
     s0, s1 = (pd.read_parquet(res / str(r) / "scores.parquet") for r in (0, 1))
@@ -93,24 +75,6 @@ def test_rewind_to_delete_draws_noise_per_run(certified_run):
     assert not (s0.score_logit == s1.score_logit).all()
     record = json.loads(pd.read_parquet(res / "0" / "metrics.parquet").record.iloc[0])
     assert record["sigma"] > 0 and record["m_f"] == 12 and record["sensitivity"] > 0
-    pairwise = pd.read_parquet(workdir / "results" / "r2d_pairwise_eps10" / "pairwise.parquet")
+    pairwise = pd.read_parquet(shared_run.results / "r2d_pairwise_eps10" / "pairwise.parquet")
     assert set(pairwise.score) == {"logit", "loss"}
     assert (pairwise.n_pos + pairwise.n_neg == 4).all() and (pairwise.delta == 1e-3).all()
-
-
-def test_rerun_is_noop(certified_run):
-    workdir, cfg = certified_run
-    again = snakemake(workdir, cfg, "-n")
-    assert again.returncode == 0 and planned_jobs(again) == {}
-
-
-def test_auditor_must_fit_the_design(tmp_path):
-    bad = {"nn": {"experiments": {"r2d_pairwise_eps10": {"design": "joint_fullbatch"}}}}
-    proc = snakemake(tmp_path, write_config(tmp_path, CONFIG, overrides=bad), "-n")
-    assert proc.returncode != 0 and "pairwise auditor (App. A.3) needs m = 2" in proc.stderr
-    bad = {"nn": {"designs": {"joint_fullbatch": {"train": {"epochs": 7}}}}}
-    proc = snakemake(tmp_path, write_config(tmp_path, CONFIG, overrides=bad, name="b.yaml"), "-n")
-    assert proc.returncode != 0 and "nn.designs.joint_fullbatch.train" in proc.stderr and "full-batch" in proc.stderr
-    bad = {"nn": {"experiments": {"mc_certified": {"params": {"sigma": 0.001, "epsilon": 1.0}}}}}
-    proc = snakemake(tmp_path, write_config(tmp_path, CONFIG, overrides=bad, name="c.yaml"), "-n")
-    assert proc.returncode != 0 and "never reaches" in proc.stderr

@@ -93,7 +93,7 @@ from unlearn_audit.pipeline.config import EXECUTION_ONLY_KEYS, result_config, va
 from unlearn_audit.pipeline.plan import NN_TABLES, WorkflowPlan, audit_delta  # noqa: E402
 from unlearn_audit.stats.signs import num_sign_vectors  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 

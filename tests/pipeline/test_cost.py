@@ -12,7 +12,7 @@ from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.cost import plan_rows, read_throughputs, tinynet_training_flops
 from unlearn_audit.pipeline.plan import WorkflowPlan
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SNAKEFILE = REPO / "Snakefile"
 SMALL_CONFIGS = REPO / ".test"
 
@@ -56,8 +56,14 @@ def write_config(tmp_path: Path, source: str | Path = "config/config.yaml", over
     return path
 
 
-def snakemake(workdir: Path, configfile: Path | str, *args: str, cores: int = 1, timeout: int = 600) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, configfile: Path | str, *args: str, cores: int = 1, timeout: int = 600,
+              pythonpath: str | None = None) -> subprocess.CompletedProcess:
+    """``snakemake -s Snakefile -d workdir --configfile configfile --cores N *args``, one thread per
+    job; ``pythonpath`` (when given) is what the run and its jobs import user modules from."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("PYTHONPATH", None)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     cmd = [
         sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "-d", str(workdir),
         "--configfile", str(configfile), "--cores", str(cores), *args,
@@ -98,3 +104,13 @@ def output_hashes(results: Path, skip: tuple[str, ...] = ("logs", "benchmarks"))
         if path.is_file() and rel.parts[0] not in skip:
             out[rel.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
+
+
+def validated(cfg: dict) -> dict:
+    """A copy of ``cfg`` with the schema's defaults, as plain JSON types (as Snakemake's config holds it)."""
+    import copy
+    import json
+
+    from unlearn_audit.pipeline.config import validate_config
+
+    return json.loads(json.dumps(validate_config(copy.deepcopy(cfg), REPO / "workflow" / "schemas" / "config.schema.yaml")))

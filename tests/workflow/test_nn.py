@@ -1,66 +1,35 @@
-"""End-to-end Snakemake runs of the neural-network audits on tiny designs (.test/nn_digits.yaml,
-.test/nn_shakespeare.yaml on generated plays).
+"""The neural-network audits of the shared run (.test/all.yaml): the tiny digits design and the
+generated plays.
 
-Checks the outputs of Tables 1a, 1b, 3, 4, 5, 7 and the figure, that a finished workflow
-schedules nothing, that changing one unlearning hyperparameter reruns only that experiment's
-jobs (never base training), that chunk_size and resources_dir are not part of any result,
-and that two runs of one config give byte-identical outputs.
+Checks the outputs of Tables 1a, 1b, 3, 4, 5, 7 and the figure, that changing one unlearning
+hyperparameter reruns only that experiment's jobs (never base training), that chunk_size and
+resources_dir are not part of any result, that the device-path keys reach the rules, and that a
+second run gives byte-identical outputs.
 """
+
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from generated_plays import make_play
-from workflow_utils import load_config, output_hashes, planned_jobs, small_config, snakemake, write_config
-
-pytestmark = pytest.mark.workflow
-
-DIGITS = small_config("nn_digits")
-TEXT = small_config("nn_shakespeare")
+from workflow_utils import output_hashes
 
 
-@pytest.fixture(scope="module")
-def digits_run(tmp_path_factory):
-    """One finished run of .test/nn_digits.yaml (tests only read it and dry-run against it)."""
-    workdir = tmp_path_factory.mktemp("nn_digits")
-    cfg = write_config(workdir, DIGITS)
-    proc = snakemake(workdir, cfg, cores=2, timeout=1200)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return workdir, cfg
+def _phase_chunks(design: dict) -> int:
+    """How many jobs one step (training, or one experiment's unlearning) of a batchwise design has."""
+    return sum(math.ceil(design[k] / design["chunk_size"]) for k in ("calibration_runs", "evaluation_runs"))
 
 
-@pytest.fixture(scope="module")
-def plays(tmp_path_factory):
-    """Three small generated plays, the text source of every .test/nn_shakespeare.yaml run here."""
-    path = tmp_path_factory.mktemp("plays")
-    rng = np.random.default_rng(3)
-    for k in range(3):
-        (path / f"play_{k}_gut.txt").write_text(make_play(rng, f"Play {k}", 20))
-    return path
+def test_nn_audit_end_to_end(shared_run):
+    res = shared_run.results
 
-
-def text_config(workdir, plays):
-    return write_config(workdir, TEXT, overrides={"nn": {"designs": {"plays": {"dataset_params": {"source": str(plays)}}}}})
-
-
-@pytest.fixture(scope="module")
-def text_run(tmp_path_factory, plays):
-    workdir = tmp_path_factory.mktemp("nn_text")
-    cfg = text_config(workdir, plays)
-    proc = snakemake(workdir, cfg, cores=2, timeout=1200)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return workdir, cfg
-
-
-def test_nn_audit_end_to_end(digits_run):
-    workdir, cfg = digits_run
-    res = workdir / "results"
-
-    t1 = pd.read_csv(res / "tables" / "table1b.csv")
+    table1b = pd.read_csv(res / "tables" / "table1b.csv")
     for col in ("method", "params", "split", "epsilon_lb", "epsilon_ldp", "r", "retain_acc", "forget_acc", "test_acc"):
-        assert col in t1.columns
-    assert len(t1) == 1 and t1.r.iloc[0] == 24
+        assert col in table1b.columns
+    assert table1b.method.tolist() == ["Retain fine-tune", "Noisy fine-tune"]
+    t1 = table1b[table1b.method == "Retain fine-tune"]
+    assert t1.r.iloc[0] == 24
     assert 0 <= t1.epsilon_lb.iloc[0] == pytest.approx(t1.epsilon_ldp.iloc[0] / 2)
     assert t1.test_acc.between(0, 1).all()
     assert set(pd.read_csv(res / "tables" / "table3.csv").columns) >= {"r", "epsilon_lb_logit", "epsilon_lb_loss"}
@@ -79,27 +48,24 @@ def test_nn_audit_end_to_end(digits_run):
     metrics = pd.read_parquet(res / "tiny_ft" / "runs" / "calib" / "0" / "metrics.parquet")
     assert metrics.precision.tolist() == ["fp32"] and metrics.compiled.tolist() == [False]
 
-    again = snakemake(workdir, cfg, "-n")
-    assert again.returncode == 0 and planned_jobs(again) == {}
 
-    sigma = write_config(workdir, DIGITS, overrides={"nn": {"experiments": {"tiny_hessian": {"params": {"sigma": 0.005}}}}}, name="sigma.yaml")
-    dry = snakemake(workdir, sigma, "-n")
-    jobs = planned_jobs(dry)
+def test_one_hyperparameter_reruns_only_its_experiment(shared_run):
+    jobs = shared_run.dry_run({"nn": {"experiments": {"tiny_hessian": {"params": {"sigma": 0.005}}}}}, name="sigma.yaml")
     assert not any(j.startswith("nn_train") for j in jobs), jobs
-    assert not any("tiny_ft" in j for j in jobs), jobs
-    assert sum(v for j, v in jobs.items() if j.startswith("nn_unlearn_tiny_hessian")) == 3
+    assert not any("tiny_ft" in j or "noisy_ft" in j or "plays" in j for j in jobs), jobs
+    design = shared_run.config["nn"]["designs"]["tiny"]
+    assert sum(v for j, v in jobs.items() if j.startswith("nn_unlearn_tiny_hessian")) == _phase_chunks(design) == 2
     assert jobs.get("nn_fit") == 1 and jobs.get("nn_audit") == 1
 
 
-def test_a_bf16_design_unlearns_in_bf16_and_records_it(digits_run, tmp_path):
+def test_a_bf16_design_unlearns_in_bf16_and_records_it(shared_run, tmp_path):
     """One evaluation run of the finished design redone with ``precision: bf16``: the metrics say
     so, and the scores (always computed in fp32) differ from the fp32 run's only through the
     bf16 unlearning steps."""
     from unlearn_audit.pipeline.nn_runs import unlearn
 
-    workdir, _ = digits_run
-    res = workdir / "results"
-    config = load_config(DIGITS)
+    res = shared_run.results
+    config = shared_run.config
     design = dict(config["nn"]["designs"]["tiny"], precision="bf16")
     exp = config["nn"]["experiments"]["tiny_ft"]
     out = {k: [str(tmp_path / "tiny_ft" / "runs" / "eval" / "0" / f"{k}.parquet")] for k in ("scores", "metrics")}
@@ -115,10 +81,10 @@ def test_a_bf16_design_unlearns_in_bf16_and_records_it(digits_run, tmp_path):
     assert 0 < gap.max() < 2.0
 
 
-def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking(digits_run, tmp_path):
+def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking(shared_run, tmp_path):
     """``models_per_group: 3``: evaluation runs 0-2 of the finished design, trained by the workflow's
     step as one chunk, are bitwise ``train_many``'s grouped models of their training sets from the
-    design's x0 and π (the grouped trainer matches the loop up to rounding: tests/test_training.py),
+    design's x0 and π (the grouped trainer matches the loop up to rounding: tests/training/),
     and training them as chunks [0, 1] and [2] gives the same bytes (every group is padded to K)."""
     import torch
 
@@ -126,9 +92,8 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
     from unlearn_audit.pipeline.nn_runs import base_training_setup, train, training_ids, universe_tensors
     from unlearn_audit.training import train_many
 
-    workdir, _ = digits_run
-    res = workdir / "results" / "designs" / "tiny"
-    config = load_config(DIGITS)
+    res = shared_run.results / "designs" / "tiny"
+    config = shared_run.config
     design = dict(config["nn"]["designs"]["tiny"], models_per_group=3)
     one = [str(tmp_path / "one" / "base" / "eval" / f"{r}.pt") for r in range(3)]
     two = [str(tmp_path / "two" / "base" / "eval" / f"{r}.pt") for r in range(3)]
@@ -161,13 +126,8 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
     ],
     ids=["chunk_size=5", "chunk_size=1000", "resources_dir"],
 )
-def test_chunk_size_and_resources_dir_rerun_nothing(digits_run, overrides):
-    workdir, _ = digits_run
-    changed = write_config(workdir, DIGITS, overrides=overrides, name="changed.yaml")
-    dry = snakemake(workdir, changed, "-n")
-    assert dry.returncode == 0, dry.stderr[-3000:]
-    assert planned_jobs(dry) == {}, dry.stdout[-5000:]
-    assert "Nothing to be done" in dry.stdout + dry.stderr
+def test_chunk_size_and_resources_dir_rerun_nothing(shared_run, overrides):
+    assert shared_run.dry_run(overrides) == {}
 
 
 @pytest.mark.parametrize(
@@ -175,35 +135,17 @@ def test_chunk_size_and_resources_dir_rerun_nothing(digits_run, overrides):
     [("precision", "bf16", ("nn_train_", "nn_unlearn_")), ("compile", True, ("nn_train_", "nn_unlearn_")),
      ("models_per_group", 2, ("nn_train_",))],
 )
-def test_the_device_path_keys_reach_the_rules_that_read_them(digits_run, key, value, steps):
+def test_the_device_path_keys_reach_the_rules_that_read_them(shared_run, key, value, steps):
     """A design's precision, compile and models_per_group change what its steps compute, so the
     rules must be given them (their params): changing one on a finished run reruns those steps."""
-    workdir, _ = digits_run
-    changed = write_config(workdir, DIGITS, overrides={"nn": {"designs": {"tiny": {key: value}}}}, name=f"{key}.yaml")
-    dry = snakemake(workdir, changed, "-n")
-    assert dry.returncode == 0, dry.stderr[-3000:]
-    planned = planned_jobs(dry)
+    planned = shared_run.dry_run({"nn": {"designs": {"tiny": {key: value}}}}, name=f"{key}.yaml")
     for step in steps:
         assert any(rule.startswith(step) for rule in planned), (key, planned)
 
 
-def test_unknown_method_parameter_refused(tmp_path):
-    bad = {"nn": {"experiments": {"tiny_ft": {"params": {"learning_rate": 0.1}}}}}
-    proc = snakemake(tmp_path, write_config(tmp_path, DIGITS, overrides=bad), "-n")
-    assert proc.returncode != 0
-    assert "nn.experiments.tiny_ft.params" in proc.stderr and "learning_rate" in proc.stderr
-
-
-def test_r_larger_than_m_refused(tmp_path):
-    bad = {"nn": {"experiments": {"tiny_ft": {"r": [8, 30]}}}}
-    proc = snakemake(tmp_path, write_config(tmp_path, DIGITS, overrides=bad), "-n")
-    assert proc.returncode != 0 and "nn.experiments.tiny_ft.r[1]" in proc.stderr and "<= m = 24" in proc.stderr
-
-
-def test_text_audit_end_to_end_table1a(text_run):
+def test_text_audit_end_to_end_table1a(shared_run):
     """Table 1a on generated plays: CharLSTM, chunks of windows (batch_size null), sequence scores."""
-    workdir, cfg = text_run
-    res = workdir / "results"
+    res = shared_run.results
     t1a = pd.read_csv(res / "tables" / "table1a.csv")
     assert t1a.method.tolist() == ["Retain fine-tune"] and t1a.r.tolist() == [6]
     assert t1a.epsilon_lb.iloc[0] >= 0 and t1a.test_acc.between(0, 1).all()
@@ -212,17 +154,21 @@ def test_text_audit_end_to_end_table1a(text_run):
     assert len(sizes) == 6 and sizes.nunique() == 1  # equal chunks of windows
     assert (scores.score_logit == -scores.score_loss).all()  # text: logit score is minus the mean CE
     assert scores.in_forget.groupby(scores.batch).first().sum() == 3
-    again = snakemake(workdir, cfg, "-n")
-    assert again.returncode == 0 and planned_jobs(again) == {}
+    assert shared_run.jobs["nn_train_plays_calib_1"] == 1  # Γ = 16 runs in chunks of 9: two jobs
 
 
-def test_two_runs_give_byte_identical_outputs(text_run, plays, tmp_path):
-    """Every output but logs/ and benchmarks/ (tables, figures incl. PDFs, Parquet, .pt models)."""
-    first, _ = text_run
-    proc = snakemake(tmp_path, text_config(tmp_path, plays), cores=2, timeout=1200)
+def test_a_second_run_gives_byte_identical_outputs(shared_run, tmp_path):
+    """The text audit's chain (Table 1a: data, signs, CharLSTM base models, unlearning, fit, audit),
+    the convex figure (PDF too) and the config snapshot, run again in another folder from the same
+    config: every file equals the shared run's, byte for byte (logs/ and benchmarks/ aside)."""
+    again = shared_run.same_config_in(tmp_path / "again")
+    targets = ["results/tables/table1a.csv", "results/figures/convex_epsilon_lb.pdf", "results/config.yaml"]
+    proc = again.snakemake(*targets, cores=2, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    a, b = output_hashes(first / "results"), output_hashes(tmp_path / "results")
-    assert sorted(a) == sorted(b)
-    assert any(p.endswith(".pt") for p in a) and any(p.endswith(".pdf") for p in a) and any(p.endswith(".parquet") for p in a)
-    differ = sorted(p for p in a if a[p] != b[p])
+    b = output_hashes(again.results)
+    assert any(p.endswith(".pt") for p in b) and any(p.endswith(".pdf") for p in b) and any(p.endswith(".parquet") for p in b)
+    assert "plays_ft/bounds.parquet" in b and "designs/plays/base/eval/0.pt" in b
+    a = output_hashes(shared_run.results)
+    assert set(b) <= set(a), sorted(set(b) - set(a))
+    differ = sorted(p for p in b if a[p] != b[p])
     assert not differ, f"outputs differ between two runs: {differ}"

@@ -284,7 +284,7 @@ def test_config_refuses_a_bad_prob_clip_naming_the_key():
 
     from unlearn_audit.pipeline.config import ConfigError, validate_config
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     schema = repo / "workflow" / "schemas" / "config.schema.yaml"
     base = yaml.safe_load((repo / "config" / "config.yaml").read_text())
     ok = validate_config(copy.deepcopy(base), schema)["gaussian_unlearning"]

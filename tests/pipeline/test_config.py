@@ -1,0 +1,76 @@
+"""Config validation (pipeline/config.py): the schema with its defaults and the semantic checks
+refuse bad values with one ``ConfigError`` that names the key (tests/workflow/test_core.py checks
+that such an error stops Snakemake with that one line)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from unlearn_audit.pipeline.config import ConfigError, validate_config
+from workflow_utils import REPO, load_config, merge
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+DEFAULT = load_config("config/config.yaml")
+#: .test/all.yaml without its experiment given by import path (tests/unlearning/test_custom_method.py
+#: checks those), so that it validates without the example on sys.path.
+SHARED = load_config(".test/all.yaml")
+del SHARED["nn"]["experiments"]["noisy_ft"]
+
+
+def refusal(base: dict, overrides: dict) -> str:
+    with pytest.raises(ConfigError) as info:
+        validate_config(merge(copy.deepcopy(base), overrides), SCHEMA)
+    return str(info.value)
+
+
+def test_both_bases_are_valid():
+    for base in (DEFAULT, SHARED):
+        validate_config(copy.deepcopy(base), SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "override,needle",
+    [
+        ({"zeta": 1.5}, "config key 'zeta'"),
+        ({"zetta": 0.05}, "unknown key(s) 'zetta'"),
+        ({"perfect_prediction": {"grid": [{"m": 10, "r": 3}]}}, "config key 'perfect_prediction.grid[0].r'"),
+        ({"perfect_prediction": {"grid": [{"m": 10, "r": 12}]}}, "r = 12 must be <= m = 10"),
+    ],
+)
+def test_bad_top_level_values_are_refused_naming_the_key(override, needle):
+    assert needle in refusal(DEFAULT, override)
+
+
+def test_unknown_method_parameter_refused():
+    message = refusal(SHARED, {"nn": {"experiments": {"tiny_ft": {"params": {"learning_rate": 0.1}}}}})
+    assert "nn.experiments.tiny_ft.params" in message and "learning_rate" in message
+
+
+def test_r_larger_than_m_refused():
+    message = refusal(SHARED, {"nn": {"experiments": {"tiny_ft": {"r": [8, 30]}}}})
+    assert "nn.experiments.tiny_ft.r[1]" in message and "<= m = 24" in message
+
+
+def test_unknown_mechanism_parameter_refused():
+    message = refusal(SHARED, {"convex": {"mechanisms": {"cubic_newton": {"params": {"lambda0": 0.2}}}}})
+    assert "convex.mechanisms.cubic_newton.params" in message and "lambda0" in message
+
+
+def test_the_auditor_must_fit_the_design():
+    assert "pairwise auditor (App. A.3) needs m = 2" in refusal(SHARED, {"nn": {"experiments": {"r2d_pairwise_eps10": {"design": "joint_fullbatch"}}}})
+    message = refusal(SHARED, {"nn": {"designs": {"joint_fullbatch": {"train": {"epochs": 7}}}}})
+    assert "nn.designs.joint_fullbatch.train" in message and "full-batch" in message
+    assert "never reaches" in refusal(SHARED, {"nn": {"experiments": {"mc_certified": {"params": {"sigma": 0.001, "epsilon": 1.0}}}}})
+
+
+def test_models_per_group_defaults_to_one_and_is_refused_where_grouping_does_not_exist():
+    cfg = validate_config(copy.deepcopy(SHARED), SCHEMA)
+    assert cfg["nn"]["designs"]["tiny"]["models_per_group"] == 1
+    grouped = merge(copy.deepcopy(SHARED), {"nn": {"designs": {"tiny": {"models_per_group": 4}}}})
+    assert validate_config(grouped, SCHEMA)["nn"]["designs"]["tiny"]["models_per_group"] == 4
+    with pytest.raises(ConfigError, match=r"nn\.designs\.tiny\.models_per_group.*compile"):
+        validate_config(merge(grouped, {"nn": {"designs": {"tiny": {"compile": True}}}}), SCHEMA)
+    with pytest.raises(ConfigError, match=r"nn\.designs\.plays\.models_per_group.*tinynet only"):
+        validate_config(merge(copy.deepcopy(SHARED), {"nn": {"designs": {"plays": {"models_per_group": 2}}}}), SCHEMA)

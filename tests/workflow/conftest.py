@@ -1,0 +1,147 @@
+"""The runs the workflow tests share, each made once per test session.
+
+- ``shared_run``: ``.test/all.yaml`` (every section at its smallest) run for real, once; the tests
+  read its outputs and dry-run changed configs against it.  Tests that change it work on a copy
+  (:meth:`SharedRun.copy`).
+- ``shared_report``: ``snakemake --report`` of that run.
+- ``paper_dry_run``: the one dry run of ``config/paper.yaml`` (its DAG takes about 40 s to build).
+
+Each is made once per session by the first pytest-xdist worker that needs it (build_once.py); a
+worker that needs it meanwhile waits (the run itself keeps both cores busy) and then reads it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from build_once import build_once
+from generated_plays import make_play
+from workflow_utils import REPO, load_config, merge, planned_jobs, small_config, snakemake
+
+#: The example algorithm given by import path in .test/all.yaml (``noisy_ft``).
+EXAMPLE = REPO / "examples" / "noisy_finetune"
+SHARED_CONFIG = small_config("all")
+
+
+@dataclass(frozen=True)
+class SharedRun:
+    """A finished run of ``.test/all.yaml`` in ``workdir`` (results_dir ``results`` and
+    resources_dir ``resources``, relative to it, so that a copy of the folder is a finished run
+    too)."""
+
+    workdir: Path
+    configfile: Path
+    config: dict
+    #: {rule: number of jobs} that the run ran
+    jobs: dict[str, int]
+
+    @property
+    def results(self) -> Path:
+        return self.workdir / "results"
+
+    def write_config(self, overrides: dict, name: str) -> Path:
+        """The run's config with ``overrides`` merged in, written beside it as ``name``."""
+        cfg = merge(yaml.safe_load(self.configfile.read_text()), overrides)
+        path = self.workdir / name
+        path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        return path
+
+    def snakemake(self, *args: str, configfile: Path | None = None, cores: int = 1, timeout: int = 600,
+                  pythonpath: str | None = str(EXAMPLE)) -> subprocess.CompletedProcess:
+        return snakemake(self.workdir, configfile or self.configfile, *args, cores=cores, timeout=timeout, pythonpath=pythonpath)
+
+    def dry_run(self, overrides: dict | None = None, *targets: str, name: str = "changed.yaml") -> dict[str, int]:
+        """The jobs ({rule: count}) a dry run plans on this finished run, with ``overrides``."""
+        configfile = self.write_config(overrides, name) if overrides else self.configfile
+        proc = self.snakemake("-n", *targets, configfile=configfile)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return planned_jobs(proc)
+
+    def same_config_in(self, dest: Path) -> SharedRun:
+        """An empty folder ``dest`` with this run's config file: a run there makes the same outputs."""
+        dest.mkdir(parents=True)
+        (dest / self.configfile.name).write_bytes(self.configfile.read_bytes())
+        return SharedRun(dest, dest / self.configfile.name, self.config, {})
+
+    def copy(self, dest: Path) -> SharedRun:
+        """A copy of the finished run (outputs, modification times and Snakemake's metadata) in
+        ``dest``, for tests that run jobs again."""
+        shutil.copytree(self.workdir, dest, symlinks=True)
+        return SharedRun(dest, dest / self.configfile.name, self.config, self.jobs)
+
+
+def write_plays(folder: Path) -> Path:
+    """Three small generated plays in the Gutenberg layout: the text source of the shared run."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(3)
+    for k in range(3):
+        (folder / f"play_{k}_gut.txt").write_text(make_play(rng, f"Play {k}", 20))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def plays(tmp_path_factory) -> Path:
+    return build_once(tmp_path_factory, "plays", write_plays)
+
+
+def shared_config(plays: Path) -> dict:
+    """.test/all.yaml with the generated plays as its text source and paths relative to the run."""
+    cfg = load_config(SHARED_CONFIG)
+    cfg["results_dir"], cfg["resources_dir"] = "results", "resources"
+    cfg["nn"]["designs"]["plays"]["dataset_params"]["source"] = str(plays)
+    return cfg
+
+
+def _saved(proc: subprocess.CompletedProcess, folder: Path) -> subprocess.CompletedProcess:
+    """Keep what a build's Snakemake printed beside its outputs, for the workers that read it."""
+    (folder / "snakemake.stdout").write_text(proc.stdout)
+    (folder / "snakemake.stderr").write_text(proc.stderr)
+    return proc
+
+
+def _read(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.CompletedProcess([], 0, (folder / "snakemake.stdout").read_text(), (folder / "snakemake.stderr").read_text())
+
+
+@pytest.fixture(scope="session")
+def shared_run(tmp_path_factory, plays) -> SharedRun:
+    cfg = shared_config(plays)
+
+    def build(workdir: Path) -> None:
+        configfile = workdir / "config.yaml"
+        configfile.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        proc = _saved(snakemake(workdir, configfile, cores=2, timeout=1800, pythonpath=str(EXAMPLE)), workdir)
+        assert proc.returncode == 0, proc.stderr[-5000:]
+
+    workdir = build_once(tmp_path_factory, "shared_run", build)
+    return SharedRun(workdir, workdir / "config.yaml", cfg, planned_jobs(_read(workdir)))
+
+
+@pytest.fixture(scope="session")
+def shared_report(tmp_path_factory, shared_run) -> Path:
+    """results/report.html of the shared run (``snakemake --report``)."""
+
+    def build(folder: Path) -> None:
+        proc = shared_run.snakemake("--report", "results/report.html")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+
+    build_once(tmp_path_factory, "shared_report", build)
+    return shared_run.results / "report.html"
+
+
+@pytest.fixture(scope="session")
+def paper_dry_run(tmp_path_factory) -> subprocess.CompletedProcess:
+    """``snakemake -n --configfile config/paper.yaml`` in an empty folder: every job of the paper."""
+
+    def build(workdir: Path) -> None:
+        proc = _saved(snakemake(workdir, REPO / "config" / "paper.yaml", "-n", timeout=900), workdir)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+
+    return _read(build_once(tmp_path_factory, "paper_dry_run", build))

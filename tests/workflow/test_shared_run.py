@@ -1,0 +1,53 @@
+"""The shared run itself (.test/all.yaml, made by tests/workflow/conftest.py): every rule of the
+workflow ran, a rerun schedules nothing, the run's config is its config file alone, and the App. F
+ceilings it wrote.  These tests go first, so that one worker makes the run while the others test
+the library; the other modules that read it go last (tests/conftest.py)."""
+
+import re
+
+import pandas as pd
+import yaml
+
+from unlearn_audit.pipeline.config import result_config
+from workflow_utils import REPO, load_config, planned_jobs, validated
+
+DEFAULT = REPO / "config" / "config.yaml"
+#: Rules named in a Python loop, one per chunk of runs: their name prefixes.
+CHUNK_RULES = ("nn_train_", "nn_unlearn_")
+
+
+def test_every_rule_of_the_workflow_ran(shared_run):
+    """Each rule of the Snakefile and workflow/rules/*.smk had a job in the shared run (the rules
+    made per chunk of runs at least one each), so every rule's step ran end to end."""
+    sources = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    named = {name for path in sources for name in re.findall(r"^rule (\w+):", path.read_text(), flags=re.MULTILINE)}
+    assert len(named) > 20 and "nn_fit" in named and "certified_table6" in named
+    ran = set(shared_run.jobs)
+    assert named <= ran, sorted(named - ran)
+    for prefix in CHUNK_RULES:
+        assert any(rule.startswith(prefix) for rule in ran), prefix
+    assert ran - named == {r for r in ran if r.startswith(CHUNK_RULES)}
+
+
+def test_the_shared_run_wrote_the_ceilings_and_a_rerun_schedules_nothing(shared_run):
+    tables = shared_run.results / "tables"
+    table = pd.read_csv(tables / "attainable_bounds.csv")
+    assert table["epsilon_ldp_mean"].round(2).tolist() == [4.00, 40.83]
+    for ext in ("md", "tex"):
+        assert (tables / f"attainable_bounds.{ext}").stat().st_size > 0
+    again = shared_run.snakemake("-n")
+    assert again.returncode == 0 and planned_jobs(again) == {}
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_the_config_a_run_uses_is_its_config_file_alone(shared_run, monkeypatch):
+    """The shared run was given its config with --configfile: its snapshot (rule config_snapshot) is
+    that file plus the schema's defaults, less the execution-only keys, with nothing of
+    config/config.yaml in it."""
+    monkeypatch.syspath_prepend(str(REPO / "examples" / "noisy_finetune"))  # its noisy_ft method is validated by import
+    snapshot = yaml.safe_load((shared_run.results / "config.yaml").read_text())
+    assert snapshot == result_config(validated(shared_run.config))
+    assert "results_dir" not in snapshot
+    default = load_config(DEFAULT)
+    assert not set(default["nn"]["designs"]) & set(snapshot["nn"]["designs"])
+    assert not set(default["nn"]["experiments"]) & set(snapshot["nn"]["experiments"])
