@@ -12,7 +12,7 @@ if [[ -x .venv/bin/python ]]; then PY=.venv/bin/python; else PY=${PYTHON:-python
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 "$PY" -c "import torch; assert torch.cuda.is_available(), 'no CUDA GPU visible'; print(torch.cuda.get_device_name(0), torch.__version__)"
 echo "== CUDA tests"
-timeout 120 "$PY" -m pytest -q -p no:xdist -p no:cacheprovider tests/test_runtime.py tests/test_gpu.py
+timeout 120 "$PY" -m pytest -q -p no:xdist -p no:cacheprovider tests/pipeline/test_runtime.py tests/test_cuda.py
 echo "== throughput, K models at once, fp32 vs bf16"
 timeout 180 "$PY" benchmarks/throughput.py --device cuda --k 1 8 32 64 --dtype fp32 bf16 --steps 30 --append benchmarks/RESULTS.md
 echo "== one paper-config base-training epoch"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install headless Chromium (Debian package `chromium`) when no Chromium binary is on PATH.
-# Used before `make test` so that tests/test_report_browser.py can render results/report.html.
+# Used before `make test` so that tests/workflow/test_report_browser.py can render the shared run's report.
 # Idempotent; needs root (or sudo) and a reachable apt mirror only when Chromium is missing.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bring up a one-node SLURM cluster on localhost for tests/test_workflow_slurm.py (Debian bookworm,
+# Bring up a one-node SLURM cluster on localhost for tests/workflow/test_slurm.py (Debian bookworm,
 # slurm-wlm + munge, no slurmdbd, no systemd needed).  Run as root:  ci/slurm_up.sh
 # Installs slurm-wlm and munge with apt if absent, writes /etc/slurm/slurm.conf (only if there is
 # none or it is the one this script wrote), starts munged, slurmctld and slurmd unless they already

@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,12 +11,8 @@ from unlearn_audit import cli, schemas
 from unlearn_audit.io import write_parquet
 from unlearn_audit.stats.bounds import epsilon_lower_bound
 from unlearn_audit.stats.gdp_overlaps import mu_lower_bound
+from cli_runner import run_cli
 from synthetic_scores import pipeline_overlaps
-
-
-def run_cli(*args):
-    proc = subprocess.run([sys.executable, "-m", "unlearn_audit", *args], capture_output=True, text=True)
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 def main_json(argv, capsys):
@@ -172,3 +169,16 @@ def test_bad_overlaps_file_exit_2_one_line(tmp_path):
         lines = err.strip().splitlines()
         assert rc == 2 and out == "" and len(lines) == 1, err
         assert needle in lines[0] and "Traceback" not in err
+
+
+def test_the_installed_command_exits_with_its_status_and_prints_one_line():
+    """The console script and ``python -m unlearn_audit`` (the tests above call ``cli.main``
+    in-process): JSON and status 0 for good input, one line on stderr and status 2 for bad."""
+    script = Path(sys.executable).with_name("unlearn-audit")
+    for command in ([str(script)], [sys.executable, "-m", "unlearn_audit"]):
+        good = subprocess.run([*command, "bound", "--m", "6", "--r", "6", "--overlaps", "6,6,5"], capture_output=True, text=True)
+        assert good.returncode == 0 and json.loads(good.stdout)["m"] == 6, good.stderr
+        bad = subprocess.run([*command, "bound", "--m", "6", "--r", "5", "--overlaps", "3"], capture_output=True, text=True)
+        assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+        assert "even" in bad.stderr and "Traceback" not in bad.stderr
+

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from cli_runner import run_cli
 from unlearn_audit import cli, schemas
 from unlearn_audit.auditors.batchwise import audit_tables, fit_table
 from unlearn_audit.auditors.runs import sign_table
@@ -71,6 +72,7 @@ def produce(out: Path, shift: float, m: int = M, n_calib: int = N_CALIB, n_eval:
 
 
 def run_audit(*args):
+    """``unlearn-audit audit *args`` as a separate process (its exit status and streams)."""
     proc = subprocess.run([sys.executable, "-m", "unlearn_audit", "audit", *map(str, args)], capture_output=True, text=True)
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -90,7 +92,7 @@ def preregistered(res: dict) -> dict:
 def test_scores_of_a_standalone_producer_give_a_positive_bound(tmp_path):
     scores = produce(tmp_path / "scores", shift=0.25)  # in-forget examples score 0.25 higher (noise sd 0.3)
     out = tmp_path / "bounds.parquet"
-    rc, stdout, stderr = run_audit("--scores", scores, "--r", "20,40,60", "--out", out)
+    rc, stdout, stderr = run_cli("audit", "--scores", scores, "--r", "20,40,60", "--out", out)
     assert rc == 0, stderr
     lines = stdout.strip().splitlines()
     assert len(lines) == 1

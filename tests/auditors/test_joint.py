@@ -1,4 +1,9 @@
-"""Algorithm 3 (joint sign-vector prediction, Section 5 / App. A.4) and the pairwise baseline (App. A.3)."""
+"""Joint sign-vector prediction, Algorithm 3 (auditors/joint.py; Section 5, Instantiation II;
+App. A.4): one Gaussian per candidate S̃ ∈ S_m and example (step 7), the argmax guess Ŝ of
+Λ(S̃) = Σ log N(s; μ(S̃), σ(S̃)) with ties to the lowest rank (steps 11–12), r = m, and bounds on the
+(ε, δ) unlearning claim by the δ-aware Lemma 4.1 (``unlearning_epsilon_lower_bound``): a planted
+signal is recovered, no signal keeps the type-I error at ζ, and the SCORES / SIGNS frames are
+schema- and phase-checked.  The pairwise baseline (App. A.3, m = 2) is in test_pairwise.py."""
 
 from __future__ import annotations
 
@@ -8,81 +13,64 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from per_statistic import per_distinct_statistic
+from sign_vector_designs import calib_signs, design_frames, planted_scores
 from unlearn_audit import schemas
-from unlearn_audit.auditors import (
-    fit_per_class,
-    joint_audit_tables,
-    joint_fit,
-    joint_guesses,
-    pairwise_audit,
-    pairwise_audit_table,
-)
-from unlearn_audit.auditors.gaussian_fit import log_normal, variance_floor
+from unlearn_audit.auditors import fit_per_class, joint_audit_tables, joint_fit, joint_guesses
 from unlearn_audit.io import read_parquet, write_parquet
-from unlearn_audit.stats.bounds import unlearning_epsilon_lower_bound
+from unlearn_audit.stats.bounds import STATISTICS, unlearning_epsilon_lower_bound
 from unlearn_audit.stats.selection import Cell
 from unlearn_audit.stats.signs import enumerate_sign_vectors, num_sign_vectors, overlap, sample_sign_vectors, sign_vector_rank
 
 
 # ---------------------------------------------------------------------------------------------
-# helpers: synthetic designs
+# joint_fit and joint_guesses
 # ---------------------------------------------------------------------------------------------
-def _calib_signs(m: int, gamma: int) -> np.ndarray:
-    """Γ runs of every S̃ ∈ S_m (Algorithm 3's calibration loop)."""
-    return np.repeat(enumerate_sign_vectors(m), gamma, axis=0)
+def test_joint_fit_is_the_per_class_fit_by_rank():
+    rng = np.random.default_rng(5)
+    m, gamma = 4, 3
+    cs = calib_signs(m, gamma)
+    order = rng.permutation(cs.shape[0])  # the runs' order does not matter, only their sign vectors
+    scores = rng.normal(size=(cs.shape[0], 5))
+    fit = joint_fit(scores[order], cs[order])
+    ranks = np.array([sign_vector_rank(s) for s in cs])
+    want = fit_per_class(scores, ranks, num_sign_vectors(m))
+    np.testing.assert_allclose(fit.mu, want.mu, rtol=1e-13)
+    np.testing.assert_allclose(fit.sd, want.sd, rtol=1e-13)
+    np.testing.assert_array_equal(fit.n, np.full(6, gamma))
+    np.testing.assert_allclose(fit.mu[sign_vector_rank(cs[0])], scores[:gamma].mean(axis=0), rtol=1e-13)
 
 
-def _planted_scores(signs: np.ndarray, batch: np.ndarray, offsets: np.ndarray, rng, shift=1.5) -> np.ndarray:
-    """Scores N(shift·S_batch + offset(S̃), 1): a per-batch signal plus a cross-batch, class-specific mean."""
-    ranks = np.array([sign_vector_rank(s) for s in signs])
-    mean = shift * signs[:, batch] + offsets[ranks]
-    return mean + rng.standard_normal(mean.shape)
+def test_guess_is_the_unranked_argmax_of_the_class_log_likelihoods():
+    rng = np.random.default_rng(6)
+    m = 4
+    cs = calib_signs(m, 4)
+    fit = joint_fit(rng.normal(size=(cs.shape[0], 3)) + np.repeat(np.arange(6.0), 4)[:, None], cs)
+    x = rng.normal(size=(10, 3)) + rng.integers(0, 6, size=(10, 1))
+    guesses = joint_guesses(fit, x, m)
+    assert guesses.shape == (10, m) and guesses.dtype == np.int8
+    np.testing.assert_array_equal(guesses, enumerate_sign_vectors(m)[np.argmax(fit.log_likelihood(x), axis=1)])
+    np.testing.assert_array_equal(joint_guesses(fit, x[0], m), guesses[:1])  # one run as a 1-d array
+    with pytest.raises(ValueError, match=r"the fit has 6 classes but \|S_m\| = 20 for m = 6"):
+        joint_guesses(fit, x, 6)
+    with pytest.raises(ValueError, match="evaluation scores contain NaN or infinite values"):
+        joint_guesses(fit, np.array([[0.0, np.nan, 1.0]]), m)
 
 
-def _frames(experiment, phase, signs, batch, logit, loss, run0=0):
-    """SCORES and SIGNS frames of one phase from arrays."""
-    rows, srows = [], []
-    for i, s in enumerate(signs):
-        run = run0 + i
-        srows.append({"design": experiment, "phase": phase, "run": run, "sign_index": run, "seed": 1000 + run, "signs": s.astype(np.int8)})
-        for ex, b in enumerate(batch):
-            rows.append({"experiment": experiment, "phase": phase, "run": run, "sign_index": run, "seed": 1000 + run, "batch": int(b),
-                         "example": ex, "in_forget": bool(s[b] == 1), "score_logit": logit[i, ex], "score_loss": loss[i, ex]})
-    return pd.DataFrame(rows), pd.DataFrame(srows)
+def test_joint_fit_bad_input():
+    cs = calib_signs(4, 2)
+    with pytest.raises(ValueError, match="must have the same runs"):
+        joint_fit(np.zeros((cs.shape[0] - 1, 3)), cs)
+    with pytest.raises(ValueError, match=r"calibration sign vectors must be \(runs, m\)"):
+        joint_fit(np.zeros((4, 3)), np.array([1, -1, 1, -1]))
+    with pytest.raises(ValueError, match="s is not a balanced sign vector"):
+        joint_fit(np.zeros((12, 3)), np.vstack([cs[:-1], [[1, 1, 1, -1]]]))
 
 
-# ---------------------------------------------------------------------------------------------
-# fit_per_class
-# ---------------------------------------------------------------------------------------------
-def test_fit_per_class_moments_and_floor():
-    rng = np.random.default_rng(0)
-    scores = rng.normal(size=(7, 3))
-    classes = np.array([0, 1, 0, 1, 0, 1, 1])
-    scores[:, 2] = np.where(classes == 0, 4.0, -1.0)  # zero variance within each class
-    fit = fit_per_class(scores, classes, 2)
-    raw = np.stack([np.var(scores[classes == k], axis=0, ddof=1) for k in range(2)])
-    for k in range(2):
-        np.testing.assert_allclose(fit.mu[k], scores[classes == k].mean(axis=0), rtol=1e-14, atol=1e-15)
-    np.testing.assert_allclose(fit.sd[:, :2] ** 2, raw[:, :2], rtol=1e-12)  # untouched by the floor
-    floor = variance_floor(raw)
-    assert floor > 0
-    np.testing.assert_allclose(fit.sd[:, 2] ** 2, floor, rtol=1e-12)
-    np.testing.assert_array_equal(fit.n, [3, 4])
-    # log-likelihood: Σ_i log N with log σ terms
-    x = rng.normal(size=(4, 3))
-    ll = fit.log_likelihood(x)
-    assert ll.shape == (4, 2)
-    np.testing.assert_allclose(ll[:, 1], log_normal(x, fit.mu[1], fit.sd[1]).sum(axis=1), rtol=1e-13)
-
-
-def test_fit_per_class_refuses_a_class_with_one_run():
-    scores = np.arange(10.0).reshape(5, 2)
-    with pytest.raises(ValueError, match=r"class 2 has 1 calibration run.*increase calibration runs per candidate"):
-        fit_per_class(scores, np.array([0, 0, 1, 1, 2]), 3)
-    with pytest.raises(ValueError, match=r"class 1 has 0 calibration run"):
-        fit_per_class(scores, np.array([0, 0, 0, 2, 2]), 3)
+def test_joint_fit_needs_two_calibration_runs_per_candidate():
+    """(split from test_fit_per_class_refuses_a_class_with_one_run, whose per-class part is in test_gaussian_fit.py)"""
     with pytest.raises(ValueError, match="at least 40 calibration runs"):
-        joint_fit(np.zeros((20, 3)), _calib_signs(6, 1))
+        joint_fit(np.zeros((20, 3)), calib_signs(6, 1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,15 +81,15 @@ def test_planted_signal_is_recovered_and_rejects():
     rng = np.random.default_rng(1)
     batch = np.repeat(np.arange(m), B)
     offsets = rng.normal(scale=0.5, size=(num_sign_vectors(m), batch.size))
-    cs = _calib_signs(m, gamma)
+    cs = calib_signs(m, gamma)
     es = sample_sign_vectors(m, L, rng)
-    c_logit, e_logit = _planted_scores(cs, batch, offsets, rng), _planted_scores(es, batch, offsets, rng)
+    c_logit, e_logit = planted_scores(cs, batch, offsets, rng), planted_scores(es, batch, offsets, rng)
     c_loss, e_loss = rng.normal(size=c_logit.shape), rng.normal(size=e_logit.shape)  # the loss carries no signal
     guesses = joint_guesses(joint_fit(c_logit, cs), e_logit, m)
     assert np.mean(np.all(guesses == es, axis=1)) >= 0.95
 
-    cal, cal_s = _frames("exp", "calib", cs, batch, c_logit, c_loss)
-    ev, ev_s = _frames("exp", "eval", es, batch, e_logit, e_loss, run0=10_000)
+    cal, cal_s = design_frames("exp", "calib", cs, batch, c_logit, c_loss)
+    ev, ev_s = design_frames("exp", "eval", es, batch, e_logit, e_loss, run0=10_000)
     ov, bd = joint_audit_tables(cal, ev, ev_s, cal_s, m, delta=0.01, primary=Cell(m, "mean", "logit"))
     logit = bd[(bd.score == "logit") & (bd.statistic == "mean")].iloc[0]
     assert logit.rejected and logit.epsilon_lb > 1.0 and logit.role == "preregistered"
@@ -113,18 +101,33 @@ def test_planted_signal_is_recovered_and_rejects():
 
 
 def test_no_signal_type_one_error():
-    m, B, gamma, L, n_audits, zeta = 6, 3, 5, 30, 400, 0.05
+    """No signal (scores independent of S): the bound rejects ε = 0 in at most ~ζ of the audits.
+
+    1,000 audits (was 400), each with its own calibration noise, fit and guesses; limit
+    ζ + 3·sqrt(ζ(1 − ζ)/1000) = 0.0707 (binomial 3σ; 0.0827 with 400 audits, so the check is now
+    stricter).  Algorithm 3's fit is ``fit_per_class`` by the candidates' ranks (what ``joint_fit``
+    computes, checked equal on the first audit; the ranks of the fixed calibration design are
+    computed once), and ``unlearning_epsilon_lower_bound`` runs once per distinct statistic
+    (tests/support/per_statistic.py).
+    """
+    m, B, gamma, L, n_audits, zeta = 6, 3, 5, 30, 1000, 0.05
     rng = np.random.default_rng(2)
-    cs = _calib_signs(m, gamma)
-    rejected = {"mean": 0, "median": 0}
-    for _ in range(n_audits):
-        fit = joint_fit(rng.normal(size=(cs.shape[0], m * B)), cs)
+    cs = calib_signs(m, gamma)
+    ranks = np.array([sign_vector_rank(s) for s in cs])
+    V = np.empty((n_audits, L), dtype=np.int64)
+    for i in range(n_audits):
+        calib = rng.normal(size=(cs.shape[0], m * B))
+        fit = fit_per_class(calib, ranks, num_sign_vectors(m))
+        if i == 0:
+            real = joint_fit(calib, cs)
+            np.testing.assert_array_equal(real.mu, fit.mu)
+            np.testing.assert_array_equal(real.sd, fit.sd)
         es = sample_sign_vectors(m, L, rng)
-        v = overlap(joint_guesses(fit, rng.normal(size=(L, m * B)), m), es)
-        for stat in rejected:
-            rejected[stat] += unlearning_epsilon_lower_bound(v, m, m, zeta=zeta, statistic=stat).rejected
+        V[i] = overlap(joint_guesses(fit, rng.normal(size=(L, m * B)), m), es)
     limit = zeta + 3 * math.sqrt(zeta * (1 - zeta) / n_audits)
-    for stat, count in rejected.items():
+    for stat in STATISTICS:
+        rejected = per_distinct_statistic(V, stat, lambda v: unlearning_epsilon_lower_bound(v, m, m, zeta=zeta, statistic=stat).rejected)
+        count = int(rejected.sum())
         assert count / n_audits <= limit, (stat, count)
 
 
@@ -134,10 +137,10 @@ def test_no_signal_type_one_error():
 def _small_design(m=4, gamma=3, L=8, seed=3):
     rng = np.random.default_rng(seed)
     batch = np.repeat(np.arange(m), 2)
-    cs, es = _calib_signs(m, gamma), sample_sign_vectors(m, L, rng)
+    cs, es = calib_signs(m, gamma), sample_sign_vectors(m, L, rng)
     offsets = np.zeros((num_sign_vectors(m), batch.size))
-    cal, cal_s = _frames("e1", "calib", cs, batch, _planted_scores(cs, batch, offsets, rng), rng.normal(size=(cs.shape[0], batch.size)))
-    ev, ev_s = _frames("e1", "eval", es, batch, _planted_scores(es, batch, offsets, rng), rng.normal(size=(L, batch.size)), run0=100)
+    cal, cal_s = design_frames("e1", "calib", cs, batch, planted_scores(cs, batch, offsets, rng), rng.normal(size=(cs.shape[0], batch.size)))
+    ev, ev_s = design_frames("e1", "eval", es, batch, planted_scores(es, batch, offsets, rng), rng.normal(size=(L, batch.size)), run0=100)
     return cal, cal_s, ev, ev_s
 
 
@@ -160,9 +163,36 @@ def test_joint_tables_match_schemas_and_guard_phases(tmp_path):
         joint_audit_tables(cal, ev, ev_s, bad, 4)
 
 
+def test_joint_tables_rows_and_the_unlearning_bound():
+    cal, cal_s, ev, ev_s = _small_design()
+    ov, bd = joint_audit_tables(cal, ev, ev_s, cal_s, 4, delta=1e-3, auditor="alg3", scores=("loss",))
+    assert set(ov.auditor) == {"alg3"} and set(ov.score) == {"loss"} and (ov.r == 4).all()
+    assert ov.run.tolist() == list(range(100, 108)) and ov.sign_index.tolist() == list(range(100, 108))
+    assert len(bd) == 2 and (bd.delta == 1e-3).all() and (bd.r == 4).all()
+    for row in bd.itertuples():
+        res = unlearning_epsilon_lower_bound(ov.overlap.to_numpy(), 4, 4, statistic=row.statistic, delta=1e-3)
+        assert (row.epsilon_lb, row.epsilon_ldp, row.rejected) == (res.epsilon_lb, res.epsilon_ldp, res.rejected)
+
+
+def test_joint_tables_bad_designs():
+    cal, cal_s, ev, ev_s = _small_design()
+    with pytest.raises(ValueError, match="r = m\\), so m must be even, got m = 5"):
+        joint_audit_tables(cal, ev, ev_s, cal_s, 5)
+    with pytest.raises(ValueError, match="the calib sign vectors have m = 4, expected m = 6"):
+        joint_audit_tables(cal, ev, ev_s, cal_s, 6)
+    with pytest.raises(ValueError, match="expected the scores of one experiment"):
+        joint_audit_tables(cal, pd.concat([ev, ev.assign(experiment="e2")]), ev_s, cal_s, 4)
+    with pytest.raises(ValueError, match="must score the same candidate examples"):
+        joint_audit_tables(cal, ev.assign(example=ev.example + 100), ev_s, cal_s, 4)
+    with pytest.raises(ValueError, match="do not match the sign table"):
+        joint_audit_tables(cal, ev[ev.run != 100], ev_s, cal_s, 4)
+    with pytest.raises(ValueError, match=r"batch ids must lie in \[0, 4\)"):
+        joint_audit_tables(cal.assign(batch=cal.batch + 4), ev, ev_s, cal_s, 4)
+
+
 def test_ties_go_to_the_lowest_rank():
     m = 4
-    cs = _calib_signs(m, 2)
+    cs = calib_signs(m, 2)
     scores = np.tile([[0.0, 1.0, 2.0], [1.0, 3.0, 2.5]], (cs.shape[0] // 2, 1))  # every class fits the same Gaussians
     fit = joint_fit(scores, cs)
     ll = fit.log_likelihood(np.array([[0.3, 2.0, 2.2], [-1.0, 0.0, 5.0]]))
@@ -173,38 +203,3 @@ def test_ties_go_to_the_lowest_rank():
     scores[-2:, 0] += 1e-3  # the last class's mean moves, its variance does not
     fit = joint_fit(scores, cs)
     assert sign_vector_rank(joint_guesses(fit, np.array([[0.501, 2.0, 2.25]]), m)[0]) == num_sign_vectors(m) - 1
-
-
-# ---------------------------------------------------------------------------------------------
-# pairwise baseline (App. A.3)
-# ---------------------------------------------------------------------------------------------
-def test_pairwise_confusion_matrix_and_table():
-    rng = np.random.default_rng(4)
-    cs = _calib_signs(2, 20)
-    es = sample_sign_vectors(2, 60, rng)
-    batch = np.array([0, 0, 1])
-    off = np.zeros((2, 3))
-    c, e = _planted_scores(cs, batch, off, rng, shift=1.0), _planted_scores(es, batch, off, rng, shift=1.0)
-    res = pairwise_audit(c, cs, e, es, delta=0.01)
-    guess = joint_guesses(joint_fit(c, cs), e, 2)
-    pos, pred = es[:, 0] == 1, guess[:, 0] == 1
-    assert (res.fp, res.n_neg, res.fn, res.n_pos) == (int((pred & ~pos).sum()), int((~pos).sum()), int((~pred & pos).sum()), int(pos.sum()))
-    assert res.epsilon_lb > 0 and res.mu_lb > 0 and res.delta == 0.01
-
-    cal, cal_s = _frames("p", "calib", cs, batch, c, c)
-    ev, ev_s = _frames("p", "eval", es, batch, e, e, run0=500)
-    table = pairwise_audit_table(cal, cal_s, ev, ev_s, delta=0.01)
-    assert list(table.columns) == ["experiment", "auditor", "score", "fp", "n_neg", "fn", "n_pos", "zeta", "delta", "epsilon_lb", "mu_lb"]
-    assert list(table.score) == ["logit", "loss"] and set(table.auditor) == {"pairwise"}
-    assert table.epsilon_lb.iloc[0] == res.epsilon_lb and table.fp.iloc[0] == res.fp
-
-    cs6 = _calib_signs(4, 2)
-    with pytest.raises(ValueError, match="needs m = 2"):
-        pairwise_audit(np.zeros((cs6.shape[0], 3)), cs6, np.zeros((2, 3)), cs6[:2])
-
-
-def test_pairwise_columns_are_the_pairwise_schema():
-    from unlearn_audit import schemas
-    from unlearn_audit.auditors.pairwise import PAIRWISE_COLUMNS
-
-    assert PAIRWISE_COLUMNS == tuple(schemas.PAIRWISE.names)

@@ -3,12 +3,11 @@
 import json
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_runner import run_cli
 from synthetic_scores import pipeline_overlaps
 from unlearn_audit import schemas
 from unlearn_audit.io import write_parquet
@@ -50,9 +49,9 @@ def test_readme_command_runs(argv, tmp_path):
         m, r = int(_option(args, "--m")), int(_option(args, "--r"))
         experiment = _option(args, "--experiment") or "example"
         write_parquet(pipeline_overlaps(m, [r], N_EVAL, experiment, n_calib=30), tmp_path / name, schemas.OVERLAPS)
-    proc = subprocess.run([sys.executable, "-m", "unlearn_audit", *args], cwd=tmp_path, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.strip().splitlines()
+    rc, stdout, stderr = run_cli(*args, cwd=tmp_path)  # the console script's main, in-process (tests/test_cli.py runs the script)
+    assert rc == 0, stderr
+    lines = stdout.strip().splitlines()
     assert len(lines) == 1
     res = json.loads(lines[0])
     assert isinstance(res, dict)

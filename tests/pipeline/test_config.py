@@ -5,10 +5,13 @@ that such an error stops Snakemake with that one line)."""
 from __future__ import annotations
 
 import copy
+import inspect
 
 import pytest
 
-from unlearn_audit.pipeline.config import ConfigError, validate_config
+from unlearn_audit.models import MODELS, CharLSTM, TinyNetCIFAR100
+from unlearn_audit.pipeline.config import EXECUTION_ONLY_KEYS, MODEL_PARAMETERS, ConfigError, result_config, validate_config
+from unlearn_audit.pipeline.plan import WorkflowPlan
 from workflow_utils import REPO, load_config, merge
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -74,3 +77,40 @@ def test_models_per_group_defaults_to_one_and_is_refused_where_grouping_does_not
         validate_config(merge(grouped, {"nn": {"designs": {"tiny": {"compile": True}}}}), SCHEMA)
     with pytest.raises(ConfigError, match=r"nn\.designs\.plays\.models_per_group.*tinynet only"):
         validate_config(merge(copy.deepcopy(SHARED), {"nn": {"designs": {"plays": {"models_per_group": 2}}}}), SCHEMA)
+
+
+def _constructor_parameters(cls) -> tuple[str, ...]:
+    return tuple(name for name in inspect.signature(cls.__init__).parameters if name != "self")
+
+
+@pytest.mark.parametrize(("name", "cls"), [("tinynet", TinyNetCIFAR100), ("charlstm", CharLSTM)])
+def test_model_parameters_match_model_constructors(name, cls):
+    assert MODEL_PARAMETERS[name] == _constructor_parameters(cls)
+
+
+def test_model_parameters_cover_every_registered_model():
+    assert set(MODEL_PARAMETERS) == set(MODELS)
+    for name, cls in MODELS.items():
+        assert MODEL_PARAMETERS[name] == _constructor_parameters(cls), name
+
+
+def _plan() -> WorkflowPlan:
+    return WorkflowPlan(validate_config(copy.deepcopy(DEFAULT), SCHEMA))
+
+
+def test_result_config_drops_only_execution_only_keys():
+    plan = _plan()
+    kept = result_config(plan.config)
+    assert "resources_dir" not in kept and "resources_dir" in plan.config and "results_dir" not in kept
+    for name, design in kept["nn"]["designs"].items():
+        assert "chunk_size" not in design and "runtime_minutes_per_run" not in design, name
+        assert design["calibration_runs"] == plan.config["nn"]["designs"][name]["calibration_runs"]
+    assert "chunk_size" in plan.config["nn"]["designs"]["digits_uniform"]  # the input is untouched
+    dropped = copy.deepcopy(plan.config)
+    dropped.pop("resources_dir")
+    dropped.pop("results_dir")
+    for design in dropped["nn"]["designs"].values():
+        design.pop("chunk_size")
+        design.pop("runtime_minutes_per_run", None)
+    assert kept == dropped
+    assert len(EXECUTION_ONLY_KEYS) == 4

@@ -1,13 +1,12 @@
 """The cost model of `unlearn-audit plan`: the DAG's work per table and figure, and its hours."""
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from cli_runner import run_cli
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.cost import plan_rows, read_throughputs, tinynet_training_flops
 from unlearn_audit.pipeline.plan import WorkflowPlan
@@ -96,11 +95,10 @@ def test_a_recorded_grouped_row_makes_the_grouped_default_cheaper(tmp_path):
 
 
 def test_plan_command(tmp_path):
-    run = lambda *a: subprocess.run([sys.executable, "-m", "unlearn_audit", "plan", *a], capture_output=True, text=True, cwd=tmp_path)  # noqa: E731
-    proc = run("--configfile", str(REPO / "config" / "config.yaml"), "--results", str(tmp_path / "none.md"))
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
+    rc, stdout, stderr = run_cli("plan", "--configfile", REPO / "config" / "config.yaml", "--results", tmp_path / "none.md", cwd=tmp_path)
+    assert rc == 0, stderr
+    lines = stdout.splitlines()
     assert lines[0].split()[:3] == ["target", "base", "trainings"]
     assert any(line.startswith("total ") and " 352 " in line for line in lines)
-    proc = run("--configfile", "nope.yaml")
-    assert proc.returncode == 2 and proc.stderr.strip() == "error: --configfile nope.yaml: no such file"
+    rc, _, stderr = run_cli("plan", "--configfile", "nope.yaml", cwd=tmp_path)
+    assert rc == 2 and stderr.strip() == "error: --configfile nope.yaml: no such file"

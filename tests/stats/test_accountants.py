@@ -1,4 +1,8 @@
-"""Accountants of the certified algorithms: Koloskova Thm 4.2 and R2D Thm 3.1 (FORMULAS §1, §2, §5, §6)."""
+"""Accountants of the certified algorithms (stats/accountants.py): model clipping's noisy-step
+accountant (Koloskova et al. 2025, Thm 4.2; FORMULAS §1, Table 6) and rewind-to-delete's h(K) and
+sensitivity (Mu & Klabjan 2025, Thm 3.1; FORMULAS §2), with the worked numbers of FORMULAS §1.4,
+§2.5 and §6.  The hockey-stick function θ_ε(r) = δ_G(ε; r) and the σ of the exact Gaussian
+mechanism are tested in test_gaussian_mechanism.py."""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from unlearn_audit.stats.accountants import (
     r2d_sensitivity,
     theta,
 )
-from unlearn_audit.stats.gaussian_mechanism import hockey_stick_delta_scalar, gaussian_sigma, hockey_stick_delta
+from unlearn_audit.stats.gaussian_mechanism import gaussian_sigma, hockey_stick_delta
 
 
 def test_theta_vectors():
@@ -31,15 +35,6 @@ def test_theta_is_the_hockey_stick_function():
     for eps in (0.0, 0.3, 1.0, 10.0, 200.0, 1e4, 1e5):
         for r in (1e-3, 0.5, 4.0, 40.0, 450.0, 1e4):
             assert theta(eps, r) == pytest.approx(hockey_stick_delta(eps, r), rel=1e-12, abs=1e-300)
-
-
-def test_scalar_hockey_stick_equals_the_vectorised_one():
-    for eps in (0.0, 0.3, 1.0, 10.0, 200.0, 1e4, 1e5, math.inf):
-        for mu in (0.0, 1e-3, 0.5, 4.0, 40.0, 450.0, 1e4, math.inf):
-            if math.isinf(eps):
-                assert hockey_stick_delta_scalar(eps, mu) == (1.0 if math.isinf(mu) else 0.0)
-                continue
-            assert hockey_stick_delta_scalar(eps, mu) == hockey_stick_delta(eps, mu), (eps, mu)
 
 
 def test_epsilon_tilde():
@@ -121,9 +116,26 @@ def test_r2d_argument_checks(args):
         r2d_h(*args)
 
 
-@pytest.mark.parametrize("eps, delta, ratio", [(0.1, 0.01, 9.5418230888), (1, 1e-5, 3.7306316348), (5, 0.01, 0.5693793788), (800, 0.01, 0.0264792285), (1000, 1e-3, 0.0239467735)])
-def test_analytic_gaussian_sigma(eps, delta, ratio):
-    sens = 0.37
-    sigma = gaussian_sigma(eps, delta, sens)
-    assert sigma / sens == pytest.approx(ratio, abs=5.1e-11)  # the table has 10 decimals
-    assert hockey_stick_delta(eps, sens / sigma) == pytest.approx(delta, rel=1e-9)
+def test_r2d_h_and_sensitivity_are_the_formulas_of_theorem_3_1():
+    """h(K) = [(1 + ηLn/(n − m_f))^{T−K} − 1]·(1 + ηL)^K and Δ = 2·m_f·G·h(K)/(L·n), directly."""
+    for K, eta, L, n, m_f, T, G in ((5, 0.01, 1.0, 42750, 2250, 40, 1.0), (0, 0.05, 2.0, 1000, 10, 20, 0.5), (10, 0.001, 3.0, 500, 499, 10, 2.0)):
+        h = ((1 + eta * L * n / (n - m_f)) ** (T - K) - 1) * (1 + eta * L) ** K
+        assert r2d_h(K, eta, L, n, m_f, T) == pytest.approx(h, rel=1e-12)
+        assert r2d_sensitivity(K, eta, L, G, n, m_f, T) == pytest.approx(2 * m_f * G * h / (L * n), rel=1e-12)
+    assert r2d_h(5, 1.0, 1.0, 100, 50, 5000) == math.inf  # overflow is inf, not an error
+
+
+def test_model_clipping_recursion_step_by_step():
+    """δ_{t+1} = δ_t · θ_{ε̃_t}(2·C2/σ) with ε̃_t = log(1 + (e^ε − 1)/δ_t), θ evaluated directly."""
+    from scipy.stats import norm
+
+    eps, c2, sigma = 0.5, 0.3, 0.2
+    r = 2 * c2 / sigma
+    d = [1.0]
+    for _ in range(12):
+        et = math.log(1 + (math.exp(eps) - 1) / d[-1])
+        d.append(d[-1] * (norm.cdf(r / 2 - et / r) - math.exp(et) * norm.cdf(-r / 2 - et / r)))
+    np.testing.assert_allclose(model_clipping_deltas(eps, c2, sigma, 12), d, rtol=1e-10)
+    np.testing.assert_allclose(model_clipping_deltas(eps, c2, sigma, 3, delta0=0.5)[0], 0.5)
+    target = d[7] * 1.0000001  # reached first at t = 7
+    assert model_clipping_noisy_steps(eps, target, c2, sigma) == 7

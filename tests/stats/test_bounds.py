@@ -1,14 +1,32 @@
+"""Theorem 4.2, Lemma C.1, Eq. 3 and the μ-GDP view (stats/bounds.py; paper Section 4, App. A.3,
+B, C; DESIGN §5): the overlap counts N_u against enumeration and exact integers, ε_LB against an
+independent naive implementation (tests/support/reference_bounds.py) up to paper scale
+(m = 4500, r = 3000), the perfect-prediction values of App. F, monotonicity, the limit δ < M'/K,
+the errors of bad input; Clopper–Pearson and Eq. 3 (Table 2's saturation), and the μ-GDP
+conversions (Dong, Roth & Su 2022).  Validity by simulation is in test_bounds_validity.py, the
+bounds on an (ε, δ) unlearning claim in test_bounds_delta.py."""
+
+import functools
 import itertools
 import math
 import time
 
 import numpy as np
 import pytest
+from scipy.stats import beta
 
+import reference_bounds
+from reference_bounds import reference_epsilon
 from unlearn_audit.stats import bounds, signs
-from unlearn_audit.stats.gaussian_mechanism import hockey_stick_delta
 
-from reference_bounds import log_nu_full_grid, reference_epsilon
+
+@pytest.fixture(scope="module", autouse=True)
+def one_full_grid_per_shape():
+    """The naive reference sums N_u over the full (r/2 + 1)² grid (≈ 4.5 s at m = 4500, r = 3000);
+    the paper-scale tests of this module share one evaluation per (m, r) (the function is pure)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reference_bounds, "log_nu_full_grid", functools.lru_cache(maxsize=None)(reference_bounds.log_nu_full_grid))
+        yield
 
 
 def brute_force_counts(m: int, r: int) -> np.ndarray:
@@ -55,7 +73,7 @@ def test_overlap_counts_exact_integers(m, r):
 
 
 def test_windowed_counts_match_full_grid_at_paper_scale():
-    np.testing.assert_allclose(bounds.log_overlap_counts(4500, 3000), log_nu_full_grid(4500, 3000), rtol=1e-11)
+    np.testing.assert_allclose(bounds.log_overlap_counts(4500, 3000), reference_bounds.log_nu_full_grid(4500, 3000), rtol=1e-11)
 
 
 @pytest.mark.parametrize(
@@ -237,7 +255,6 @@ def test_gdp_bounds_for_gaussian_pair():
 
 def test_gdp_conversions_roundtrip_and_known_value():
     assert bounds.gdp_delta(4.0, 1.0) == pytest.approx(0.9267112812554804, abs=1e-15)
-    assert hockey_stick_delta(1e5, 450) == pytest.approx(0.9972445675475674, abs=1e-14)
     for mu in (0.3, 1.0, 3.0):
         for delta in (1e-5, 1e-2):
             eps = bounds.gdp_epsilon(mu, delta)
@@ -258,3 +275,51 @@ def test_pairwise_invalid_inputs(args, name):
         bounds.pairwise_epsilon_lower_bound(*args)
     with pytest.raises(ValueError, match="zeta"):
         bounds.pairwise_epsilon_lower_bound(0, 10, 0, 10, zeta=1.5)
+
+
+def test_default_method_is_theorem42_and_old_constructor_works():
+    a = bounds.epsilon_lower_bound([60] * 10, 100, 60)
+    b = bounds.epsilon_lower_bound([60] * 10, 100, 60, method="theorem4.2")
+    assert a == b and a.method == "theorem4.2" and round(a.epsilon_ldp, 2) == 40.83
+    old = bounds.EpsilonBound(1.0, 0.5, True, "mean", 5.0, 6, 6, 10, 0.05, 0.0)
+    assert old.method == "theorem4.2"
+
+
+# ---------------------------------------------------------------- counting and Clopper–Pearson
+@pytest.mark.parametrize("m,r", [(1, None), (2, 2), (7, 4), (30, 10), (100, 60), (301, 120)])
+def test_log_counts_are_the_binomial_and_multinomial_coefficients(m, r):
+    """M' = C(m, ⌊m/2⌋) and K = m!/((r/2)!² (m − r)!), exactly with Python integers."""
+    assert bounds.log_num_sign_vectors(m) == pytest.approx(math.log(math.comb(m, m // 2)), rel=1e-13, abs=1e-13)
+    if r is None:
+        return
+    k = math.factorial(m) // (math.factorial(r // 2) ** 2 * math.factorial(m - r))
+    assert bounds.log_num_guesses(m, r) == pytest.approx(math.log(k), rel=1e-12)
+    assert bounds.max_delta(m, r) == pytest.approx(min(1.0, math.comb(m, m // 2) / k), rel=1e-10)
+    assert bounds.log_overlap_counts(m, r).flags.writeable is False  # the cache cannot be corrupted
+
+
+def test_clopper_pearson_ends_are_beta_quantiles():
+    for k, n, alpha in ((0, 10, 0.025), (3, 100, 0.025), (50, 100, 0.05), (99, 100, 0.01), (100, 100, 0.05)):
+        upper = bounds.clopper_pearson_upper(k, n, alpha)
+        lower = bounds.clopper_pearson_lower(k, n, alpha)
+        assert upper == (1.0 if k == n else pytest.approx(beta.ppf(1 - alpha, k + 1, n - k), rel=1e-10))
+        assert lower == (0.0 if k == 0 else pytest.approx(beta.ppf(alpha, k, n - k + 1), rel=1e-10))
+        assert lower <= k / n <= upper
+    # zero errors: the upper end solves (1 − p)^n = α
+    assert bounds.clopper_pearson_upper(0, 1000, 0.025) == pytest.approx(1 - 0.025 ** (1 / 1000), rel=1e-12)
+
+
+def test_audit_tail_bound_argument_checks():
+    with pytest.raises(ValueError, match="L must be >= 1"):
+        bounds.audit_tail_bound(5.0, 6, 6, 0, 1.0)
+    with pytest.raises(ValueError, match="L must be a non-negative integer"):
+        bounds.audit_tail_bound(5.0, 6, 6, 2.5, 1.0)
+    with pytest.raises(ValueError, match="epsilon must be >= 0"):
+        bounds.audit_tail_bound(5.0, 6, 6, 3, -1.0)
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        bounds.audit_tail_bound(5.0, 6, 6, 3, 1.0, statistic="mode")
+    with pytest.raises(ValueError, match="too large"):
+        bounds.audit_tail_bound(2000.0, 4500, 3000, 3, 1.0, delta=1e-10)
+    assert bounds.audit_tail_bound(3.0, 6, 6, 5, 0.0) == pytest.approx(1.0, abs=1e-12)  # V̄ = r/2 = E[V] at ε = 0: no evidence
+    assert bounds.audit_tail_bound(2.0, 6, 6, 5, 2.0) == 1.0  # the Chernoff bound exceeds 1 here: capped at 1
+    assert bounds.audit_tail_bound(7.0, 6, 6, 5, 1.0, statistic="median") == 0.0  # a median above r is impossible

@@ -1,5 +1,6 @@
-"""μ-GDP lower bounds from overlaps (docs/bounds.md §6): the log-space δ_μ(ε), the ε-minimisation
-against Lemma C.1, monotonicity in μ, edge cases and type-I error on Gaussian mechanisms."""
+"""μ-GDP lower bounds from overlaps (stats/gdp_overlaps.py; docs/bounds.md §6, Lemma C.1, Dong,
+Roth & Su 2022 Cor. 2.13): the log-space δ_μ(ε), the ε-minimisation against Lemma C.1, monotonicity
+in μ, edge cases and type-I error on Gaussian mechanisms (μ = 2√m/σ)."""
 
 import math
 
@@ -10,6 +11,7 @@ import unlearn_audit
 import unlearn_audit.stats
 from unlearn_audit.stats import gdp_overlaps as go
 from unlearn_audit.stats.bounds import audit_tail_bound, gdp_delta, max_delta
+from unlearn_audit.stats.gaussian_mechanism import hockey_stick_delta
 from unlearn_audit.stats.signs import sample_sign_vectors
 
 ZETA = 0.05
@@ -128,3 +130,32 @@ def test_mu_lb_of_simulated_runs_below_truth():
     V = gaussian_overlaps(m, r, 20 * L, sigma, np.random.default_rng(5)).reshape(20, L)
     lbs = np.array([go.mu_lower_bound(row, m, r).mu_ldp for row in V])
     assert np.all(lbs < 2 * math.sqrt(m) / sigma) and np.all(lbs > 0)
+
+
+def test_min_log_g_is_the_minimum_over_epsilon_of_lemma_c1s_factor():
+    """min_ε log g(ε; δ_μ(ε)), g = (e^ε + (M' − 1)/M'·K·δ)/(e^ε + M' − 1) written out with M', K as
+    Python integers: never above a fine grid's minimum, and −log M' at μ = 0 (δ = 0, best ε = 0)."""
+    for m, r in ((6, 6), (10, 4), (20, 10)):
+        m_prime = math.comb(m, m // 2)
+        k = math.factorial(m) // (math.factorial(r // 2) ** 2 * math.factorial(m - r))
+        assert go.min_log_g_gdp(0.0, m, r) == pytest.approx(-math.log(m_prime), rel=1e-12)
+        for mu in (0.5, 2.0, 5.0):
+            grid = np.linspace(0.0, math.log(m_prime) + 10, 4001)
+            g = (np.exp(grid) + (m_prime - 1) / m_prime * k * hockey_stick_delta(grid, mu)) / (np.exp(grid) + m_prime - 1)
+            best = math.log(g.min())
+            got = go.min_log_g_gdp(mu, m, r)
+            assert got <= best + 1e-9 and got >= best - 1e-3, (m, r, mu, got, best)
+        assert go.min_log_g_gdp(0.5, m, r) < go.min_log_g_gdp(2.0, m, r)  # larger μ, weaker test
+
+
+def test_mu_p_value_argument_checks():
+    with pytest.raises(ValueError, match=r"L \(number of runs\) must be an integer >= 1"):
+        go.mu_log_p_value(5.0, 6, 6, 0, 1.0)
+    with pytest.raises(ValueError, match=r"L \(number of runs\)"):
+        go.mu_log_p_value(5.0, 6, 6, True, 1.0)
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        go.mu_log_p_value(5.0, 6, 6, 3, 1.0, statistic="mode")
+    with pytest.raises(ValueError, match="zeta"):
+        go.mu_lower_bound([6], 6, 6, zeta=1.0)
+    assert go.mu_tail_bound(7.0, 6, 6, 3, 1.0, statistic="median") == 0.0  # a median above r cannot happen
+    assert go.log_gdp_delta(1.0, np.array([0.0, 1.0])).shape == (2,)

@@ -1,3 +1,8 @@
+"""Balanced sign vectors, guesses and overlaps (stats/signs.py; paper Section 4, Algorithm 1):
+S_m (⌊m/2⌋ entries +1, ⌈m/2⌉ entries −1) enumerated, ranked and sampled uniformly; the guess of
+Algorithm 2 (+1 on the r/2 highest scores, −1 on the r/2 lowest, ties by index); the overlap
+V = Σ_j max(0, Ŝ_j S_j); and the checks of m and r (r even, 0 < r ≤ m, Theorem 4.2)."""
+
 import math
 
 import numpy as np
@@ -74,3 +79,71 @@ def test_bad_r_is_refused(m, r, msg):
 def test_nan_scores_refused():
     with pytest.raises(ValueError, match="NaN"):
         signs.guess_from_scores(np.array([1.0, np.nan, 0.0, 2.0]), 2)
+
+
+def test_counts_of_s_m():
+    for m in range(1, 15):
+        assert signs.num_plus(m) == m // 2
+        assert signs.num_sign_vectors(m) == math.comb(m, m // 2)
+    assert signs.num_sign_vectors(300) == math.comb(300, 150)  # an exact Python integer, far beyond float range
+    assert isinstance(signs.num_sign_vectors(300), int)
+
+
+def test_iteration_order_is_the_rank_order():
+    for m in (3, 6):
+        it = list(signs.iter_sign_vectors(m))
+        np.testing.assert_array_equal(np.stack(it), signs.enumerate_sign_vectors(m))
+        assert [signs.sign_vector_rank(s) for s in it] == list(range(len(it)))
+    # lexicographic order of the +1 positions: rank 0 puts the +1's first
+    np.testing.assert_array_equal(signs.sign_vector_unrank(0, 5), [1, 1, -1, -1, -1])
+    np.testing.assert_array_equal(signs.sign_vector_unrank(9, 5), [-1, -1, -1, 1, 1])
+    with pytest.raises(ValueError, match="too many to enumerate"):
+        signs.enumerate_sign_vectors(30)
+    assert signs.enumerate_sign_vectors(6, max_count=20).shape == (20, 6)
+
+
+def test_sampled_vectors_are_balanced_int8():
+    rng = np.random.default_rng(2)
+    draws = signs.sample_sign_vectors(7, 50, rng)
+    assert draws.shape == (50, 7) and draws.dtype == np.int8
+    assert np.all((draws == 1).sum(axis=1) == 3) and np.all((draws == -1).sum(axis=1) == 4)
+    assert signs.sample_sign_vectors(4, 0, rng).shape == (0, 4)
+    with pytest.raises(ValueError, match="size must be >= 0"):
+        signs.sample_sign_vectors(4, -1, rng)
+
+
+def test_is_balanced_and_rank_refuse_other_vectors():
+    assert signs.is_balanced([1, -1]) and signs.is_balanced([1, -1, -1]) and signs.is_balanced([-1])
+    for bad in ([1, 1, -1], [1], [], [1, 0, -1, -1], [[1, -1], [-1, 1]], [2, -2]):
+        assert not signs.is_balanced(bad), bad
+    with pytest.raises(ValueError, match="not a balanced sign vector"):
+        signs.sign_vector_rank([1, 1, -1])
+    with pytest.raises(ValueError, match=r"index must lie in \[0, 20\) for m=6, got 20"):
+        signs.sign_vector_unrank(20, 6)
+    with pytest.raises(ValueError, match="index must lie"):
+        signs.sign_vector_unrank(-1, 6)
+
+
+@pytest.mark.parametrize("m,r,message", [(0, None, "m \\(number of candidate batches\\) must be an integer >= 1"),
+                                          (True, None, "m \\(number"), (4.0, None, "m \\(number"),
+                                          (6, 2.0, "r \\(guess budget\\) must be an integer"), (6, True, "must be an integer")])
+def test_check_m_r_types(m, r, message):
+    with pytest.raises(ValueError, match=message):
+        signs.check_m_r(m, r)
+
+
+def test_check_m_r_accepts_numpy_integers_and_r_equal_m():
+    signs.check_m_r(np.int64(8), np.int32(8))
+    signs.check_m_r(1)
+
+
+def test_overlap_and_guess_shapes():
+    with pytest.raises(ValueError, match=r"same shape, got \(3,\) and \(4,\)"):
+        signs.overlap([1, 0, -1], [1, -1, 1, -1])
+    with pytest.raises(ValueError, match="scores must be 1-d or 2-d"):
+        signs.guess_from_scores(np.zeros((2, 2, 4)), 2)
+    assert isinstance(signs.overlap([1, -1], [1, -1]), int)
+    # a perfect guess at r = m has overlap m; its negation 0
+    s = signs.sign_vector_unrank(7, 6)
+    assert signs.overlap(s, s) == 6 and signs.overlap(-s, s) == 0
+    np.testing.assert_array_equal(signs.guess_from_scores(s.astype(float), 6), s)

@@ -122,3 +122,18 @@ def test_curve_arguments_are_checked():
         dp_tradeoff(0.2, math.inf, 0.0)
     with pytest.raises(ValueError, match="epsilon"):
         gaussian_mechanism_mu(0.0, 1e-5)
+
+
+def test_confidence_point_is_two_clopper_pearson_upper_ends_and_checks_counts():
+    from scipy.stats import beta
+
+    fp_hi, fn_hi = confidence_tradeoff_point(3, 100, 0, 50, zeta=0.1)
+    assert fp_hi == pytest.approx(beta.ppf(0.95, 4, 97), rel=1e-10)
+    assert fn_hi == pytest.approx(1 - 0.05 ** (1 / 50), rel=1e-10)  # zero errors: (1 − p)^n = ζ/2
+    assert confidence_tradeoff_point(10, 10, 0, 10)[0] == 1.0
+    with pytest.raises(ValueError, match="fp = 11 exceeds n_neg = 10"):
+        confidence_tradeoff_point(11, 10, 0, 10)
+    with pytest.raises(ValueError, match="n_pos must be > 0"):
+        confidence_tradeoff_point(0, 10, 0, 0)
+    with pytest.raises(ValueError, match="zeta"):
+        confidence_tradeoff_point(0, 10, 0, 10, zeta=0.0)

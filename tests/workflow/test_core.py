@@ -1,6 +1,10 @@
-"""The workflow's skeleton: the default and paper configs plan every table, lint is clean, a bad
-config stops Snakemake with one line, and a finished run schedules nothing."""
+"""The workflow's skeleton: the default config plans every table (with torch not importable), lint
+is clean, and a bad config stops Snakemake with one line (the paper's DAG: test_paper.py; a
+finished run schedules nothing: test_shared_run.py)."""
 
+import os
+import subprocess
+import sys
 
 from workflow_utils import planned_jobs, snakemake, write_config
 
@@ -15,10 +19,17 @@ def _missing_tables(proc) -> list[str]:
     return [t for t in EVERY_TABLE if f"/tables/{t}.csv" not in planned]
 
 
-def test_dry_run_of_the_default_config_plans_every_table(tmp_path):
-    proc = snakemake(tmp_path, write_config(tmp_path), "-n")
-    assert proc.returncode == 0, proc.stderr
-    assert "attainable_bounds" in planned_jobs(proc)
+def test_dry_run_of_the_default_config_plans_every_table_with_torch_not_importable(tmp_path):
+    """Parsing the Snakefile and planning the DAG import no torch (a dry run works where torch is
+    not installed), and the default config plans every table."""
+    blocker = tmp_path / "block"
+    (blocker / "torch").mkdir(parents=True)
+    (blocker / "torch" / "__init__.py").write_text("raise ImportError('torch is blocked in this test')\n")
+    check = subprocess.run([sys.executable, "-c", "import torch"], env=dict(os.environ, PYTHONPATH=str(blocker)), capture_output=True, text=True)
+    assert check.returncode != 0 and "blocked" in check.stderr
+    proc = snakemake(tmp_path, write_config(tmp_path), "-n", pythonpath=str(blocker))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "attainable_bounds" in planned_jobs(proc) and "nn_train_digits_uniform_calib_0" in planned_jobs(proc)
     assert not _missing_tables(proc)
 
 

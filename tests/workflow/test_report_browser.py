@@ -238,7 +238,9 @@ def test_report_shows_every_table_and_figure_in_a_browser(shared_run, shared_rep
             *(root / "results" / "figures").glob("*.png"),
         ]
     )
-    assert set(EXPECTED) <= set(produced) and len(produced) > 30, produced
+    every_section = {"results/tables/table1a.csv", "results/tables/table1b.csv", "results/tables/table6.csv",
+                     "results/figures/figure1a.png", "results/figures/gaussian_unlearning_ged_vs_p.png"}
+    assert set(EXPECTED) | every_section <= set(produced), produced
 
     # 1. the page as it opens: the report's JavaScript ran and its menu lists every category
     opened = _chromium(report, tmp_path / "profile", "--dump-dom")

@@ -1,59 +1,21 @@
-"""Pipeline helpers: per-run paths, the pre-registered cell, the model parameters the config accepts."""
+"""What a config runs (pipeline/plan.py, WorkflowPlan): the pre-registered cell, chunks of runs,
+unlearning groups, joint designs, the certified delta of a claim, targets and input functions,
+on the default config."""
 
 from __future__ import annotations
 
-import inspect
-from pathlib import Path
+import copy
+from types import SimpleNamespace
 
-import pytest
+import yaml
 
-from unlearn_audit.models import MODELS, CharLSTM, TinyNetCIFAR100
-from unlearn_audit.pipeline import paths
-from unlearn_audit.pipeline.config import MODEL_PARAMETERS
-from unlearn_audit.pipeline.plan import preregistered_cell
+from unlearn_audit.pipeline.config import validate_config
+from unlearn_audit.pipeline.plan import NN_TABLES, WorkflowPlan, audit_delta, preregistered_cell
 from unlearn_audit.stats.selection import Cell
+from unlearn_audit.stats.signs import num_sign_vectors
+from workflow_utils import REPO
 
-
-@pytest.mark.parametrize("phase", ["calib", "eval"])
-@pytest.mark.parametrize("run", [0, 7, 123])
-def test_run_of_path_round_trips_base_model_paths(phase, run):
-    path = paths.base_model("results", "digits_uniform", phase, run)
-    assert path == f"results/designs/digits_uniform/base/{phase}/{run}.pt"
-    assert paths.run_of_path(path) == (phase, run)
-    assert paths.run_of_path(Path("/abs") / path) == (phase, run)
-
-
-@pytest.mark.parametrize("phase", ["calib", "eval"])
-@pytest.mark.parametrize("run", [0, 42])
-@pytest.mark.parametrize("name", ["scores.parquet", "metrics.parquet"])
-def test_run_of_path_round_trips_run_files(phase, run, name):
-    path = paths.run_file("/tmp/results", "exp_ga", phase, run, name)
-    assert path == f"/tmp/results/exp_ga/runs/{phase}/{run}/{name}"
-    assert paths.run_of_path(path) == (phase, run)
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        "results/designs/d/signs.parquet",
-        "results/exp/bounds.parquet",
-        "results/designs/d/base/test/3.pt",  # unknown phase
-        "results/designs/d/base/calib/x.pt",  # not a run index
-        "results/designs/d/base/calib/3.pt.tmp",
-        "results/exp/runs/eval/3",  # a run directory, not a file in it
-        "results/exp/runs/eval/3/sub/scores.parquet",
-        paths.design_file("results", "d", "data.npz"),
-        paths.experiment_file("results", "e", "fit.parquet"),
-    ],
-)
-def test_run_of_path_refuses_other_paths(path):
-    with pytest.raises(ValueError, match="not a per-run path"):
-        paths.run_of_path(path)
-
-
-def test_table_and_figure_files():
-    assert paths.table_files("res", "table2a") == ["res/tables/table2a.csv", "res/tables/table2a.md", "res/tables/table2a.tex"]
-    assert paths.figure_files("res", "fig") == ["res/figures/fig.png", "res/figures/fig.pdf"]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def test_preregistered_cell_defaults_to_largest_r_mean_logit():
@@ -66,35 +28,6 @@ def test_preregistered_cell_uses_explicit_values():
     assert isinstance(cell.r, int)
     assert preregistered_cell({"r": [5, 50], "report_r": None}) == Cell(50, "mean", "logit")
     assert preregistered_cell({"r": [5, 50], "score": "loss"}) == Cell(50, "mean", "loss")
-
-
-def _constructor_parameters(cls) -> tuple[str, ...]:
-    return tuple(name for name in inspect.signature(cls.__init__).parameters if name != "self")
-
-
-@pytest.mark.parametrize(("name", "cls"), [("tinynet", TinyNetCIFAR100), ("charlstm", CharLSTM)])
-def test_model_parameters_match_model_constructors(name, cls):
-    assert MODEL_PARAMETERS[name] == _constructor_parameters(cls)
-
-
-def test_model_parameters_cover_every_registered_model():
-    assert set(MODEL_PARAMETERS) == set(MODELS)
-    for name, cls in MODELS.items():
-        assert MODEL_PARAMETERS[name] == _constructor_parameters(cls), name
-
-
-# ----------------------------------------------------------------------------- the workflow plan
-import copy  # noqa: E402
-from types import SimpleNamespace  # noqa: E402
-
-import yaml  # noqa: E402
-
-from unlearn_audit.pipeline.config import EXECUTION_ONLY_KEYS, result_config, validate_config  # noqa: E402
-from unlearn_audit.pipeline.plan import NN_TABLES, WorkflowPlan, audit_delta  # noqa: E402
-from unlearn_audit.stats.signs import num_sign_vectors  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
-SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def _plan(overrides: dict | None = None) -> WorkflowPlan:
@@ -218,21 +151,3 @@ def test_plan_input_functions_name_the_phase_files():
     summary = plan.nn_experiment_summary("digits_uniform_ida_q1")
     assert summary["report_r"] == 60 and summary["m"] == 144 and summary["label"] == "IDA q=1"
     assert plan.nn_runtime_minutes("digits_uniform", 25) == 25 + 5
-
-
-def test_result_config_drops_only_execution_only_keys():
-    plan = _plan()
-    kept = result_config(plan.config)
-    assert "resources_dir" not in kept and "resources_dir" in plan.config and "results_dir" not in kept
-    for name, design in kept["nn"]["designs"].items():
-        assert "chunk_size" not in design and "runtime_minutes_per_run" not in design, name
-        assert design["calibration_runs"] == plan.config["nn"]["designs"][name]["calibration_runs"]
-    assert "chunk_size" in plan.config["nn"]["designs"]["digits_uniform"]  # the input is untouched
-    dropped = copy.deepcopy(plan.config)
-    dropped.pop("resources_dir")
-    dropped.pop("results_dir")
-    for design in dropped["nn"]["designs"].values():
-        design.pop("chunk_size")
-        design.pop("runtime_minutes_per_run", None)
-    assert kept == dropped
-    assert len(EXECUTION_ONLY_KEYS) == 4

@@ -1,0 +1,86 @@
+"""The neural-network tables and the ε-vs-r figure report the pre-registered cell (report/nn_tables.py,
+report/nn_figures.py; §5 "One test, one level"): Tables 1, 3, 4, 5 and 7 show the row the config fixed
+before the run (or the Bonferroni-selected one, tested at ζ/K) and label every cell's role.
+
+Bounds come from simulated overlaps through the real code path (``bounds_table``).
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from batchwise_audits import M, R_VALUES, L, overlaps_frame
+from unlearn_audit.auditors.batchwise import bounds_table
+from unlearn_audit.report.nn_figures import epsilon_vs_r_figure
+from unlearn_audit.report.nn_tables import table1, table3, table4, table5, table7
+from unlearn_audit.stats.selection import Cell
+
+ZETA = 0.05
+
+
+def _bounds_and_metrics(primary: Cell | None = None, selection: str = "preregistered"):
+    rng = np.random.default_rng(5)
+    frames = [bounds_table(overlaps_frame(rng, signal=s, experiment=name), M, zeta=ZETA, selection=selection,
+                           primary=primary or Cell(40, "mean", "logit"))
+              for name, s in (("a", 0.8), ("b", 0.3))]
+    bounds = pd.concat(frames, ignore_index=True)
+    metrics = pd.DataFrame([{"experiment": e, "phase": "eval", "run": i, "retain_acc": 0.9, "forget_acc": 0.8, "test_acc": 0.7}
+                            for e in ("a", "b") for i in range(L)])
+    experiments = {
+        name: {"design": "d", "dataset": "digits", "split": "uniform", "batch_size": bs, "m": M, "method": "forget_ascent",
+               "label": f"method {name}", "params": {"sigma": sigma}, "report_r": (primary.r if primary else 40), "r": list(R_VALUES)}
+        for name, bs, sigma in (("a", 1, 0.1), ("b", 2, 0.2))
+    }
+    return bounds, metrics, experiments
+
+
+def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
+    bounds, metrics, experiments = _bounds_and_metrics()
+    t1 = table1(bounds, metrics, experiments)
+    assert list(t1.columns) == ["method", "params", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "m", "L",
+                                "retain_acc", "forget_acc", "test_acc", "cell"]
+    for _, row in t1.iterrows():
+        name = row.method.split()[-1]
+        want = bounds[(bounds.experiment == name) & (bounds.role == "preregistered")].iloc[0]
+        assert (want.r, want.score, want.statistic) == (40, "logit", "mean")  # the default cell
+        assert row.epsilon_lb == want.epsilon_lb and row.epsilon_ldp == want.epsilon_ldp and row.r == 40
+        assert row.epsilon_lb_exact == want.epsilon_lb_exact and row.mu_lb == want.mu_lb
+        assert row.cell == "preregistered: logit/mean"
+    t7 = table7(bounds, metrics, experiments)
+    assert list(t7.columns) == ["sigma", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "retain_acc", "forget_acc", "test_acc", "cell"]
+    assert set(t7.epsilon_lb) == set(t1.epsilon_lb) and set(t7.cell) == {"preregistered: logit/mean"}
+
+    t3, t4, t5 = (f(bounds, metrics, experiments) for f in (table3, table4, table5))
+    assert list(t3.columns) == ["method", "split", "r", "epsilon_lb_logit", "epsilon_lb_loss", "cell"]
+    assert list(t4.columns) == ["method", "split", "r", "epsilon_lb_mean", "epsilon_lb_median", "cell"]
+    assert list(t5.columns) == ["batch_size", "m", "r", "r_times_B", "epsilon_lb", "cell"]
+    for t in (t3, t4):
+        assert (t.loc[t.r == 40, "cell"] == "preregistered: logit/mean").all()
+        assert (t.loc[t.r != 40, "cell"] == "exploratory").all()
+    assert (t5.loc[t5.r == 40, "cell"] == "preregistered").all() and (t5.loc[t5.r != 40, "cell"] == "exploratory").all()
+
+    # a non-default pre-registered cell: Table 1 follows the role, Table 4 names the column
+    bounds, metrics, experiments = _bounds_and_metrics(primary=Cell(20, "median", "logit"))
+    t1 = table1(bounds, metrics, experiments)
+    assert t1.r.tolist() == [20, 20] and set(t1.cell) == {"preregistered: logit/median"}
+    want = bounds[(bounds.experiment == "a") & (bounds.r == 20) & (bounds.statistic == "median") & (bounds.score == "logit")]
+    assert t1.epsilon_lb.iloc[0] == want.epsilon_lb.iloc[0]
+    t3, t4 = table3(bounds, metrics, experiments), table4(bounds, metrics, experiments)
+    assert set(t4.loc[t4.r == 20, "cell"]) == {"preregistered: logit/median"}
+    assert set(t3.cell) == {"exploratory"}  # Table 3 shows only mean cells
+    assert set(table5(bounds, metrics, experiments).cell) == {"exploratory"}
+
+    # Bonferroni: Table 1 reports the selected (largest, ζ/K) bound
+    bounds, metrics, experiments = _bounds_and_metrics(selection="bonferroni")
+    t1 = table1(bounds, metrics, experiments)
+    for name, row in zip(experiments, t1.itertuples()):
+        sub = bounds[bounds.experiment == name]
+        assert row.epsilon_ldp == sub.epsilon_ldp.max() and row.cell.startswith("bonferroni-selected: ")
+
+    # the figure marks the reported points; bounds without roles are refused
+    paths = epsilon_vs_r_figure(bounds, experiments, tmp_path / "fig")
+    assert all(p.stat().st_size > 1000 for p in paths)
+    with pytest.raises(ValueError, match="role"):
+        table1(bounds.drop(columns="role"), metrics, experiments)
+    with pytest.raises(ValueError, match="exactly one"):
+        table1(bounds.assign(role="exploratory"), metrics, experiments)
