@@ -7,8 +7,9 @@
 - With pytest-xdist (``make test``: ``-n 2``) the tests of one module run on one worker, so that a
   module's fixtures are made once.  The modules are sent in this order: the shared run's own tests
   (``tests/workflow/test_shared_run.py``: one worker makes the run, with both cores, while the
-  other starts on the rest), the SLURM and paper-DAG modules, the library's modules (most tests
-  first), and last the workflow modules that read the shared run, which is finished by then.
+  other starts on the rest), the SLURM module (which makes the second run, ``.test/slurm.yaml``)
+  and the paper-DAG module, the library's modules (most tests first), and last the other workflow
+  modules, which read the shared run (finished by then).
 """
 
 import sys

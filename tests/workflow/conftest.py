@@ -4,6 +4,9 @@
   read its outputs and dry-run changed configs against it.  Tests that change it work on a copy
   (:meth:`SharedRun.copy`).
 - ``shared_report``: ``snakemake --report`` of that run.
+- ``second_run``: ``.test/slurm.yaml`` (a part of ``.test/all.yaml``, entry for entry) run in another
+  folder, through ``profiles/slurm`` where a SLURM answers and locally where none does; its outputs
+  must equal the shared run's byte for byte.
 - ``paper_dry_run``: the one dry run of ``config/paper.yaml`` (its DAG takes about 40 s to build).
 
 Each is made once per session by the first pytest-xdist worker that needs it (build_once.py); a
@@ -12,8 +15,10 @@ worker that needs it meanwhile waits (the run itself keeps both cores busy) and 
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,11 +28,14 @@ import yaml
 
 from build_once import build_once
 from generated_plays import make_play
+from local_slurm import slurm_partition, snakemake_on_slurm
 from workflow_utils import REPO, load_config, merge, planned_jobs, small_config, snakemake
 
 #: The example algorithm given by import path in .test/all.yaml (``noisy_ft``).
 EXAMPLE = REPO / "examples" / "noisy_finetune"
 SHARED_CONFIG = small_config("all")
+SECOND_CONFIG = small_config("slurm")
+SLURM_TIMEOUT_S = 300
 
 
 @dataclass(frozen=True)
@@ -91,9 +99,10 @@ def plays(tmp_path_factory) -> Path:
     return build_once(tmp_path_factory, "plays", write_plays)
 
 
-def shared_config(plays: Path) -> dict:
-    """.test/all.yaml with the generated plays as its text source and paths relative to the run."""
-    cfg = load_config(SHARED_CONFIG)
+def shared_config(plays: Path, source: str = SHARED_CONFIG) -> dict:
+    """.test/all.yaml (or ``source``) with the generated plays as its text source and paths relative
+    to the run."""
+    cfg = load_config(source)
     cfg["results_dir"], cfg["resources_dir"] = "results", "resources"
     cfg["nn"]["designs"]["plays"]["dataset_params"]["source"] = str(plays)
     return cfg
@@ -134,6 +143,43 @@ def shared_report(tmp_path_factory, shared_run) -> Path:
 
     build_once(tmp_path_factory, "shared_report", build)
     return shared_run.results / "report.html"
+
+
+@dataclass(frozen=True)
+class SecondRun:
+    """A finished run of ``.test/slurm.yaml`` in ``workdir``, and how it was run."""
+
+    workdir: Path
+    proc: subprocess.CompletedProcess
+    #: why it ran locally ("" when it ran through profiles/slurm)
+    no_slurm: str
+    seconds: float
+
+    @property
+    def results(self) -> Path:
+        return self.workdir / "results"
+
+
+@pytest.fixture(scope="session")
+def second_run(tmp_path_factory, plays) -> SecondRun:
+    cfg = shared_config(plays, SECOND_CONFIG)
+
+    def build(workdir: Path) -> None:
+        configfile = workdir / "config.yaml"
+        configfile.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        partition, no_slurm = slurm_partition()
+        start = time.monotonic()
+        if partition:
+            proc = snakemake_on_slurm(workdir, configfile, partition, timeout=SLURM_TIMEOUT_S)
+        else:
+            proc = snakemake(workdir, configfile, cores=2, timeout=900)
+        _saved(proc, workdir)
+        (workdir / "how.json").write_text(json.dumps({"no_slurm": no_slurm, "seconds": time.monotonic() - start}))
+        assert proc.returncode == 0, (proc.stdout + proc.stderr)[-5000:]
+
+    workdir = build_once(tmp_path_factory, "second_run", build)
+    how = json.loads((workdir / "how.json").read_text())
+    return SecondRun(workdir, _read(workdir), how["no_slurm"], how["seconds"])
 
 
 @pytest.fixture(scope="session")
