@@ -61,8 +61,17 @@ if LoadFileScheduling is not None:
                         self.workqueue.move_to_end(module, last=False)
             super()._assign_work_unit(node)
 
+
+class _XdistScheduling:
+    """The scheduler hook, registered only where pytest-xdist is loaded (``-p no:xdist`` works too)."""
+
     @pytest.hookimpl(tryfirst=True)
-    def pytest_xdist_make_scheduler(config, log):
+    def pytest_xdist_make_scheduler(self, config, log):
         if config.getvalue("dist") in ("load", "loadfile", "loadscope", "loadgroup"):
             return SharedRunFirstScheduling(config, log)
         return None
+
+
+def pytest_configure(config):
+    if LoadFileScheduling is not None and config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistScheduling(), "shared-run-first-scheduling")

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src" / "unlearn_audit"
@@ -38,7 +40,7 @@ def test_stats_imports_only_numpy_scipy_and_checks():
         for name in _imports_of(path):
             top = name.split(".")[0]
             if top == "unlearn_audit":
-                assert name.startswith(("unlearn_audit.stats", "unlearn_audit.checks")), f"{path.name} imports {name}"
+                assert name.startswith(("unlearn_audit.stats", "unlearn_audit.checks", "unlearn_audit._lazy")), f"{path.name} imports {name}"
             else:
                 assert top in {"numpy", "scipy", "math", "dataclasses", "functools", "typing", "itertools", "__future__", ""}, f"{path.name} imports {name}"
 
@@ -92,8 +94,42 @@ for module, forbidden in json.loads(sys.argv[1]).items():
 """
 
 
-def test_imports_do_not_load_torch_or_what_the_small_jobs_do_not_need():
-    proc = subprocess.run([sys.executable, "-c", FORKED_IMPORTS, json.dumps(NOT_LOADED)], capture_output=True, text=True, cwd=REPO, timeout=300)
+def _forbidden_loaded(not_loaded: dict, parent_imports: str) -> dict:
+    script = FORKED_IMPORTS.replace("import numpy, pandas, pyarrow.parquet, scipy.optimize, scipy.special, yaml, jsonschema", parent_imports)
+    proc = subprocess.run([sys.executable, "-c", script, json.dumps(not_loaded)], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    loaded = {k: v for line in proc.stdout.splitlines() for k, v in json.loads(line).items()}
-    assert loaded == {module: [] for module in NOT_LOADED}, (loaded, proc.stderr[-3000:])
+    return {k: v for line in proc.stdout.splitlines() for k, v in json.loads(line).items()}
+
+
+def test_imports_do_not_load_torch_or_what_the_small_jobs_do_not_need():
+    loaded = _forbidden_loaded(NOT_LOADED, "import numpy, pandas, pyarrow.parquet, scipy.optimize, scipy.special, yaml, jsonschema")
+    assert loaded == {module: [] for module in NOT_LOADED}, loaded
+
+
+#: Every Snakemake start (each dry run, each cluster job's two starts) imports the Snakefile's
+#: modules, and every training or unlearning job imports pipeline.nn_runs: the package tops are
+#: lazy (unlearn_audit._lazy), so neither pays for the auditors' scipy.optimize and pandas.
+NOT_LOADED_AT_START = {
+    "unlearn_audit.pipeline.plan": ("pandas", "scipy", "torch"),
+    "unlearn_audit.pipeline.config": ("pandas", "scipy", "torch"),
+    "unlearn_audit.pipeline.nn_runs": ("scipy.optimize", "unlearn_audit.auditors", "unlearn_audit.stats.bounds"),
+}
+
+
+def test_the_snakefile_and_the_training_jobs_import_only_what_they_use():
+    loaded = _forbidden_loaded(NOT_LOADED_AT_START, "import numpy, yaml, jsonschema")
+    assert loaded == {module: [] for module in NOT_LOADED_AT_START}, loaded
+
+
+def test_the_public_names_of_the_package_tops_resolve():
+    import unlearn_audit
+    import unlearn_audit.auditors
+    import unlearn_audit.stats
+
+    for package in (unlearn_audit, unlearn_audit.stats, unlearn_audit.auditors):
+        for name in package.__all__:
+            assert getattr(package, name) is not None, f"{package.__name__}.{name}"
+        assert set(package.__all__) <= set(dir(package))
+    assert unlearn_audit.stats.bounds.epsilon_lower_bound is unlearn_audit.epsilon_lower_bound
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        unlearn_audit.not_a_name

@@ -22,68 +22,42 @@ Training, models and unlearning (torch) live in :mod:`unlearn_audit.training`,
 :mod:`unlearn_audit.pipeline`.
 """
 
-from .auditors import (
-    PairwiseAudit,
-    PerExampleFit,
-    WeightSpaceAudit,
-    audit_projection,
-    audit_tables,
-    audit_weight_space,
-    batch_scores,
-    bounds_table,
-    fit_per_example,
-    fit_table,
-    joint_audit_tables,
-    pairwise_audit,
-    pairwise_audit_table,
-    sign_table,
-)
-from .stats.bounds import (
-    EpsilonBound,
-    PairwiseBound,
-    audit_tail_bound,
-    epsilon_lower_bound,
-    gdp_delta,
-    gdp_epsilon,
-    gdp_mu_lower_bound,
-    gdp_mu_lower_bound_from_accuracy,
-    pairwise_epsilon_lower_bound,
-    pairwise_unlearning_epsilon_lower_bound,
-    unlearning_epsilon_lower_bound,
-)
-from .stats.gdp_overlaps import MuBound, mu_lower_bound
-from .stats.tradeoff import dp_tradeoff, gdp_tradeoff
+from ._lazy import lazy_exports
+
+#: public name -> the submodule that defines it (imported on first use)
+_EXPORTS = {
+    "PairwiseAudit": ".auditors",
+    "PerExampleFit": ".auditors",
+    "WeightSpaceAudit": ".auditors",
+    "audit_projection": ".auditors",
+    "audit_tables": ".auditors",
+    "audit_weight_space": ".auditors",
+    "batch_scores": ".auditors",
+    "bounds_table": ".auditors",
+    "fit_per_example": ".auditors",
+    "fit_table": ".auditors",
+    "joint_audit_tables": ".auditors",
+    "pairwise_audit": ".auditors",
+    "pairwise_audit_table": ".auditors",
+    "sign_table": ".auditors",
+    "EpsilonBound": ".stats.bounds",
+    "PairwiseBound": ".stats.bounds",
+    "audit_tail_bound": ".stats.bounds",
+    "epsilon_lower_bound": ".stats.bounds",
+    "gdp_delta": ".stats.bounds",
+    "gdp_epsilon": ".stats.bounds",
+    "gdp_mu_lower_bound": ".stats.bounds",
+    "gdp_mu_lower_bound_from_accuracy": ".stats.bounds",
+    "pairwise_epsilon_lower_bound": ".stats.bounds",
+    "pairwise_unlearning_epsilon_lower_bound": ".stats.bounds",
+    "unlearning_epsilon_lower_bound": ".stats.bounds",
+    "MuBound": ".stats.gdp_overlaps",
+    "mu_lower_bound": ".stats.gdp_overlaps",
+    "dp_tradeoff": ".stats.tradeoff",
+    "gdp_tradeoff": ".stats.tradeoff",
+}
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "EpsilonBound",
-    "MuBound",
-    "PairwiseAudit",
-    "PairwiseBound",
-    "PerExampleFit",
-    "WeightSpaceAudit",
-    "audit_projection",
-    "audit_tables",
-    "audit_tail_bound",
-    "audit_weight_space",
-    "batch_scores",
-    "bounds_table",
-    "dp_tradeoff",
-    "epsilon_lower_bound",
-    "fit_per_example",
-    "fit_table",
-    "gdp_delta",
-    "gdp_epsilon",
-    "gdp_mu_lower_bound",
-    "gdp_mu_lower_bound_from_accuracy",
-    "gdp_tradeoff",
-    "joint_audit_tables",
-    "mu_lower_bound",
-    "pairwise_audit",
-    "pairwise_audit_table",
-    "pairwise_epsilon_lower_bound",
-    "pairwise_unlearning_epsilon_lower_bound",
-    "sign_table",
-    "unlearning_epsilon_lower_bound",
-]
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -13,51 +13,40 @@ numpy, scipy and pandas; never torch.
   Gaussian-unlearning audit, and the one Algorithm-1 (m = r = 2) convention.
 """
 
-from .batchwise import DEFAULT_CELL, audit_tables, batch_scores, batchwise_overlaps, bounds_table, fit_table
-from .gaussian_fit import Gaussian, PerClassFit, PerExampleFit, fit_gaussian, fit_per_class, fit_per_example
-from .joint import joint_audit_tables, joint_fit, joint_guesses
-from .pairwise import PairwiseAudit, pairwise_audit, pairwise_audit_table
-from .runs import sign_matrix, sign_table
-from .weight_space import (
-    ProjectionAudit,
-    ProjectionSettings,
-    TwoPointAlgorithm1,
-    WeightSpaceAudit,
-    WeightSpaceSettings,
-    algorithm1_two_point,
-    audit_projection,
-    audit_release,
-    audit_weight_space,
-)
+from .._lazy import lazy_exports
 
-__all__ = [
-    "DEFAULT_CELL",
-    "Gaussian",
-    "PairwiseAudit",
-    "PerClassFit",
-    "PerExampleFit",
-    "ProjectionAudit",
-    "ProjectionSettings",
-    "TwoPointAlgorithm1",
-    "WeightSpaceAudit",
-    "WeightSpaceSettings",
-    "algorithm1_two_point",
-    "audit_projection",
-    "audit_release",
-    "audit_tables",
-    "audit_weight_space",
-    "batch_scores",
-    "batchwise_overlaps",
-    "bounds_table",
-    "fit_gaussian",
-    "fit_per_class",
-    "fit_per_example",
-    "fit_table",
-    "joint_audit_tables",
-    "joint_fit",
-    "joint_guesses",
-    "pairwise_audit",
-    "pairwise_audit_table",
-    "sign_matrix",
-    "sign_table",
-]
+#: public name -> the submodule that defines it (imported on first use)
+_EXPORTS = {
+    "DEFAULT_CELL": ".batchwise",
+    "audit_tables": ".batchwise",
+    "batch_scores": ".batchwise",
+    "batchwise_overlaps": ".batchwise",
+    "bounds_table": ".batchwise",
+    "fit_table": ".batchwise",
+    "Gaussian": ".gaussian_fit",
+    "PerClassFit": ".gaussian_fit",
+    "PerExampleFit": ".gaussian_fit",
+    "fit_gaussian": ".gaussian_fit",
+    "fit_per_class": ".gaussian_fit",
+    "fit_per_example": ".gaussian_fit",
+    "joint_audit_tables": ".joint",
+    "joint_fit": ".joint",
+    "joint_guesses": ".joint",
+    "PairwiseAudit": ".pairwise",
+    "pairwise_audit": ".pairwise",
+    "pairwise_audit_table": ".pairwise",
+    "sign_matrix": ".runs",
+    "sign_table": ".runs",
+    "ProjectionAudit": ".weight_space",
+    "ProjectionSettings": ".weight_space",
+    "TwoPointAlgorithm1": ".weight_space",
+    "WeightSpaceAudit": ".weight_space",
+    "WeightSpaceSettings": ".weight_space",
+    "algorithm1_two_point": ".weight_space",
+    "audit_projection": ".weight_space",
+    "audit_release": ".weight_space",
+    "audit_weight_space": ".weight_space",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

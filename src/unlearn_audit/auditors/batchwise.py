@@ -30,7 +30,7 @@ import pandas as pd
 from ..checks import check_choice
 from ..stats.bounds import STATISTICS, epsilon_lower_bound, unlearning_epsilon_lower_bound
 from ..stats.gdp_overlaps import mu_lower_bound
-from ..stats.selection import SELECTIONS, TESTS, Cell, cell_zeta
+from ..stats.selection import DEFAULT_CELL, SELECTIONS, TESTS, Cell, cell_zeta
 from ..stats.signs import guess_from_scores, overlap
 from .gaussian_fit import PerExampleFit, fit_per_example
 from .runs import SCORE_COLUMNS, check_single_phase, score_matrix, sign_matrix
@@ -46,8 +46,6 @@ __all__ = [
 ]
 
 SCORES = tuple(SCORE_COLUMNS)
-#: The pre-registered cell's statistic and score when the config names none (the paper's tables).
-DEFAULT_CELL = {"statistic": "mean", "score": "logit", "test": "theorem4.2"}
 
 
 def batch_scores(scores: np.ndarray, fit: PerExampleFit, batch: np.ndarray, m: int) -> np.ndarray:

@@ -12,9 +12,8 @@ import re
 from typing import Any, Mapping
 
 from . import paths
-from ..auditors.batchwise import DEFAULT_CELL
 from ..checks import check_positive_int
-from ..stats.selection import Cell
+from ..stats.selection import DEFAULT_CELL, Cell
 from ..stats.signs import num_sign_vectors
 
 __all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "preregistered_cell", "certified_claim", "audit_delta", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "PHASES", "WorkflowPlan"]

@@ -17,9 +17,19 @@
 * :mod:`.simulation` — mechanisms with known ε, for validity tests.
 """
 
-from .bounds import EpsilonBound, epsilon_lower_bound
-from .gdp_overlaps import MuBound, mu_lower_bound
-from .posterior_tests import METHODS, posterior_tail_bound
-from .tradeoff import dp_tradeoff, gdp_tradeoff
+from .._lazy import lazy_exports
 
-__all__ = ["METHODS", "EpsilonBound", "MuBound", "dp_tradeoff", "epsilon_lower_bound", "gdp_tradeoff", "mu_lower_bound", "posterior_tail_bound"]
+#: public name -> the submodule that defines it (imported on first use)
+_EXPORTS = {
+    "EpsilonBound": ".bounds",
+    "epsilon_lower_bound": ".bounds",
+    "MuBound": ".gdp_overlaps",
+    "mu_lower_bound": ".gdp_overlaps",
+    "METHODS": ".posterior_tests",
+    "posterior_tail_bound": ".posterior_tests",
+    "dp_tradeoff": ".tradeoff",
+    "gdp_tradeoff": ".tradeoff",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

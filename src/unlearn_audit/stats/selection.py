@@ -29,6 +29,10 @@ SELECTIONS = ("preregistered", "bonferroni")
 TESTS = ("theorem4.2", "exact")
 
 
+#: The pre-registered cell's statistic, score and test when the config names none (the paper's tables).
+DEFAULT_CELL = {"statistic": "mean", "score": "logit", "test": "theorem4.2"}
+
+
 @dataclass(frozen=True)
 class Cell:
     """A cell of an audit: the guess budget r, the statistic (mean/median), the score and the test."""
