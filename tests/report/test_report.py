@@ -91,10 +91,14 @@ def _summaries() -> pd.DataFrame:
     )
 
 
-def test_convex_figure_writes_png_and_pdf(tmp_path):
+def test_convex_figure_writes_png_pdf_and_the_numbers_it_plots(tmp_path):
     paths = convex_figure(_summaries(), tmp_path / "figures" / "convex_epsilon_lb")
-    assert [p.name for p in paths] == ["convex_epsilon_lb.png", "convex_epsilon_lb.pdf"]
-    png, pdf = (p.read_bytes() for p in paths)
+    assert [p.name for p in paths] == ["convex_epsilon_lb.csv", "convex_epsilon_lb.png", "convex_epsilon_lb.pdf"]
+    plotted = pd.read_csv(paths[0])
+    assert len(plotted) == 12 and set(plotted.auditor) == {"pairwise", "joint"}
+    joint = plotted[(plotted.mechanism == "perturbed_newton") & (plotted.auditor == "joint")]
+    assert joint.epsilon_lb.tolist() == [0.0, 0.8, 4.0] and joint.plotted.tolist() == [False, True, True]
+    png, pdf = (p.read_bytes() for p in paths[1:])
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 1000
     assert pdf.startswith(b"%PDF-") and len(pdf) > 1000
 

@@ -7,11 +7,14 @@ resources_dir are not part of any result and that the device-path keys reach the
 second run gives the same bytes is tests/workflow/test_second_run.py).
 """
 
+import copy
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from workflow_utils import merge, validated
 
 
 def _phase_chunks(design: dict) -> int:
@@ -115,16 +118,14 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
     assert trained > 1e-3 and between > 1e-4  # it trained, and on its own run's set
 
 
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        {"nn": {"designs": {"tiny": {"chunk_size": 5}}}},
-        {"nn": {"designs": {"tiny": {"chunk_size": 1000}}}},
-        {"resources_dir": "elsewhere/resources"},
-    ],
-    ids=["chunk_size=5", "chunk_size=1000", "resources_dir"],
-)
-def test_chunk_size_and_resources_dir_rerun_nothing(shared_run, overrides):
+def test_chunk_size_and_resources_dir_rerun_nothing(shared_run):
+    """How runs are cut into jobs, and where downloads are kept, change no result: on the finished
+    run, more chunks (tiny: 20 calibration runs in chunks of 5), fewer chunks (plays: its two
+    calibration chunks in one) and another resources_dir, all at once, plan no job."""
+    overrides = {"nn": {"designs": {"tiny": {"chunk_size": 5}, "plays": {"chunk_size": 1000}}},
+                 "resources_dir": "elsewhere/resources"}
+    chunks = [_phase_chunks(validated(cfg)["nn"]["designs"][d]) for cfg in (shared_run.config, merge(copy.deepcopy(shared_run.config), overrides)) for d in ("tiny", "plays")]
+    assert chunks == [2, 3, 5, 2], chunks  # (tiny, plays) jobs per step: before, after
     assert shared_run.dry_run(overrides) == {}
 
 

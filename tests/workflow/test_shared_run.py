@@ -29,6 +29,20 @@ def test_every_rule_of_the_workflow_ran(shared_run):
     assert ran - named == {r for r in ran if r.startswith(CHUNK_RULES)}
 
 
+def test_every_figure_writes_the_numbers_it_plots_beside_it(shared_run):
+    figures = shared_run.results / "figures"
+    pngs = sorted(figures.glob("*.png"))
+    assert len(pngs) >= 14, pngs
+    for png in pngs:
+        for ext in (".pdf", ".csv"):
+            assert png.with_suffix(ext).is_file(), f"{png.name} has no {ext} beside it"
+        assert len(pd.read_csv(png.with_suffix(".csv"))) > 0, png.name
+    plotted = pd.read_csv(figures / "convex_epsilon_lb.csv")
+    table2a = pd.read_csv(shared_run.results / "tables" / "table2a.csv")
+    cubic = plotted[(plotted.mechanism == "cubic_newton") & (plotted.auditor == "pairwise")]
+    assert cubic.epsilon_lb.tolist() == table2a.epsilon_lb_pairwise.tolist()
+
+
 def test_the_shared_run_wrote_the_ceilings_and_a_rerun_schedules_nothing(shared_run):
     tables = shared_run.results / "tables"
     table = pd.read_csv(tables / "attainable_bounds.csv")

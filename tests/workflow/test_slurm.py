@@ -18,9 +18,9 @@ import pytest
 
 from local_slurm import SUBMITTED
 
-#: The jobs of .test/slurm.yaml that are not local rules: four convex_audit, nn_prepare_data, three
+#: The jobs of .test/slurm.yaml that are not local rules: two convex_audit, nn_prepare_data, three
 #: training chunks, the three unlearning chunks as one group job, nn_fit.
-EXPECTED_SUBMISSIONS = 10
+EXPECTED_SUBMISSIONS = 8
 
 
 def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
@@ -40,7 +40,7 @@ def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
     assert set(ids) <= set(by_id), (sorted(by_id), ids)
     kinds = [by_id[i].relative_to(slurm_logs).parts[0] for i in ids]
     assert sorted(k for k in kinds if not k.startswith(("rule_nn_train_", "group_"))) == [
-        "rule_convex_audit"] * 4 + ["rule_nn_fit", "rule_nn_prepare_data"], kinds
+        "rule_convex_audit"] * 2 + ["rule_nn_fit", "rule_nn_prepare_data"], kinds
     assert sorted(k for k in kinds if k.startswith("rule_nn_train_")) == [
         "rule_nn_train_plays_calib_0", "rule_nn_train_plays_calib_1", "rule_nn_train_plays_eval_0"], kinds
     groups = [i for i, kind in zip(ids, kinds) if kind.startswith("group_")]

@@ -70,7 +70,7 @@ rule convex_figure:
             category="Convex audits (Table 2)",
             subcategory="Figure: lower bound vs certified epsilon",
         ),
-        multiext(plan.figure_stem("convex_epsilon_lb"), ".pdf"),
+        multiext(plan.figure_stem("convex_epsilon_lb"), ".pdf", ".csv"),
     log:
         f"{LOGS}/figures/convex_epsilon_lb.log",
     localrule: True
