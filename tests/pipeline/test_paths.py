@@ -50,3 +50,12 @@ def test_run_of_path_refuses_other_paths(path):
 def test_table_and_figure_files():
     assert paths.table_files("res", "table2a") == ["res/tables/table2a.csv", "res/tables/table2a.md", "res/tables/table2a.tex"]
     assert paths.figure_files("res", "fig") == ["res/figures/fig.png", "res/figures/fig.pdf"]
+
+
+def test_the_list_of_a_phases_base_models_round_trips(tmp_path):
+    models = [paths.base_model("results", "digits_uniform", "eval", run) for run in (0, 1, 10)]
+    out = tmp_path / paths.base_model_list("results", "digits_uniform", "eval")
+    assert out.as_posix().endswith("results/designs/digits_uniform/base/eval.txt")
+    paths.write_path_list(models, out)
+    assert paths.read_path_list(out) == models
+    assert out.read_text() == "".join(f"{m}\n" for m in models)

@@ -5,6 +5,7 @@ on the default config."""
 from __future__ import annotations
 
 import copy
+import re
 from types import SimpleNamespace
 
 import yaml
@@ -83,10 +84,11 @@ def test_plan_groups_experiments_that_differ_only_in_the_noise_release():
 
 def test_plan_joint_designs_share_candidate_models():
     plan = _plan()
-    base, others = plan.nn_unlearn_base("digits_joint_uniform", "eval", [0, 1])
-    assert base == [f"{plan.results}/designs/digits_joint_uniform/base/candidate/{k}.pt" for k in range(20)] and others == []
-    base, others = plan.nn_unlearn_base("digits_uniform", "eval", [0, 1])
-    assert len(base) == 2 and len(others) == 8
+    assert plan.nn_unlearn_base("digits_joint_uniform", "eval") == [f"{plan.results}/designs/digits_joint_uniform/base/candidate/{k}.pt" for k in range(20)]
+    assert plan.nn_unlearn_base("digits_uniform", "eval") == [f"{plan.results}/designs/digits_uniform/base/eval.txt"]
+    listed = plan.nn_base_models_of_phase(SimpleNamespace(design="digits_uniform", phase="eval"))
+    assert listed == [f"{plan.results}/designs/digits_uniform/base/eval/{run}.pt" for run in plan.nn_phase_runs("digits_uniform", "eval")]
+    assert re.fullmatch(plan.nn_batchwise_design_pattern(), "digits_uniform") and not re.fullmatch(plan.nn_batchwise_design_pattern(), "digits_joint_uniform")
     assert plan.nn_auditor("digits_mc_eps1_uniform") == "joint"
     assert plan.nn_auditor("digits_r2d_pairwise_eps1") == "pairwise"
     assert plan.nn_auditor("digits_uniform_ida_q1") == "batchwise"

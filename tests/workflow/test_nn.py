@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workflow_utils import merge, validated
+from workflow_utils import merge
 
 
 def _phase_chunks(design: dict) -> int:
@@ -59,19 +59,21 @@ def test_one_hyperparameter_reruns_only_its_experiment(shared_run):
     assert jobs.get("nn_fit") == 1 and jobs.get("nn_audit") == 1
 
 
-def test_a_bf16_design_unlearns_in_bf16_and_records_it(shared_run, tmp_path):
-    """One evaluation run of the finished design redone with ``precision: bf16``: the metrics say
+def test_a_bf16_design_unlearns_in_bf16_and_records_it(shared_run, tmp_path, monkeypatch):
+    """One evaluation run of the finished design redone with ``precision: bf16`` (its base model
+    found in the phase's list of base models, as the workflow's chunks find theirs): the metrics say
     so, and the scores (always computed in fp32) differ from the fp32 run's only through the
     bf16 unlearning steps."""
     from unlearn_audit.pipeline.nn_runs import unlearn
 
+    monkeypatch.chdir(shared_run.workdir)  # the list's paths are the run's, relative to its folder
     res = shared_run.results
     config = shared_run.config
     design = dict(config["nn"]["designs"]["tiny"], precision="bf16")
     exp = config["nn"]["experiments"]["tiny_ft"]
     out = {k: [str(tmp_path / "tiny_ft" / "runs" / "eval" / "0" / f"{k}.parquet")] for k in ("scores", "metrics")}
     unlearn("tiny_ft", design, exp["method"], exp["params"], config["seed"], res / "designs" / "tiny" / "data.npz",
-            res / "designs" / "tiny" / "signs.parquet", [str(res / "designs" / "tiny" / "base" / "eval" / "0.pt")],
+            res / "designs" / "tiny" / "signs.parquet", [str(res / "designs" / "tiny" / "base" / "eval.txt")],
             out["scores"], out["metrics"])
     metrics = pd.read_parquet(out["metrics"][0])
     assert metrics.precision.tolist() == ["bf16"] and metrics.compiled.tolist() == [False]
@@ -124,7 +126,7 @@ def test_chunk_size_and_resources_dir_rerun_nothing(shared_run):
     calibration chunks in one) and another resources_dir, all at once, plan no job."""
     overrides = {"nn": {"designs": {"tiny": {"chunk_size": 5}, "plays": {"chunk_size": 1000}}},
                  "resources_dir": "elsewhere/resources"}
-    chunks = [_phase_chunks(validated(cfg)["nn"]["designs"][d]) for cfg in (shared_run.config, merge(copy.deepcopy(shared_run.config), overrides)) for d in ("tiny", "plays")]
+    chunks = [_phase_chunks(cfg["nn"]["designs"][d]) for cfg in (shared_run.config, merge(copy.deepcopy(shared_run.config), overrides)) for d in ("tiny", "plays")]
     assert chunks == [2, 3, 5, 2], chunks  # (tiny, plays) jobs per step: before, after
     assert shared_run.dry_run(overrides) == {}
 

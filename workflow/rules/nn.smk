@@ -70,12 +70,30 @@ for _design, _phase, _chunk, _runs in plan.nn_design_chunks():
             "../scripts/nn_train.py"
 
 
+rule nn_base_models:
+    """The list of a batchwise design's base models of one phase: the base-model input of that
+    phase's unlearning chunks, each of which reads its own runs' models from it."""
+    input:
+        plan.nn_base_models_of_phase,
+    output:
+        plan.base_model_list("{design}", "{phase}"),
+    wildcard_constraints:
+        design=plan.nn_batchwise_design_pattern(),
+        phase="calib|eval",
+    log:
+        f"{LOGS}/nn/{{design}}/base_{{phase}}.log",
+    localrule: True
+    run:
+        from unlearn_audit.pipeline.paths import write_path_list
+
+        write_path_list(input, output[0], log=log[0])
+
+
 # A group is one experiment, or the experiments of one design whose hyperparameters differ only in
 # the final noise release (e.g. Table 7's sigma): they share each run's noiseless unlearning and
 # each draws its own release noise (unlearn_audit.unlearning.unlearn_variants).
 for _group, _phase, _chunk, _runs in plan.nn_experiment_chunks():
     _design = plan.nn_design_of(_group[0])
-    _base, _phase_base = plan.nn_unlearn_base(_design, _phase, _runs)
 
     rule:
         name:
@@ -83,11 +101,8 @@ for _group, _phase, _chunk, _runs in plan.nn_experiment_chunks():
         input:
             data=plan.design_file(_design, "data.npz"),
             signs=plan.design_file(_design, "signs.parquet"),
-            base=_base,
-            # The phase's other base models, ancient (their timestamps are ignored): Snakemake
-            # reruns a job whose set of input files differs from the recorded one, so the set
-            # must not depend on chunk_size.  The script reads only `base`.
-            phase_base=[ancient(path) for path in _phase_base],
+            # the same for every chunk of the phase (its input set must not depend on chunk_size)
+            base=plan.nn_unlearn_base(_design, _phase),
         output:
             **plan.nn_unlearn_outputs(_group, _phase, _runs),
         params:

@@ -26,7 +26,7 @@ from ..training import TrainConfig, shuffle_orders, train_many, train_model
 from ..unlearning import Monitor
 from ..unlearning import unlearn as unlearn_model
 from ..unlearning import unlearn_variants
-from .paths import run_of_path
+from .paths import read_path_list, run_of_path
 from .runtime import resolve_device
 
 __all__ = ["train_config", "run_precision", "training_ids", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
@@ -179,8 +179,17 @@ class _RunMonitor(Monitor):
 
 
 def _base_of_runs(runs: Sequence[int], signs: Mapping[int, np.ndarray], base_models: Sequence[str]) -> list[str]:
-    """The base model of each run: the one per-run model of the chunk, in order, or, for a joint
-    design, the candidate model of the run's sign vector."""
+    """The base model of each run: from the list of the phase's base models (a batchwise design,
+    :func:`.paths.base_model_list`), or, for a joint design, the candidate model of the run's sign
+    vector."""
+    if len(base_models) == 1 and str(base_models[0]).endswith(".txt"):
+        listed = {run_of_path(p): p for p in read_path_list(base_models[0])}
+        phases = {phase for phase, _ in listed}
+        missing = [run for run in runs if not any((phase, run) in listed for phase in phases)]
+        if len(phases) != 1 or missing:
+            raise ValueError(f"{base_models[0]}: lists no base model of runs {missing} (or models of several phases: {sorted(phases)})")
+        (phase,) = phases
+        return [listed[(phase, run)] for run in runs]
     parsed = [run_of_path(p) for p in base_models]
     if parsed and parsed[0][0] == "candidate":
         by_rank = {rank: path for (_, rank), path in zip(parsed, base_models)}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Sequence
 
 __all__ = [
     "TABLE_EXTS",
@@ -50,6 +51,27 @@ def design_file(results: str, design: str, name: str) -> str:
 def base_model(results: str, design: str, phase: str, run: int | str) -> str:
     """The base model A(D(S)) of one run: ``results/designs/<design>/base/<phase>/<run>.pt``."""
     return f"{results}/designs/{design}/base/{phase}/{run}.pt"
+
+
+def base_model_list(results: str, design: str, phase: str) -> str:
+    """The list of a batchwise design's base models of one phase, one path a line:
+    ``results/designs/<design>/base/<phase>.txt`` (rule nn_base_models; the input of that phase's
+    unlearning chunks)."""
+    return f"{results}/designs/{design}/base/{phase}.txt"
+
+
+def write_path_list(files: Sequence[str], out: str | os.PathLike, log: str | os.PathLike | None = None) -> None:
+    """Write ``files``, one a line, to ``out`` (atomically); with ``log``, say how many there."""
+    from ..io import write_text_atomic
+
+    write_text_atomic(out, "".join(f"{Path(f).as_posix()}\n" for f in files))
+    if log is not None:
+        Path(log).write_text(f"{out}: {len(files)} paths\n")
+
+
+def read_path_list(path: str | os.PathLike) -> list[str]:
+    """The paths :func:`write_path_list` wrote to ``path``."""
+    return [line for line in Path(path).read_text().splitlines() if line]
 
 
 def candidate_model(results: str, design: str, rank: int | str) -> str:

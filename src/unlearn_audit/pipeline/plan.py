@@ -99,6 +99,9 @@ class WorkflowPlan:
     def base_model(self, design: str, phase: str, run: int | str) -> str:
         return paths.base_model(self.results, design, phase, run)
 
+    def base_model_list(self, design: str, phase: str) -> str:
+        return paths.base_model_list(self.results, design, phase)
+
     def experiment_file(self, experiment: str, name: str) -> str:
         return paths.experiment_file(self.results, experiment, name)
 
@@ -169,14 +172,24 @@ class WorkflowPlan:
             return [paths.candidate_model(self.results, design, rank) for rank in runs]
         return [self.base_model(design, phase, run) for run in runs]
 
-    def nn_unlearn_base(self, design: str, phase: str, runs: list[int]) -> tuple[list[str], list[str]]:
-        """(base models the chunk reads, the phase's other base models).  The second list goes in as
-        ``ancient`` inputs: Snakemake reruns a job whose set of input files changed, so the set must
-        not depend on chunk_size.  A joint design's chunk lists every candidate model."""
+    def nn_unlearn_base(self, design: str, phase: str) -> list[str]:
+        """The base-model input of a phase's unlearning chunks, the same for every chunk (Snakemake
+        reruns a job whose set of input files changed, so it must not depend on chunk_size): a joint
+        design's every candidate model; a batchwise design's list of the phase's base models
+        (rule nn_base_models), from which a chunk reads its own runs' models.  One list, not every
+        model in every chunk: that made the DAG quadratic in the runs of a phase."""
         if self.nn_is_joint(design):
-            return self.nn_train_outputs(design, "candidate", self.nn_candidates(design)), []
-        others = [run for run in self.nn_phase_runs(design, phase) if run not in runs]
-        return self.nn_train_outputs(design, phase, runs), self.nn_train_outputs(design, phase, others)
+            return self.nn_train_outputs(design, "candidate", self.nn_candidates(design))
+        return [self.base_model_list(design, phase)]
+
+    def nn_base_models_of_phase(self, wildcards) -> list[str]:
+        """Input function of rule nn_base_models: every base model of the ``design``'s ``phase``."""
+        return self.nn_train_outputs(wildcards.design, wildcards.phase, self.nn_phase_runs(wildcards.design, wildcards.phase))
+
+    def nn_batchwise_design_pattern(self) -> str:
+        """A wildcard constraint matching exactly the used designs that are not joint."""
+        names = [d for d in self.nn_used_designs() if not self.nn_is_joint(d)]
+        return "|".join(re.escape(n) for n in names) if names else "(?!)"
 
     def nn_release_key(self, experiment: str) -> str | None:
         """What the experiment's noiseless unlearning depends on (its design and every hyperparameter
