@@ -83,10 +83,10 @@ rule nn_base_models:
     log:
         f"{LOGS}/nn/{{design}}/base_{{phase}}.log",
     localrule: True
-    run:
-        from unlearn_audit.pipeline.paths import write_path_list
-
-        write_path_list(input, output[0], log=log[0])
+    # one line a model (pipeline.paths.read_path_list reads it); a shell command, not `run:`, which
+    # Snakemake would execute in a Snakemake subprocess of its own
+    shell:
+        "printf '%s\\n' {input:q} > {output:q} 2> {log:q}"
 
 
 # A group is one experiment, or the experiments of one design whose hyperparameters differ only in

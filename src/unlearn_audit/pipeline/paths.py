@@ -60,13 +60,11 @@ def base_model_list(results: str, design: str, phase: str) -> str:
     return f"{results}/designs/{design}/base/{phase}.txt"
 
 
-def write_path_list(files: Sequence[str], out: str | os.PathLike, log: str | os.PathLike | None = None) -> None:
-    """Write ``files``, one a line, to ``out`` (atomically); with ``log``, say how many there."""
+def write_path_list(files: Sequence[str], out: str | os.PathLike) -> None:
+    """Write ``files``, one a line, to ``out`` (atomically), as rule nn_base_models does."""
     from ..io import write_text_atomic
 
     write_text_atomic(out, "".join(f"{Path(f).as_posix()}\n" for f in files))
-    if log is not None:
-        Path(log).write_text(f"{out}: {len(files)} paths\n")
 
 
 def read_path_list(path: str | os.PathLike) -> list[str]:
