@@ -42,22 +42,21 @@ def test_plan_chunks_cover_every_run_once():
     plan = _plan()
     for design in plan.nn_used_designs():
         cfg = plan.nn_design(design)
-        trained = [run for d, p, _, chunk in plan.nn_design_chunks() if d == design for run in chunk]
+        trained = [key for d, _, chunk in plan.nn_design_chunks() if d == design for key in chunk]
         if plan.nn_is_joint(design):
             # one base model per candidate S̃ ∈ S_m, Γ calibration runs per candidate
             k = num_sign_vectors(cfg["m"])
-            assert trained == list(range(k)) and k == {6: 20, 2: 2}[cfg["m"]], design
+            assert trained == [("candidate", rank) for rank in range(k)] and k == {6: 20, 2: 2}[cfg["m"]], design
             assert plan.nn_phase_runs(design, "calib") == list(range(k * cfg["calibration_runs"]))
-        else:
-            for phase, n in (("calib", cfg["calibration_runs"]), ("eval", cfg["evaluation_runs"])):
-                runs = [run for d, p, _, chunk in plan.nn_design_chunks() if (d, p) == (design, phase) for run in chunk]
-                assert runs == list(range(n)), (design, phase)
-        assert all(len(chunk) <= cfg["chunk_size"] for d, p, _, chunk in plan.nn_design_chunks() if d == design)
+        else:  # the calibration runs, then the evaluation runs, in chunks that may hold both
+            assert trained == [("calib", r) for r in range(cfg["calibration_runs"])] + [("eval", r) for r in range(cfg["evaluation_runs"])], design
+        assert all(len(chunk) <= cfg["chunk_size"] for d, _, chunk in plan.nn_design_chunks() if d == design)
     for experiment in plan.nn_experiments():
         design = plan.nn_design_of(experiment)
+        keys = [key for g, _, chunk in plan.nn_experiment_chunks() if experiment in g for key in chunk]
+        assert keys == plan.nn_run_keys(design), experiment
         for phase in ("calib", "eval"):
-            runs = [run for g, p, _, chunk in plan.nn_experiment_chunks() if experiment in g and p == phase for run in chunk]
-            assert runs == plan.nn_phase_runs(design, phase), (experiment, phase)
+            assert [run for ph, run in keys if ph == phase] == plan.nn_phase_runs(design, phase), (experiment, phase)
     assert sorted(e for g in plan.nn_unlearn_groups() for e in g) == sorted(plan.nn_experiments())
 
 
@@ -73,7 +72,7 @@ def test_plan_groups_experiments_that_differ_only_in_the_noise_release():
     assert all(len(g) == 1 for g in groups.values() if plan.nn_experiment(g[0])["method"] not in ("hessian", "rewind_to_delete"))
     assert plan.nn_release_key("digits_uniform_ida_q1") is None
     # one job writes every experiment's files of its runs, experiment by experiment
-    out = plan.nn_unlearn_outputs(groups["digits_r2d_eps1_uniform"], "eval", [0, 1])
+    out = plan.nn_unlearn_outputs(groups["digits_r2d_eps1_uniform"], [("eval", 0), ("eval", 1)])
     assert [f.split("/")[-5] for f in out["scores"]] == ["digits_r2d_eps1_uniform"] * 2 + ["digits_r2d_eps1e2_uniform"] * 2 + ["digits_r2d_eps1e4_uniform"] * 2
     cfg = copy.deepcopy(plan.config)
     cfg["nn"]["experiments"]["digits_uniform_hessian_s5e3"]["params"]["s2"] = 100
@@ -84,16 +83,16 @@ def test_plan_groups_experiments_that_differ_only_in_the_noise_release():
 
 def test_plan_joint_designs_share_candidate_models():
     plan = _plan()
-    assert plan.nn_unlearn_base("digits_joint_uniform", "eval") == [f"{plan.results}/designs/digits_joint_uniform/base/candidate/{k}.pt" for k in range(20)]
-    assert plan.nn_unlearn_base("digits_uniform", "eval") == [f"{plan.results}/designs/digits_uniform/base/eval.txt"]
+    assert plan.nn_unlearn_base("digits_joint_uniform") == [f"{plan.results}/designs/digits_joint_uniform/base/candidate/{k}.pt" for k in range(20)]
+    assert plan.nn_unlearn_base("digits_uniform") == [f"{plan.results}/designs/digits_uniform/base/{ph}.txt" for ph in ("calib", "eval")]
     listed = plan.nn_base_models_of_phase(SimpleNamespace(design="digits_uniform", phase="eval"))
     assert listed == [f"{plan.results}/designs/digits_uniform/base/eval/{run}.pt" for run in plan.nn_phase_runs("digits_uniform", "eval")]
     assert re.fullmatch(plan.nn_batchwise_design_pattern(), "digits_uniform") and not re.fullmatch(plan.nn_batchwise_design_pattern(), "digits_joint_uniform")
     assert plan.nn_auditor("digits_mc_eps1_uniform") == "joint"
     assert plan.nn_auditor("digits_r2d_pairwise_eps1") == "pairwise"
     assert plan.nn_auditor("digits_uniform_ida_q1") == "batchwise"
-    assert "checkpoints" in plan.nn_unlearn_outputs("digits_mc_eps1_uniform", "eval", [0])
-    assert "checkpoints" not in plan.nn_unlearn_outputs("digits_r2d_eps1_uniform", "eval", [0])
+    assert "checkpoints" in plan.nn_unlearn_outputs("digits_mc_eps1_uniform", [("eval", 0)])
+    assert "checkpoints" not in plan.nn_unlearn_outputs("digits_r2d_eps1_uniform", [("calib", 3), ("eval", 0)])
 
 
 def test_audit_delta_is_the_certified_delta_of_a_claim():
@@ -120,8 +119,10 @@ def test_plan_chunk_size_changes_chunks_not_runs():
     small = copy.deepcopy(plan.config)
     small["nn"]["designs"]["digits_uniform"]["chunk_size"] = 7
     other = WorkflowPlan(small)
-    chunks = [c for c in other.nn_design_chunks() if c[0] == "digits_uniform" and c[1] == "calib"]
-    assert [len(c[3]) for c in chunks] == [7] * 7 + [1]
+    chunks = [keys for d, _, keys in other.nn_design_chunks() if d == "digits_uniform"]
+    n = sum(plan.nn_design("digits_uniform")[k] for k in ("calibration_runs", "evaluation_runs"))
+    assert [len(c) for c in chunks] == [7] * (n // 7) + ([n % 7] if n % 7 else [])
+    assert [key for c in chunks for key in c] == plan.nn_run_keys("digits_uniform")
     assert other.nn_run_files("digits_uniform_ida_q1", "calib", "scores.parquet") == plan.nn_run_files("digits_uniform_ida_q1", "calib", "scores.parquet")
 
 

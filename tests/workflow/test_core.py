@@ -29,7 +29,7 @@ def test_dry_run_of_the_default_config_plans_every_table_with_torch_not_importab
     assert check.returncode != 0 and "blocked" in check.stderr
     proc = snakemake(tmp_path, write_config(tmp_path), "-n", pythonpath=str(blocker))
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "attainable_bounds" in planned_jobs(proc) and "nn_train_digits_uniform_calib_0" in planned_jobs(proc)
+    assert "attainable_bounds" in planned_jobs(proc) and "nn_train_digits_uniform_0" in planned_jobs(proc)
     assert not _missing_tables(proc)
 
 

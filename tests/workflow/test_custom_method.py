@@ -23,7 +23,7 @@ def test_without_the_module_on_pythonpath_the_run_stops_before_any_job(tmp_path)
 
 
 def test_example_audited_end_to_end(shared_run, capsys):
-    assert shared_run.jobs["nn_unlearn_noisy_ft_calib_0"] == 1 and shared_run.jobs["nn_unlearn_noisy_ft_eval_0"] == 1
+    assert shared_run.jobs["nn_unlearn_noisy_ft_0"] == 1
     res = shared_run.results
     experiment = shared_run.config["nn"]["experiments"]["noisy_ft"]
     design = shared_run.config["nn"]["designs"][experiment["design"]]

@@ -17,9 +17,10 @@ import pytest
 from workflow_utils import merge
 
 
-def _phase_chunks(design: dict) -> int:
-    """How many jobs one step (training, or one experiment's unlearning) of a batchwise design has."""
-    return sum(math.ceil(design[k] / design["chunk_size"]) for k in ("calibration_runs", "evaluation_runs"))
+def _chunks(design: dict) -> int:
+    """How many jobs one step (training, or one experiment's unlearning) of a batchwise design has:
+    its calibration-then-evaluation runs in chunks of chunk_size."""
+    return math.ceil((design["calibration_runs"] + design["evaluation_runs"]) / design["chunk_size"])
 
 
 def test_nn_audit_end_to_end(shared_run):
@@ -55,7 +56,7 @@ def test_one_hyperparameter_reruns_only_its_experiment(shared_run):
     assert not any(j.startswith("nn_train") for j in jobs), jobs
     assert not any("tiny_ft" in j or "noisy_ft" in j or "plays" in j for j in jobs), jobs
     design = shared_run.config["nn"]["designs"]["tiny"]
-    assert sum(v for j, v in jobs.items() if j.startswith("nn_unlearn_tiny_hessian")) == _phase_chunks(design) == 2
+    assert sum(v for j, v in jobs.items() if j.startswith("nn_unlearn_tiny_hessian")) == _chunks(design) == 1
     assert jobs.get("nn_fit") == 1 and jobs.get("nn_audit") == 1
 
 
@@ -122,12 +123,12 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
 
 def test_chunk_size_and_resources_dir_rerun_nothing(shared_run):
     """How runs are cut into jobs, and where downloads are kept, change no result: on the finished
-    run, more chunks (tiny: 20 calibration runs in chunks of 5), fewer chunks (plays: its two
-    calibration chunks in one) and another resources_dir, all at once, plan no job."""
+    run, more chunks (tiny: its 23 runs in chunks of 5), fewer chunks (plays: its two
+    chunks in one) and another resources_dir, all at once, plan no job."""
     overrides = {"nn": {"designs": {"tiny": {"chunk_size": 5}, "plays": {"chunk_size": 1000}}},
                  "resources_dir": "elsewhere/resources"}
-    chunks = [_phase_chunks(cfg["nn"]["designs"][d]) for cfg in (shared_run.config, merge(copy.deepcopy(shared_run.config), overrides)) for d in ("tiny", "plays")]
-    assert chunks == [2, 3, 5, 2], chunks  # (tiny, plays) jobs per step: before, after
+    chunks = [_chunks(cfg["nn"]["designs"][d]) for cfg in (shared_run.config, merge(copy.deepcopy(shared_run.config), overrides)) for d in ("tiny", "plays")]
+    assert chunks == [1, 2, 5, 1], chunks  # (tiny, plays) jobs per step: before, after
     assert shared_run.dry_run(overrides) == {}
 
 
@@ -155,4 +156,5 @@ def test_text_audit_end_to_end_table1a(shared_run):
     assert len(sizes) == 6 and sizes.nunique() == 1  # equal chunks of windows
     assert (scores.score_logit == -scores.score_loss).all()  # text: logit score is minus the mean CE
     assert scores.in_forget.groupby(scores.batch).first().sum() == 3
-    assert shared_run.jobs["nn_train_plays_calib_1"] == 1  # Γ = 16 runs in chunks of 9: two jobs
+    # Γ + L = 18 runs in chunks of 9: two jobs, the second with calibration and evaluation runs
+    assert shared_run.jobs["nn_train_plays_0"] == shared_run.jobs["nn_train_plays_1"] == 1 and "nn_train_plays_2" not in shared_run.jobs

@@ -62,16 +62,18 @@ def test_paper_dry_run_plans_no_default_design(paper_dry_run):
     assert jobs, paper_dry_run.stdout[-3000:]
     paper_designs = {exp["design"] for exp in paper["nn"]["experiments"].values()}
     assert jobs["nn_prepare_data"] == len(paper_designs)
-    for design in paper_designs:
-        if paper["nn"]["designs"][design].get("auditor") == "joint":  # one base model per candidate
-            assert f"nn_train_{design}_candidate_0" in jobs, design
-        else:
-            assert f"nn_train_{design}_calib_0" in jobs and f"nn_train_{design}_eval_0" in jobs, design
-    # one unlearning job per phase chunk of every group (experiments sharing a noiseless part run together)
-    groups = WorkflowPlan(validated(paper)).nn_unlearn_groups()
+    # one training job per chunk of every design (a joint design: one base model per candidate)
+    plan = WorkflowPlan(validated(paper))
+    chunks = plan.nn_design_chunks()
+    assert {d for d, _, _ in chunks} == paper_designs
+    for design, chunk, _ in chunks:
+        assert jobs.get(f"nn_train_{design}_{chunk}") == 1, (design, chunk)
+    # one unlearning job per chunk of every group (experiments sharing a noiseless part run together)
+    groups = plan.nn_unlearn_groups()
     assert sorted(e for g in groups for e in g) == sorted(paper["nn"]["experiments"])
-    for group in groups:
-        assert f"nn_unlearn_{group[0]}_calib_0" in jobs and f"nn_unlearn_{group[0]}_eval_0" in jobs, group
+    for group, chunk, _ in plan.nn_experiment_chunks():
+        assert jobs.get(f"nn_unlearn_{group[0]}_{chunk}") == 1, (group, chunk)
+    assert sum(v for k, v in jobs.items() if k.startswith("nn_unlearn_")) == len(plan.nn_experiment_chunks())
     digits_designs = {n for n, d in default["nn"]["designs"].items() if d["dataset"] == "digits"}
     digits_experiments = {n for n, e in default["nn"]["experiments"].items() if e["design"] in digits_designs}
     assert digits_designs and digits_experiments
@@ -134,4 +136,4 @@ def test_paper_config_has_both_ida_grids_of_table1a(paper_dry_run):
     proc = paper_dry_run
     jobs = planned_jobs(proc)
     for name in ida:
-        assert f"nn_unlearn_{name}_calib_0" in jobs and f"nn_unlearn_{name}_eval_0" in jobs, name
+        assert f"nn_unlearn_{name}_0" in jobs, name

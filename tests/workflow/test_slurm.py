@@ -18,9 +18,9 @@ import pytest
 
 from local_slurm import SUBMITTED
 
-#: The jobs of .test/slurm.yaml that are not local rules: two convex_audit, nn_prepare_data, three
-#: training chunks, the three unlearning chunks as one group job, nn_fit.
-EXPECTED_SUBMISSIONS = 8
+#: The jobs of .test/slurm.yaml that are not local rules: two convex_audit, nn_prepare_data, two
+#: training chunks, the two unlearning chunks as one group job, nn_fit.
+EXPECTED_SUBMISSIONS = 7
 
 
 def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
@@ -42,11 +42,11 @@ def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
     assert sorted(k for k in kinds if not k.startswith(("rule_nn_train_", "group_"))) == [
         "rule_convex_audit"] * 2 + ["rule_nn_fit", "rule_nn_prepare_data"], kinds
     assert sorted(k for k in kinds if k.startswith("rule_nn_train_")) == [
-        "rule_nn_train_plays_calib_0", "rule_nn_train_plays_calib_1", "rule_nn_train_plays_eval_0"], kinds
+        "rule_nn_train_plays_0", "rule_nn_train_plays_1"], kinds
     groups = [i for i, kind in zip(ids, kinds) if kind.startswith("group_")]
     assert len(groups) == 1, kinds
     group_log = by_id[groups[0]].read_text()
-    for chunk in ("calib_0", "calib_1", "eval_0"):
+    for chunk in ("0", "1"):
         assert f"nn_unlearn_plays_ft_{chunk}" in group_log, group_log[-3000:]
 
     # SLURM itself reports the jobs it still lists (finished jobs stay listed for MinJobAge) as done

@@ -4,9 +4,11 @@
 #
 # Training and unlearning process a chunk of runs per job (Python and torch start-up cost
 # more than a small model's training), but every run keeps its own output files, so caching
-# and invalidation stay per run.  Chunk rules are generated per (design or experiment,
-# phase, chunk) so that their outputs are concrete lists of per-run files; a job reads its
-# runs from its output paths, so `chunk_size` is not a param and changing it reruns nothing.
+# and invalidation stay per run.  Chunk rules are generated per (design or experiment, chunk)
+# so that their outputs are concrete lists of per-run files; a chunk is `chunk_size` runs of the
+# calibration-then-evaluation order, so it may hold runs of both phases.  A job reads its runs
+# (phase and index) from its output paths, so `chunk_size` is not a param and changing it reruns
+# nothing.
 
 
 rule nn_prepare_data:
@@ -43,27 +45,27 @@ rule nn_sample_signs:
         "../scripts/nn_sample_signs.py"
 
 
-for _design, _phase, _chunk, _runs in plan.nn_design_chunks():
+for _design, _chunk, _keys in plan.nn_design_chunks():
 
     rule:
         name:
-            f"nn_train_{_design}_{_phase}_{_chunk}"
+            f"nn_train_{_design}_{_chunk}"
         input:
             data=plan.design_file(_design, "data.npz"),
             signs=plan.design_file(_design, "signs.parquet"),
         output:
-            plan.nn_train_outputs(_design, _phase, _runs),
+            plan.nn_train_outputs(_design, _keys),
         params:
             design=_design,
             cfg=plan.nn_train_params(_design),
             seed=config["seed"],
         threads: 1
         resources:
-            **plan.nn_job_resources(_design, len(_runs)),
+            **plan.nn_job_resources(_design, len(_keys)),
         log:
-            f"{LOGS}/nn/{_design}/train_{_phase}_{_chunk}.log",
+            f"{LOGS}/nn/{_design}/train_{_chunk}.log",
         benchmark:
-            f"{BENCH}/nn/{_design}/train_{_phase}_{_chunk}.tsv"
+            f"{BENCH}/nn/{_design}/train_{_chunk}.tsv"
         conda:
             NN_ENV
         script:
@@ -83,6 +85,8 @@ rule nn_base_models:
     log:
         f"{LOGS}/nn/{{design}}/base_{{phase}}.log",
     localrule: True
+    conda:
+        CPU_ENV
     # one line a model (pipeline.paths.read_path_list reads it); a shell command, not `run:`, which
     # Snakemake would execute in a Snakemake subprocess of its own
     shell:
@@ -92,19 +96,19 @@ rule nn_base_models:
 # A group is one experiment, or the experiments of one design whose hyperparameters differ only in
 # the final noise release (e.g. Table 7's sigma): they share each run's noiseless unlearning and
 # each draws its own release noise (unlearn_audit.unlearning.unlearn_variants).
-for _group, _phase, _chunk, _runs in plan.nn_experiment_chunks():
+for _group, _chunk, _keys in plan.nn_experiment_chunks():
     _design = plan.nn_design_of(_group[0])
 
     rule:
         name:
-            f"nn_unlearn_{_group[0]}_{_phase}_{_chunk}"
+            f"nn_unlearn_{_group[0]}_{_chunk}"
         input:
             data=plan.design_file(_design, "data.npz"),
             signs=plan.design_file(_design, "signs.parquet"),
             # the same for every chunk of the phase (its input set must not depend on chunk_size)
-            base=plan.nn_unlearn_base(_design, _phase),
+            base=plan.nn_unlearn_base(_design),
         output:
-            **plan.nn_unlearn_outputs(_group, _phase, _runs),
+            **plan.nn_unlearn_outputs(_group, _keys),
         params:
             experiments=_group,
             design_cfg=plan.nn_unlearn_design_params(_design),
@@ -117,11 +121,11 @@ for _group, _phase, _chunk, _runs in plan.nn_experiment_chunks():
         group:
             "nn_unlearn"
         resources:
-            **plan.nn_job_resources(_design, len(_runs) * len(_group)),
+            **plan.nn_job_resources(_design, len(_keys) * len(_group)),
         log:
-            f"{LOGS}/{_group[0]}/unlearn_{_phase}_{_chunk}.log",
+            f"{LOGS}/{_group[0]}/unlearn_{_chunk}.log",
         benchmark:
-            f"{BENCH}/{_group[0]}/unlearn_{_phase}_{_chunk}.tsv"
+            f"{BENCH}/{_group[0]}/unlearn_{_chunk}.tsv"
         conda:
             NN_ENV
         script:

@@ -1,6 +1,6 @@
 """The two torch rules of the neural-network audits: base training and unlearning (DESIGN §3).
 
-``nn_train_<design>_<phase>_<chunk>`` → :func:`train` and ``nn_unlearn_<experiment>_<phase>_<chunk>``
+``nn_train_<design>_<chunk>`` → :func:`train` and ``nn_unlearn_<experiment>_<chunk>``
 → :func:`unlearn`; the other rules of :mod:`.nn` stay torch-free.  Chunked jobs read each run's
 index from its output path (:func:`~.paths.run_of_path`).
 """
@@ -67,23 +67,23 @@ def forget_set(data, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return data.forget_x[chosen], data.forget_y[chosen]
 
 
-def _signs_for(table: pd.DataFrame, phase: str, runs: Sequence[int], signs_path) -> dict[int, np.ndarray]:
-    """The sign vectors of ``runs`` in ``phase`` from the design's sign table (read from ``signs_path``)."""
-    sub = table[(table.phase == phase) & table.run.isin(list(runs))]
-    found = {int(r): np.asarray(s, dtype=np.int8) for r, s in zip(sub.run, sub.signs)}
-    missing = sorted(set(runs) - set(found))
+def _signs_for(table: pd.DataFrame, keys: Sequence[tuple[str, int]], signs_path) -> dict[tuple[str, int], np.ndarray]:
+    """The sign vectors of the (phase, run) ``keys`` from the design's sign table (read from ``signs_path``)."""
+    wanted = set(keys)
+    found = {(str(ph), int(r)): np.asarray(s, dtype=np.int8) for ph, r, s in zip(table.phase, table.run, table.signs) if (ph, r) in wanted}
+    missing = sorted(wanted - set(found))
     if missing:
-        raise ValueError(f"{signs_path}: no {phase} sign vectors for runs {missing}")
+        raise ValueError(f"{signs_path}: no sign vectors for (phase, run) {missing}")
     return found
 
 
-def _phase_runs(paths: Sequence[str]) -> tuple[str, list[int]]:
-    """The one phase and the run indices of a chunk's per-run output paths."""
-    parsed = [run_of_path(p) for p in paths]
-    phases = {ph for ph, _ in parsed}
-    if len(phases) != 1:
-        raise ValueError(f"a chunk's outputs must all belong to one phase, got {sorted(phases)}")
-    return phases.pop(), [run for _, run in parsed]
+def _run_keys(paths: Sequence[str]) -> list[tuple[str, int]]:
+    """The (phase, run) of each of a chunk's per-run output paths: calibration and evaluation runs
+    may share a chunk, candidate models (a joint design's training) never share one with runs."""
+    keys = [run_of_path(p) for p in paths]
+    if len({ph == "candidate" for ph, _ in keys}) > 1:
+        raise ValueError("a chunk's outputs are either candidate models or runs, not both")
+    return keys
 
 
 def base_training_setup(design: str, cfg: Mapping, root_seed: int, data) -> tuple[dict, TrainConfig, np.ndarray]:
@@ -113,39 +113,39 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     K > 1 the runs are trained K at a time as one grouped network (:func:`~unlearn_audit.training.train_many`;
     a short last group is padded to K, so a model does not depend on how the runs are chunked).
     """
-    phase, runs = _phase_runs(outputs)
+    runs = _run_keys(outputs)
     precision, compiled = run_precision(cfg)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
-    if phase == "candidate":  # a joint design: one model per candidate S̃, named by its rank
-        signs = {rank: sign_vector_unrank(rank, int(cfg["m"])) for rank in runs}
+    if runs and runs[0][0] == "candidate":  # a joint design: one model per candidate S̃, named by its rank
+        signs = {(phase, rank): sign_vector_unrank(rank, int(cfg["m"])) for phase, rank in runs}
     else:
-        signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), phase, runs, signs_path)
+        signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), runs, signs_path)
     model_cfg = dict(cfg["model"])
     x0, tcfg, orders = base_training_setup(design, cfg, root_seed, data)
-    log = ProgressLog(len(runs), f"nn_train {design} {phase}")
+    log = ProgressLog(len(runs), f"nn_train {design}")
     k = int(cfg.get("models_per_group", 1))
     if k > 1:
         universe = tuple(t.to(dev) for t in universe_tensors(data))
         for i in range(0, len(runs), k):
             group = list(zip(runs[i : i + k], outputs[i : i + k]))
-            ids_list = [training_ids(data, signs[run]) for run, _ in group]
+            ids_list = [training_ids(data, signs[key]) for key, _ in group]
             with compute_precision(precision, dev):
                 states = train_many(model_cfg["name"], model_cfg.get("params", {}), x0, *universe, ids_list, orders, tcfg,
                                     grouped=True, group_size=k, progress=False)
-            for (run, out), state in zip(group, states):
+            for ((phase, run), out), state in zip(group, states):
                 save_state_dict(state, out)
-                log.step(run)
+                log.step(f"{phase} {run}")
         return
-    for run, out in zip(runs, outputs):
-        x, y, ids = training_set(data, signs[run])
+    for (phase, run), out in zip(runs, outputs):
+        x, y, ids = training_set(data, signs[(phase, run)])
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(x0)
         model = compile_model(model.to(dev), compiled)
         with compute_precision(precision, dev):
             train_model(model, x, y, ids, orders, tcfg)
         save_state_dict(model.state_dict(), out)
-        log.step(run)
+        log.step(f"{phase} {run}")
 
 
 def _forget_ids(data) -> np.ndarray:
@@ -178,24 +178,22 @@ class _RunMonitor(Monitor):
         self.values.update({k: v.item() if hasattr(v, "item") else v for k, v in values.items()})  # numpy → Python
 
 
-def _base_of_runs(runs: Sequence[int], signs: Mapping[int, np.ndarray], base_models: Sequence[str]) -> list[str]:
-    """The base model of each run: from the list of the phase's base models (a batchwise design,
-    :func:`.paths.base_model_list`), or, for a joint design, the candidate model of the run's sign
-    vector."""
-    if len(base_models) == 1 and str(base_models[0]).endswith(".txt"):
-        listed = {run_of_path(p): p for p in read_path_list(base_models[0])}
-        phases = {phase for phase, _ in listed}
-        missing = [run for run in runs if not any((phase, run) in listed for phase in phases)]
-        if len(phases) != 1 or missing:
-            raise ValueError(f"{base_models[0]}: lists no base model of runs {missing} (or models of several phases: {sorted(phases)})")
-        (phase,) = phases
-        return [listed[(phase, run)] for run in runs]
+def _base_of_runs(keys: Sequence[tuple[str, int]], signs: Mapping[tuple[str, int], np.ndarray], base_models: Sequence[str]) -> list[str]:
+    """The base model of each (phase, run): from the lists of the design's base models, one per
+    phase (a batchwise design, :func:`.paths.base_model_list`), or, for a joint design, the
+    candidate model of the run's sign vector."""
+    if base_models and all(str(p).endswith(".txt") for p in base_models):
+        listed = {run_of_path(p): p for lst in base_models for p in read_path_list(lst)}
+        missing = [key for key in keys if key not in listed]
+        if missing:
+            raise ValueError(f"{', '.join(map(str, base_models))}: list no base model of (phase, run) {missing}")
+        return [listed[key] for key in keys]
     parsed = [run_of_path(p) for p in base_models]
     if parsed and parsed[0][0] == "candidate":
         by_rank = {rank: path for (_, rank), path in zip(parsed, base_models)}
-        return [by_rank[sign_vector_rank(signs[run])] for run in runs]
-    if len(base_models) != len(runs):
-        raise ValueError(f"{len(runs)} runs but {len(base_models)} base models")
+        return [by_rank[sign_vector_rank(signs[key])] for key in keys]
+    if len(base_models) != len(keys):
+        raise ValueError(f"{len(keys)} runs but {len(base_models)} base models")
     return list(base_models)
 
 
@@ -268,22 +266,22 @@ def unlearn(
     if release_key is None and len(group) != 1:
         raise ValueError("a group of experiments shares its noiseless part only through a release_key")
     scores_of, metrics_of, checkpoints_of = (_split(o, len(group)) for o in (score_outputs, metric_outputs, checkpoint_outputs))
-    phase, runs = _phase_runs(scores_of[0])
+    keys = _run_keys(scores_of[0])
     for e, outs in zip(group, scores_of):
-        if _phase_runs(outs) != (phase, runs):
+        if _run_keys(outs) != keys:
             raise ValueError(f"{e}: the group's experiments must cover the same runs")
-    measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
     precision, compiled = run_precision(design_cfg)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
     signs_table = read_parquet(signs_path, schemas.SIGNS)
-    signs = _signs_for(signs_table, phase, runs, signs_path)
+    signs = _signs_for(signs_table, keys, signs_path)
     model_cfg = dict(design_cfg["model"])
     retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
-    bases = _base_of_runs(runs, signs, base_models)
-    log = ProgressLog(len(runs), f"nn_unlearn {', '.join(group)} {phase}")
-    for i, (run, base) in enumerate(zip(runs, bases)):
-        s = signs[run]
+    bases = _base_of_runs(keys, signs, base_models)
+    log = ProgressLog(len(keys), f"nn_unlearn {', '.join(group)}")
+    for i, ((phase, run), base) in enumerate(zip(keys, bases)):
+        measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
+        s = signs[(phase, run)]
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(torch.load(base, map_location="cpu", weights_only=True))
         model = compile_model(model.to(dev), compiled)
@@ -323,4 +321,4 @@ def unlearn(
                 ]
             )
             write_parquet(metrics, metrics_of[k][i], schemas.RUN_METRICS)
-        log.step(run)
+        log.step(f"{phase} {run}")

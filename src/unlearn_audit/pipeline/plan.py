@@ -151,40 +151,48 @@ class WorkflowPlan:
         rounds = cfg["calibration_runs"]
         return list(range(rounds * len(self.nn_candidates(design)) if self.nn_is_joint(design) else rounds))
 
-    def _phase_chunks(self, design: str) -> list[tuple[str, int, list[int]]]:
-        size = self.nn_design(design)["chunk_size"]
-        return [(phase, i, runs) for phase in PHASES for i, runs in enumerate(_chunks(self.nn_phase_runs(design, phase), size))]
+    def nn_run_keys(self, design: str) -> list[tuple[str, int]]:
+        """Every (phase, run) of a design: its calibration runs, then its evaluation runs."""
+        return [(phase, run) for phase in PHASES for run in self.nn_phase_runs(design, phase)]
 
-    def nn_design_chunks(self) -> list[tuple[str, str, int, list[int]]]:
-        """(design, phase, chunk index, runs) of every base-training job; a joint design trains one
-        model per candidate (phase ``"candidate"``, runs = candidate ranks)."""
+    def _run_chunks(self, design: str) -> list[tuple[int, list[tuple[str, int]]]]:
+        """The design's (phase, run) keys in chunks of ``chunk_size``: a chunk may hold calibration
+        and evaluation runs alike (each run has its own seed streams and output files, so which job
+        computes it changes no byte), and a small design's step is then one job, not one a phase."""
+        return list(enumerate(_chunks(self.nn_run_keys(design), self.nn_design(design)["chunk_size"])))
+
+    def nn_design_chunks(self) -> list[tuple[str, int, list[tuple[str, int]]]]:
+        """(design, chunk index, (phase, run) keys) of every base-training job; a joint design trains
+        one model per candidate (keys ``("candidate", rank)``)."""
         out = []
         for d in self.nn_used_designs():
             if self.nn_is_joint(d):
                 size = self.nn_design(d)["chunk_size"]
-                out += [(d, "candidate", i, ranks) for i, ranks in enumerate(_chunks(self.nn_candidates(d), size))]
+                keys = [("candidate", rank) for rank in self.nn_candidates(d)]
+                out += [(d, i, chunk) for i, chunk in enumerate(_chunks(keys, size))]
             else:
-                out += [(d, *chunk) for chunk in self._phase_chunks(d)]
+                out += [(d, *chunk) for chunk in self._run_chunks(d)]
         return out
 
-    def nn_train_outputs(self, design: str, phase: str, runs: list[int]) -> list[str]:
-        if phase == "candidate":
-            return [paths.candidate_model(self.results, design, rank) for rank in runs]
-        return [self.base_model(design, phase, run) for run in runs]
+    def nn_train_outputs(self, design: str, keys: list[tuple[str, int]]) -> list[str]:
+        """The base model of each (phase, run) key (a candidate model for phase ``"candidate"``)."""
+        return [paths.candidate_model(self.results, design, run) if phase == "candidate" else self.base_model(design, phase, run)
+                for phase, run in keys]
 
-    def nn_unlearn_base(self, design: str, phase: str) -> list[str]:
-        """The base-model input of a phase's unlearning chunks, the same for every chunk (Snakemake
+    def nn_unlearn_base(self, design: str) -> list[str]:
+        """The base-model input of the design's unlearning chunks, the same for every chunk (Snakemake
         reruns a job whose set of input files changed, so it must not depend on chunk_size): a joint
-        design's every candidate model; a batchwise design's list of the phase's base models
-        (rule nn_base_models), from which a chunk reads its own runs' models.  One list, not every
-        model in every chunk: that made the DAG quadratic in the runs of a phase."""
+        design's every candidate model; a batchwise design's two lists of its base models, one per
+        phase (rule nn_base_models), from which a chunk reads its own runs' models.  Lists, not
+        every model in every chunk: that made the DAG quadratic in the runs of a design."""
         if self.nn_is_joint(design):
-            return self.nn_train_outputs(design, "candidate", self.nn_candidates(design))
-        return [self.base_model_list(design, phase)]
+            return self.nn_train_outputs(design, [("candidate", rank) for rank in self.nn_candidates(design)])
+        return [self.base_model_list(design, phase) for phase in PHASES]
 
     def nn_base_models_of_phase(self, wildcards) -> list[str]:
         """Input function of rule nn_base_models: every base model of the ``design``'s ``phase``."""
-        return self.nn_train_outputs(wildcards.design, wildcards.phase, self.nn_phase_runs(wildcards.design, wildcards.phase))
+        runs = self.nn_phase_runs(wildcards.design, wildcards.phase)
+        return self.nn_train_outputs(wildcards.design, [(wildcards.phase, run) for run in runs])
 
     def nn_batchwise_design_pattern(self) -> str:
         """A wildcard constraint matching exactly the used designs that are not joint."""
@@ -210,9 +218,9 @@ class WorkflowPlan:
             groups.setdefault(e if key is None else key, []).append(e)
         return list(groups.values())
 
-    def nn_experiment_chunks(self) -> list[tuple[list[str], str, int, list[int]]]:
-        """(experiments of a group, phase, chunk index, runs) of every unlearning job."""
-        return [(g, *chunk) for g in self.nn_unlearn_groups() for chunk in self._phase_chunks(self.nn_design_of(g[0]))]
+    def nn_experiment_chunks(self) -> list[tuple[list[str], int, list[tuple[str, int]]]]:
+        """(experiments of a group, chunk index, (phase, run) keys) of every unlearning job."""
+        return [(g, *chunk) for g in self.nn_unlearn_groups() for chunk in self._run_chunks(self.nn_design_of(g[0]))]
 
     def nn_auditor(self, experiment: str) -> str:
         """``batchwise`` (Algorithm 2), ``joint`` (Algorithm 3) or ``pairwise`` (App. A.3)."""
@@ -223,12 +231,12 @@ class WorkflowPlan:
         """Steps at which the unlearning trajectory is also scored (model clipping, Figure 1a)."""
         return [int(t) for t in self.nn_experiment(experiment).get("params", {}).get("checkpoint_steps", [])]
 
-    def nn_unlearn_outputs(self, experiments: str | list[str], phase: str, runs: list[int]) -> dict[str, list[str]]:
-        """Per-run output files of an unlearning job: each experiment's runs in turn."""
+    def nn_unlearn_outputs(self, experiments: str | list[str], keys: list[tuple[str, int]]) -> dict[str, list[str]]:
+        """Per-run output files of an unlearning job: each experiment's (phase, run) keys in turn."""
         group = [experiments] if isinstance(experiments, str) else list(experiments)
         names = ["scores", "metrics"] + (["checkpoints"] if any(self.nn_checkpoint_steps(e) for e in group) else [])
         files = {"scores": "scores.parquet", "metrics": "metrics.parquet", "checkpoints": "checkpoint_scores.parquet"}
-        return {name: [self.run_file(e, phase, run, files[name]) for e in group for run in runs] for name in names}
+        return {name: [self.run_file(e, phase, run, files[name]) for e in group for phase, run in keys] for name in names}
 
     def nn_run_files(self, experiment: str, phase: str, name: str) -> list[str]:
         runs = self.nn_phase_runs(self.nn_design_of(experiment), phase)
