@@ -12,6 +12,7 @@
   modules, which read the shared run (finished by then).
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -19,6 +20,13 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS / "support"))
+
+# A pytest-xdist worker has a core of its own (make test: -n 2 on 2 cores): more BLAS/OpenMP/torch
+# threads would only spin against the other worker and the Snakemake runs (whose jobs Snakemake
+# limits to their `threads` itself).  Set before any test module imports numpy or torch.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 #: The fixtures that are the shared run (tests/workflow/conftest.py).
 SHARED_RUN_FIXTURES = ("shared_run", "shared_report")

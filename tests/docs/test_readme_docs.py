@@ -248,10 +248,10 @@ def test_troubleshooting_section():
     assert profile["rerun-incomplete"] is True and "`rerun-incomplete: true`" in text
     assert "snakemake --unlock --configfile" in text
     rules = (REPO / "workflow" / "rules" / "nn.smk").read_text()
-    assert 'f"{LOGS}/nn/{_design}/train_{_phase}_{_chunk}.log"' in rules
-    assert 'f"{LOGS}/{_group[0]}/unlearn_{_phase}_{_chunk}.log"' in rules
-    assert "tail -f results/logs/nn/<design>/train_<phase>_<chunk>.log" in text
-    assert "tail -f results/logs/<experiment>/unlearn_<phase>_<chunk>.log" in text
+    assert 'f"{LOGS}/nn/{_design}/train_{_chunk}.log"' in rules
+    assert 'f"{LOGS}/{_group[0]}/unlearn_{_chunk}.log"' in rules
+    assert "tail -f results/logs/nn/<design>/train_<chunk>.log" in text
+    assert "tail -f results/logs/<experiment>/unlearn_<chunk>.log" in text
     assert "--configfile config/config.yaml mine.yaml" in README
 
 
