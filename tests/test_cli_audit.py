@@ -23,6 +23,7 @@ from unlearn_audit import cli, schemas
 from unlearn_audit.auditors.batchwise import audit_tables, fit_table
 from unlearn_audit.auditors.runs import sign_table
 from unlearn_audit.io import write_parquet
+from synthetic_scores import split_batch
 from unlearn_audit.stats.selection import Cell
 
 # A producer that knows nothing of unlearn_audit: numpy and pyarrow only.  One Parquet file per
@@ -211,14 +212,6 @@ def _duplicate_row(df):
     return pd.concat([df, df.iloc[[0]]], ignore_index=True)
 
 
-def _split_batch(df):
-    df = df.copy()
-    df["batch"] = df["example"] // 2  # two examples per batch (m = 12) ...
-    i = df.index[(df.phase == "calib") & (df.run == 0) & (df.example == 0)][0]
-    df.loc[i, "in_forget"] = not df.loc[i, "in_forget"]  # ... that disagree in one run
-    return df
-
-
 def _few_calibration_runs(df):
     return df[(df.phase == "eval") | (df.run < 3)]
 
@@ -233,7 +226,7 @@ BAD = [
     (_shared_seed, ["--r", "8"], "occurs in both phases"),
     (_run_ids_only, ["--r", "8"], "run 0 occurs in both phases"),
     (_duplicate_row, ["--r", "8"], "one row per example per run"),
-    (_split_batch, ["--r", "8"], "disagree on in_forget"),
+    (split_batch, ["--r", "8"], "disagree on in_forget"),
     (_few_calibration_runs, ["--r", "8"], ">= 2 runs in and >= 2 out"),
     (_unbalanced, ["--r", "8"], "exactly m/2"),
     (lambda df: df, ["--r", "7"], "even"),

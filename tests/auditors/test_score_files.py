@@ -21,6 +21,7 @@ from unlearn_audit.auditors.runs import sign_table
 from unlearn_audit.auditors.score_files import ScoreAudit, audit_scores, read_score_files, read_signs_file
 from unlearn_audit.io import write_parquet
 from unlearn_audit.stats.selection import Cell
+from synthetic_scores import split_batch
 
 M = 12
 
@@ -161,14 +162,6 @@ def _shared_seed(df):
     return df
 
 
-def _split_batch(df):
-    df = df.copy()
-    df["batch"] = df["example"] // 2  # two examples per batch (m = 6) ...
-    i = df.index[(df.phase == "calib") & (df.run == 0) & (df.example == 0)][0]
-    df.loc[i, "in_forget"] = not df.loc[i, "in_forget"]  # ... that disagree in one run
-    return df
-
-
 def _unbalanced(df):
     df = df.copy()
     df.loc[(df.phase == "eval") & (df.run == 0), "in_forget"] = True  # every batch forgotten: S not in S_m
@@ -200,7 +193,7 @@ BAD = [
     (lambda df: pd.concat([df, df.iloc[[0]]], ignore_index=True), {}, "calib run 0 holds example 0 twice: one row per example per run"),
     (_two_batches_for_one_example, {}, "example 3 is in different batches in different runs"),
     (lambda df: df[~((df.phase == "eval") & (df.run == 2) & (df.example == 5))], {}, "eval run 2 scores 11 of the 12 examples"),
-    (_split_batch, {}, "calib run 0: the examples of batch 0 disagree on in_forget"),
+    (split_batch, {}, "calib run 0: the examples of batch 0 disagree on in_forget"),
     (_odd_m, {}, "the scores have m = 11 candidate batches; the sign vectors S ∈ S_m need an even m"),
     (_unbalanced, {}, "eval run 0 has 12 of its m = 12 batches in the forget set; S ∈ S_m puts exactly m/2 = 6 in"),
     (lambda df: df[(df.phase == "eval") | (df.run < 3)], {}, r"calibration run\(s\) with it (in|out of) the forget set.*>= 2 runs in and >= 2 out"),

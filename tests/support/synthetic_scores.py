@@ -29,3 +29,13 @@ def pipeline_overlaps(m, r_values, n_eval, experiment="e", n_calib=12, seed=0):
     ev = long_scores(signs, "eval", experiment, rng)
     overlaps, _ = audit_tables(fit, ev, signs[signs.phase == "eval"], m, r_values)
     return overlaps
+
+
+def split_batch(df: pd.DataFrame) -> pd.DataFrame:
+    """A score file made faulty: two examples per batch that disagree on in_forget in calibration
+    run 0 (a batch is forgotten or retained as a whole)."""
+    df = df.copy()
+    df["batch"] = df["example"] // 2
+    i = df.index[(df.phase == "calib") & (df.run == 0) & (df.example == 0)][0]
+    df.loc[i, "in_forget"] = not df.loc[i, "in_forget"]
+    return df
