@@ -1,0 +1,71 @@
+"""Table 6 and Figures 1a-c as frames (report/certified.py) and their ceilings
+(pipeline/certified.py), on hand-made bounds: each experiment reports exactly its pre-registered
+row, Table 6's first-step column is the bound at the first checkpoint step, never a maximum."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from unlearn_audit.pipeline.certified import ceilings
+from unlearn_audit.report.certified import figure1a_frame, figure1b_frame, figure1c_frame, table6_frame
+from unlearn_audit.stats.perfect_prediction import perfect_prediction_bound
+
+
+def _bound(experiment, epsilon_lb, role="preregistered", step=None, m=4, L=8, delta=1e-5, **extra):
+    row = {"experiment": experiment, "auditor": "joint", "score": "logit", "statistic": "mean", "m": m, "r": m, "L": L,
+           "zeta": 0.05, "delta": delta, "epsilon_lb": epsilon_lb, "rejected": epsilon_lb > 0, "role": role, **extra}
+    return row if step is None else {"step": step, **row}
+
+
+MC = {"mc_a": {"split": "uniform", "variant": "certified", "params": {"epsilon": 1.0, "C2": 0.2, "sigma": 0.1}},
+      "mc_b": {"split": "adversarial", "variant": "uncertified", "params": {"epsilon": None, "C2": 5.0, "sigma": 1e-4}}}
+
+
+def _metrics(experiment, noisy_steps, phases=("eval", "eval")):
+    return [{"experiment": experiment, "phase": ph, "record": json.dumps({"noisy_steps": noisy_steps})} for ph in phases]
+
+
+def test_table6_reports_the_preregistered_rows_and_the_first_step():
+    bounds = pd.DataFrame([_bound("mc_a", 0.4), _bound("mc_a", 9.0, role="exploratory"), _bound("mc_b", 2.5)])
+    steps = pd.DataFrame([_bound("mc_a", 1.5, step=20), _bound("mc_a", 0.7, step=1), _bound("mc_a", 8.0, step=1, role="exploratory"),
+                          _bound("mc_b", 3.0, step=5)])
+    metrics = pd.DataFrame(_metrics("mc_a", 40) + _metrics("mc_b", 10) + [{"experiment": "mc_b", "phase": "calib", "record": "{}"}])
+    table = table6_frame(bounds, steps, metrics, MC).set_index(pd.Index(list(MC)))
+    assert table.loc["mc_a", ["epsilon_lb_final", "first_step", "epsilon_lb_first_step", "noisy_steps"]].tolist() == [0.4, 1, 0.7, 40]
+    assert table.loc["mc_b", ["epsilon_lb_final", "first_step", "epsilon_lb_first_step", "noisy_steps"]].tolist() == [2.5, 5, 3.0, 10]
+    assert table.loc["mc_a", "cell"] == "r=4, mean, logit" and table.loc["mc_b", "split"] == "adversarial"
+    # runs that recorded different noisy-step counts, or two reported rows, are refused
+    with pytest.raises(ValueError, match="recorded different noisy_steps"):
+        table6_frame(bounds, steps, pd.DataFrame(_metrics("mc_a", 40) + _metrics("mc_a", 41) + _metrics("mc_b", 10)), MC)
+    with pytest.raises(ValueError, match="expected one reported final row, found 2"):
+        table6_frame(pd.concat([bounds, bounds.iloc[[0]]]), steps, metrics, MC)
+
+
+def test_figure1a_lists_every_reported_step_in_order_with_the_ceiling():
+    steps = pd.DataFrame([_bound("mc_a", 1.5, step=20), _bound("mc_a", 0.7, step=1), _bound("mc_a", 8.0, step=1, role="exploratory")])
+    frame = figure1a_frame(steps, {"mc_a": MC["mc_a"]}, ceilings={"mc_a": 3.2})
+    assert frame.step.tolist() == [1, 20] and frame.epsilon_lb.tolist() == [0.7, 1.5] and set(frame.ceiling) == {3.2}
+    assert figure1a_frame(steps.iloc[:0], {"mc_a": MC["mc_a"]}).empty
+
+
+def test_figure1b_and_1c_take_the_joint_row_or_the_pairwise_row_of_the_preregistered_score():
+    experiments = {"r2d": {"split": "uniform", "auditor": "joint", "params": {"epsilon": 10.0}},
+                   "r2d_pair": {"split": "uniform", "auditor": "pairwise", "score": "loss", "params": {"epsilon": 10.0}}}
+    bounds = pd.DataFrame([_bound("r2d", 1.25, delta=1e-3)])
+    pairwise = pd.DataFrame([{"experiment": "r2d_pair", "score": s, "delta": 1e-3, "epsilon_lb": v} for s, v in (("logit", 0.9), ("loss", 0.3))])
+    b = figure1b_frame(bounds, pairwise, experiments)
+    assert b.set_index("experiment").epsilon_lb.to_dict() == {"r2d": 1.25, "r2d_pair": 0.3}
+    c = figure1c_frame(bounds, {"r2d": experiments["r2d"]})
+    assert c.target_epsilon.tolist() == [10.0] and c.epsilon_lb.tolist() == [1.25]
+
+
+def test_ceilings_are_the_perfect_prediction_bound_of_each_experiments_design():
+    steps = pd.DataFrame([_bound("a", 0.1, step=1, m=4, L=8), _bound("a", 0.2, step=2, m=4, L=8), _bound("b", 0.0, step=1, m=6, L=30, delta=0.0)])
+    got = ceilings(steps)
+    assert got == {"a": perfect_prediction_bound(4, 4, 8, zeta=0.05, delta=1e-5).epsilon_lb,
+                   "b": perfect_prediction_bound(6, 6, 30, zeta=0.05, delta=0.0).epsilon_lb}
+    assert np.isfinite(list(got.values())).all() and got["b"] > got["a"] > 0
