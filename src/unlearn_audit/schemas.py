@@ -43,6 +43,9 @@ RUN_METRICS = pa.schema(
         ("retain_acc", pa.float64()),   # evaluation runs; NaN for calibration runs (not measured)
         ("forget_acc", pa.float64()),   # accuracy on D_f(S), the sampled forget set
         ("test_acc", pa.float64()),     # evaluation runs; NaN for calibration runs (not measured)
+        ("n_test", pa.int64()),         # test examples (windows, for text) behind test_acc
+        ("n_forget", pa.int64()),       # examples in D_f(S) behind forget_acc
+        ("chance_acc", pa.float64()),   # 1 / number of classes (characters): a guessing model's accuracy
         ("record", pa.string()),        # JSON: what the algorithm reports (noisy steps, σ, L̂, Ĝ, ...); "{}" if nothing
         ("precision", pa.string()),     # the design's precision, "fp32" or "bf16", of base training and unlearning
         ("compiled", pa.bool_()),       # whether the model's forward was torch.compile'd

@@ -288,7 +288,7 @@ def test_config_refuses_a_bad_prob_clip_naming_the_key():
     schema = repo / "workflow" / "schemas" / "config.schema.yaml"
     base = yaml.safe_load((repo / "config" / "config.yaml").read_text())
     ok = validate_config(copy.deepcopy(base), schema)["gaussian_unlearning"]
-    assert ok["ged_vs_m"]["prob_clip"] == [None, 1e-6] and ok["ged_vs_p"]["n_over_p"] == [1.0]
+    assert ok["ged_vs_m"]["prob_clip"] == [None, 1e-3, 1e-4, 1e-6, 1e-8, 1e-15] and ok["ged_vs_p"]["n_over_p"] == [1.0]
     bad = {
         "ged_vs_m.prob_clip[1]': 0.7 is greater than or equal to the maximum of 0.5": ("ged_vs_m", "prob_clip", [None, 0.7]),
         "ged_vs_p.prob_clip[0]': 0 is less than or equal to the minimum of 0": ("ged_vs_p", "prob_clip", [0]),

@@ -25,11 +25,14 @@ def test_counts_are_the_dags_jobs():
     rows = {r["target"]: r for r in plan_rows(config, {})}
     designs = plan.nn_used_designs()
     models = sum(len(plan.nn_candidates(d)) or plan.nn_design(d)["calibration_runs"] + plan.nn_design(d)["evaluation_runs"] for d in designs)
+    retrained = sum(plan.nn_retrains(d) for d in designs)  # one A(D_r) per design, for its Retrain control
     runs = sum(len(plan.nn_phase_runs(plan.nn_design_of(e), ph)) for e in plan.nn_experiments() for ph in ("calib", "eval"))
-    assert rows["total"]["base_trainings"] == models == 352  # 240 digits, 82 candidate models, 30 Shakespeare
+    assert rows["total"]["base_trainings"] == models + retrained
+    assert (models, retrained) == (352, 10)  # 240 digits, 82 candidate models, 30 Shakespeare; 10 designs
     assert rows["total"]["unlearning_runs"] == runs
-    # Table 7: three sigma variants on the uniform design (App. G.4): 60 base models, 3 x 60 runs
-    assert (rows["table7"]["base_trainings"], rows["table7"]["unlearning_runs"]) == (60, 180)
+    # Table 7: three sigma variants on the uniform design (App. G.4) and its two controls: 60 base
+    # models and A(D_r), 5 x 60 runs
+    assert (rows["table7"]["base_trainings"], rows["table7"]["unlearning_runs"]) == (61, 300)
     # a checkpointed experiment extracts scores at every checkpoint step as well
     mc = rows["figure1a"]
     assert mc["score_extractions"] > mc["unlearning_runs"]
@@ -99,6 +102,6 @@ def test_plan_command(tmp_path):
     assert rc == 0, stderr
     lines = stdout.splitlines()
     assert lines[0].split()[:3] == ["target", "base", "trainings"]
-    assert any(line.startswith("total ") and " 352 " in line for line in lines)
+    assert any(line.startswith("total ") and " 362 " in line for line in lines)  # 352 base models and 10 A(D_r)
     rc, _, stderr = run_cli("plan", "--configfile", "nope.yaml", cwd=tmp_path)
     assert rc == 2 and stderr.strip() == "error: --configfile nope.yaml: no such file"

@@ -40,5 +40,13 @@ def test_a_list_of_per_run_models_must_match_the_runs():
 def test_a_chunks_runs_are_read_from_its_output_paths():
     outputs = [paths.run_file("r", "e", "calib", 9, "scores.parquet"), paths.run_file("r", "e", "eval", 0, "scores.parquet")]
     assert _run_keys(outputs) == [("calib", 9), ("eval", 0)]
-    with pytest.raises(ValueError, match="either candidate models or runs"):
+    with pytest.raises(ValueError, match="never a mix"):
         _run_keys([paths.candidate_model("r", "d", 0), paths.base_model("r", "d", "eval", 0)])
+    with pytest.raises(ValueError, match="never a mix"):
+        _run_keys([paths.retrain_model("r", "d"), paths.base_model("r", "d", "eval", 0)])
+    assert _run_keys([paths.retrain_model("r", "d")]) == [("retrain", 0)]
+
+
+def test_every_run_of_the_retrain_control_reads_the_one_retrained_model():
+    retrained = paths.retrain_model("r", "d")
+    assert _base_of_runs([("calib", 0), ("calib", 1), ("eval", 0)], {}, [retrained]) == [retrained] * 3

@@ -42,7 +42,9 @@ def test_plan_chunks_cover_every_run_once():
     plan = _plan()
     for design in plan.nn_used_designs():
         cfg = plan.nn_design(design)
-        trained = [key for d, _, chunk in plan.nn_design_chunks() if d == design for key in chunk]
+        trained = [key for d, c, chunk in plan.nn_design_chunks() if d == design and c != "retrain" for key in chunk]
+        # every design with experiments has its Retrain control, whose A(D_r) is trained once, in a job of its own
+        assert [chunk for d, c, chunk in plan.nn_design_chunks() if d == design and c == "retrain"] == [[("retrain", 0)]], design
         if plan.nn_is_joint(design):
             # one base model per candidate S̃ ∈ S_m, Γ calibration runs per candidate
             k = num_sign_vectors(cfg["m"])
@@ -83,8 +85,12 @@ def test_plan_groups_experiments_that_differ_only_in_the_noise_release():
 
 def test_plan_joint_designs_share_candidate_models():
     plan = _plan()
-    assert plan.nn_unlearn_base("digits_joint_uniform") == [f"{plan.results}/designs/digits_joint_uniform/base/candidate/{k}.pt" for k in range(20)]
-    assert plan.nn_unlearn_base("digits_uniform") == [f"{plan.results}/designs/digits_uniform/base/{ph}.txt" for ph in ("calib", "eval")]
+    assert plan.nn_unlearn_base("digits_mc_eps1_uniform") == [f"{plan.results}/designs/digits_joint_uniform/base/candidate/{k}.pt" for k in range(20)]
+    assert plan.nn_unlearn_base("digits_uniform_ida_q1") == [f"{plan.results}/designs/digits_uniform/base/{ph}.txt" for ph in ("calib", "eval")]
+    assert plan.nn_unlearn_base("digits_uniform_no_unlearning") == plan.nn_unlearn_base("digits_uniform_ida_q1")
+    # the Retrain control unlearns nothing from the one model A(D_r) of its design
+    assert plan.nn_unlearn_base("digits_joint_uniform_retrain") == [f"{plan.results}/designs/digits_joint_uniform/base/retrain.pt"]
+    assert plan.nn_train_outputs("digits_uniform", [("retrain", 0)]) == [f"{plan.results}/designs/digits_uniform/base/retrain.pt"]
     listed = plan.nn_base_models_of_phase(SimpleNamespace(design="digits_uniform", phase="eval"))
     assert listed == [f"{plan.results}/designs/digits_uniform/base/eval/{run}.pt" for run in plan.nn_phase_runs("digits_uniform", "eval")]
     assert re.fullmatch(plan.nn_batchwise_design_pattern(), "digits_uniform") and not re.fullmatch(plan.nn_batchwise_design_pattern(), "digits_joint_uniform")
@@ -119,7 +125,7 @@ def test_plan_chunk_size_changes_chunks_not_runs():
     small = copy.deepcopy(plan.config)
     small["nn"]["designs"]["digits_uniform"]["chunk_size"] = 7
     other = WorkflowPlan(small)
-    chunks = [keys for d, _, keys in other.nn_design_chunks() if d == "digits_uniform"]
+    chunks = [keys for d, c, keys in other.nn_design_chunks() if d == "digits_uniform" and c != "retrain"]
     n = sum(plan.nn_design("digits_uniform")[k] for k in ("calibration_runs", "evaluation_runs"))
     assert [len(c) for c in chunks] == [7] * (n // 7) + ([n % 7] if n % 7 else [])
     assert [key for c in chunks for key in c] == plan.nn_run_keys("digits_uniform")
@@ -149,7 +155,8 @@ def test_plan_input_functions_name_the_phase_files():
     assert plan.nn_experiment_signs(wc) == f"{plan.results}/designs/digits_uniform/signs.parquet"
     assert plan.nn_audit_m(wc) == 144
     assert [f.split("/")[-2] for f in plan.nn_table_bounds(wc)] == [
-        "digits_uniform_hessian_s1e3", "digits_uniform_hessian_s5e3", "digits_uniform_hessian_s1e2"  # uniform only (App. G.4)
+        "digits_uniform_hessian_s1e3", "digits_uniform_hessian_s5e3", "digits_uniform_hessian_s1e2",  # uniform only (App. G.4)
+        "digits_uniform_no_unlearning", "digits_uniform_retrain",  # beside its controls
     ]
     summary = plan.nn_experiment_summary("digits_uniform_ida_q1")
     assert summary["report_r"] == 60 and summary["m"] == 144 and summary["label"] == "IDA q=1"

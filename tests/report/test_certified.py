@@ -21,8 +21,9 @@ def _bound(experiment, epsilon_lb, role="preregistered", step=None, m=4, L=8, de
     return row if step is None else {"step": step, **row}
 
 
-MC = {"mc_a": {"split": "uniform", "variant": "certified", "params": {"epsilon": 1.0, "C2": 0.2, "sigma": 0.1}},
-      "mc_b": {"split": "adversarial", "variant": "uncertified", "params": {"epsilon": None, "C2": 5.0, "sigma": 1e-4}}}
+MC = {"mc_a": {"split": "uniform", "variant": "certified", "label": "MC", "params": {"epsilon": 1.0, "C2": 0.2, "sigma": 0.1}},
+      "mc_b": {"split": "adversarial", "variant": "uncertified", "label": "MC unc.", "params": {"epsilon": None, "C2": 5.0, "sigma": 1e-4}}}
+CONTROL = {"ctl": {"split": "uniform", "variant": "control", "label": "No unlearning", "params": {}, "auditor": "joint"}}
 
 
 def _metrics(experiment, noisy_steps, phases=("eval", "eval")):
@@ -45,6 +46,23 @@ def test_table6_reports_the_preregistered_rows_and_the_first_step():
         table6_frame(pd.concat([bounds, bounds.iloc[[0]]]), steps, metrics, MC)
 
 
+def test_table6_puts_the_accuracies_beside_each_bound_and_the_controls_beside_the_method():
+    bounds = pd.DataFrame([_bound("mc_a", 0.4), _bound("ctl", 2.6, delta=0.0)])
+    steps = pd.DataFrame([_bound("mc_a", 0.7, step=1), _bound("mc_a", 0.2, step=20)])
+    metrics = pd.DataFrame(_metrics("mc_a", 40) + [{"experiment": "ctl", "phase": "eval", "record": "{}"}])
+    diagnostics = pd.DataFrame([{"experiment": "mc_a", "retain_acc": 0.9, "forget_acc": 0.11, "test_acc": 0.1, "at_chance": True, "no_op": False},
+                                {"experiment": "ctl", "retain_acc": 1.0, "forget_acc": 1.0, "test_acc": 0.97, "at_chance": False, "no_op": False}])
+    at_steps = pd.DataFrame([{"experiment": "mc_a", "step": 1, "test_acc": 0.5, "forget_acc": 0.6}, {"experiment": "mc_a", "step": 20, "test_acc": 0.2, "forget_acc": 0.2}])
+    table = table6_frame(bounds, steps, metrics, {"mc_a": MC["mc_a"], **CONTROL}, diagnostics, at_steps).set_index("method")
+    assert table.loc["MC", ["test_acc_first_step", "forget_acc_first_step", "test_acc", "forget_acc", "at_chance"]].tolist() == [0.5, 0.6, 0.1, 0.11, True]
+    assert table.loc["No unlearning", "epsilon_lb_final"] == 2.6 and np.isnan(table.loc["No unlearning", "epsilon_lb_first_step"])
+    assert not table.loc["No unlearning", "at_chance"]
+    # Figure 1a: the control is one row without a step (drawn as a horizontal line), the steps carry their accuracies
+    frame = figure1a_frame(steps, {"mc_a": MC["mc_a"], **CONTROL}, bounds=bounds, diagnostics=diagnostics, step_accuracies=at_steps)
+    assert frame.step.tolist()[:2] == [1, 20] and frame.test_acc.tolist() == [0.5, 0.2, 0.97]
+    assert np.isnan(frame.step.iloc[2]) and frame.method.iloc[2] == "No unlearning" and frame.epsilon_lb.iloc[2] == 2.6
+
+
 def test_figure1a_lists_every_reported_step_in_order_with_the_ceiling():
     steps = pd.DataFrame([_bound("mc_a", 1.5, step=20), _bound("mc_a", 0.7, step=1), _bound("mc_a", 8.0, step=1, role="exploratory")])
     frame = figure1a_frame(steps, {"mc_a": MC["mc_a"]}, ceilings={"mc_a": 3.2})
@@ -53,8 +71,8 @@ def test_figure1a_lists_every_reported_step_in_order_with_the_ceiling():
 
 
 def test_figure1b_and_1c_take_the_joint_row_or_the_pairwise_row_of_the_preregistered_score():
-    experiments = {"r2d": {"split": "uniform", "auditor": "joint", "params": {"epsilon": 10.0}},
-                   "r2d_pair": {"split": "uniform", "auditor": "pairwise", "score": "loss", "params": {"epsilon": 10.0}}}
+    experiments = {"r2d": {"split": "uniform", "auditor": "joint", "label": "R2D", "params": {"epsilon": 10.0}},
+                   "r2d_pair": {"split": "uniform", "auditor": "pairwise", "label": "R2D", "score": "loss", "params": {"epsilon": 10.0}}}
     bounds = pd.DataFrame([_bound("r2d", 1.25, delta=1e-3)])
     pairwise = pd.DataFrame([{"experiment": "r2d_pair", "score": s, "delta": 1e-3, "epsilon_lb": v} for s, v in (("logit", 0.9), ("loss", 0.3))])
     b = figure1b_frame(bounds, pairwise, experiments)

@@ -12,6 +12,7 @@ import pytest
 from batchwise_audits import M, R_VALUES, L, overlaps_frame
 from unlearn_audit.auditors.batchwise import bounds_table
 from unlearn_audit.report.nn_figures import epsilon_vs_r_figure
+from unlearn_audit.pipeline.diagnostics import experiment_diagnostics
 from unlearn_audit.report.nn_tables import table1, table3, table4, table5, table7
 from unlearn_audit.stats.selection import Cell
 
@@ -24,7 +25,8 @@ def _bounds_and_metrics(primary: Cell | None = None, selection: str = "preregist
                            primary=primary or Cell(40, "mean", "logit"))
               for name, s in (("a", 0.8), ("b", 0.3))]
     bounds = pd.concat(frames, ignore_index=True)
-    metrics = pd.DataFrame([{"experiment": e, "phase": "eval", "run": i, "retain_acc": 0.9, "forget_acc": 0.8, "test_acc": 0.7}
+    metrics = pd.DataFrame([{"experiment": e, "phase": "eval", "run": i, "retain_acc": 0.9, "forget_acc": 0.8, "test_acc": 0.7,
+                             "n_test": 300, "n_forget": 50, "chance_acc": 0.1}
                             for e in ("a", "b") for i in range(L)])
     experiments = {
         name: {"design": "d", "dataset": "digits", "split": "uniform", "batch_size": bs, "m": M, "method": "forget_ascent",
@@ -36,9 +38,11 @@ def _bounds_and_metrics(primary: Cell | None = None, selection: str = "preregist
 
 def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
     bounds, metrics, experiments = _bounds_and_metrics()
-    t1 = table1(bounds, metrics, experiments)
+    diagnostics = experiment_diagnostics(bounds, metrics, experiments)
+    t1 = table1(bounds, metrics, experiments, diagnostics)
     assert list(t1.columns) == ["method", "params", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "m", "L",
-                                "retain_acc", "forget_acc", "test_acc", "cell"]
+                                "retain_acc", "forget_acc", "test_acc", "at_chance", "no_op", "cell"]
+    assert (t1.test_acc == 0.7).all() and not t1.at_chance.any() and not t1.no_op.any()  # no control here: no no-op verdict
     for _, row in t1.iterrows():
         name = row.method.split()[-1]
         want = bounds[(bounds.experiment == name) & (bounds.role == "preregistered")].iloc[0]
@@ -46,14 +50,15 @@ def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
         assert row.epsilon_lb == want.epsilon_lb and row.epsilon_ldp == want.epsilon_ldp and row.r == 40
         assert row.epsilon_lb_exact == want.epsilon_lb_exact and row.mu_lb == want.mu_lb
         assert row.cell == "preregistered: logit/mean"
-    t7 = table7(bounds, metrics, experiments)
-    assert list(t7.columns) == ["sigma", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "retain_acc", "forget_acc", "test_acc", "cell"]
+    t7 = table7(bounds, metrics, experiments, diagnostics)
+    assert list(t7.columns) == ["method", "sigma", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "retain_acc", "forget_acc",
+                                "test_acc", "at_chance", "no_op", "cell"]
     assert set(t7.epsilon_lb) == set(t1.epsilon_lb) and set(t7.cell) == {"preregistered: logit/mean"}
 
     t3, t4, t5 = (f(bounds, metrics, experiments) for f in (table3, table4, table5))
     assert list(t3.columns) == ["method", "split", "r", "epsilon_lb_logit", "epsilon_lb_loss", "cell"]
     assert list(t4.columns) == ["method", "split", "r", "epsilon_lb_mean", "epsilon_lb_median", "cell"]
-    assert list(t5.columns) == ["batch_size", "m", "r", "r_times_B", "epsilon_lb", "cell"]
+    assert list(t5.columns) == ["batch_size", "m", "method", "r", "r_times_B", "epsilon_lb", "cell"]
     for t in (t3, t4):
         assert (t.loc[t.r == 40, "cell"] == "preregistered: logit/mean").all()
         assert (t.loc[t.r != 40, "cell"] == "exploratory").all()

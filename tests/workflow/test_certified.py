@@ -60,10 +60,18 @@ def test_figures_write_their_numbers(shared_run):
         assert cols <= set(data.columns), name
         assert len(data) > 0 and (data.epsilon_lb >= 0).all()
     a = pd.read_csv(fig / "figure1a.csv")
-    assert set(a.variant) == {"certified", "uncertified"}
+    assert set(a.variant) == {"certified", "uncertified", "control"}
     assert sorted(a[a.variant == "uncertified"].step) == [1, 5, 10]
+    # the accuracies of the audited models at each step, the controls' one row each (no step)
+    assert a.loc[a.variant != "control", ["test_acc", "forget_acc"]].notna().all().all()
+    controls = a[a.variant == "control"]
+    assert sorted(controls.method) == ["No unlearning", "Retrain"] and controls.step.isna().all()
     b = pd.read_csv(fig / "figure1b.csv")
-    assert set(b.auditor) == {"joint", "pairwise"}
+    assert set(b.auditor) == {"joint", "pairwise"} and {"No unlearning", "Retrain"} <= set(b.method)
+    assert {"test_acc", "forget_acc"} <= set(b.columns) <= set(b.columns) and {"test_acc", "forget_acc"} <= set(pd.read_csv(fig / "figure1c.csv").columns)
+    table6 = pd.read_csv(shared_run.results / "tables" / "table6.csv")
+    assert {"test_acc_first_step", "forget_acc_first_step", "test_acc", "forget_acc", "at_chance", "no_op"} <= set(table6.columns)
+    assert table6.method.tolist()[-2:] == ["No unlearning", "Retrain"]
 
 
 def test_rewind_to_delete_draws_noise_per_run(shared_run):

@@ -29,14 +29,22 @@ def test_nn_audit_end_to_end(shared_run):
     table1b = pd.read_csv(res / "tables" / "table1b.csv")
     for col in ("method", "params", "split", "epsilon_lb", "epsilon_ldp", "r", "retain_acc", "forget_acc", "test_acc"):
         assert col in table1b.columns
-    assert table1b.method.tolist() == ["Retain fine-tune", "Noisy fine-tune"]
+    # every audit stands beside its design's controls, with accuracies and the two flags
+    assert table1b.method.tolist() == ["Retain fine-tune", "Noisy fine-tune", "No unlearning", "Retrain"]
+    assert {"at_chance", "no_op"} <= set(table1b.columns)
+    retrain = table1b[table1b.method == "Retrain"].iloc[0]
+    # exact unlearning: A(D_r) does not depend on S, every run's scores are the same, the guess is fixed
+    assert retrain.epsilon_lb == 0 and not retrain.no_op
+    scores = [pd.read_parquet(res / "tiny_retrain" / "runs" / "eval" / str(r) / "scores.parquet") for r in (0, 1)]
+    assert (scores[0].score_logit == scores[1].score_logit).all() and not (scores[0].in_forget == scores[1].in_forget).all()
     t1 = table1b[table1b.method == "Retain fine-tune"]
     assert t1.r.iloc[0] == 24
     assert 0 <= t1.epsilon_lb.iloc[0] == pytest.approx(t1.epsilon_ldp.iloc[0] / 2)
     assert t1.test_acc.between(0, 1).all()
     assert set(pd.read_csv(res / "tables" / "table3.csv").columns) >= {"r", "epsilon_lb_logit", "epsilon_lb_loss"}
     assert set(pd.read_csv(res / "tables" / "table4.csv").columns) >= {"r", "epsilon_lb_mean", "epsilon_lb_median"}
-    assert pd.read_csv(res / "tables" / "table7.csv").sigma.tolist() == [0.001]
+    t7 = pd.read_csv(res / "tables" / "table7.csv")
+    assert t7.method.tolist() == ["No unlearning", "Retrain", "Hessian"] and t7.sigma.tolist()[2] == 0.001
     assert (res / "figures" / "nn_epsilon_vs_r.png").stat().st_size > 1000
 
     # scores are Parquet in the documented long format, calibration and evaluation separate
@@ -149,7 +157,7 @@ def test_text_audit_end_to_end_table1a(shared_run):
     """Table 1a on generated plays: CharLSTM, chunks of windows (batch_size null), sequence scores."""
     res = shared_run.results
     t1a = pd.read_csv(res / "tables" / "table1a.csv")
-    assert t1a.method.tolist() == ["Retain fine-tune"] and t1a.r.tolist() == [6]
+    assert t1a.method.tolist() == ["Retain fine-tune", "No unlearning", "Retrain"] and t1a.r.tolist() == [6] * 3
     assert t1a.epsilon_lb.iloc[0] >= 0 and t1a.test_acc.between(0, 1).all()
     scores = pd.read_parquet(res / "plays_ft" / "runs" / "eval" / "1" / "scores.parquet")
     sizes = scores.groupby("batch").size()

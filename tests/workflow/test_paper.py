@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from unlearn_audit.pipeline.config import result_config
+from unlearn_audit.pipeline.controls import control_experiments
 from unlearn_audit.pipeline.plan import WorkflowPlan
 from workflow_utils import REPO, validated, load_config, planned_jobs
 
@@ -38,7 +39,8 @@ def test_the_paper_config_is_paper_yaml_alone():
     paper = load_config(PAPER)
     snapshot = result_config(validated(paper))
     assert set(snapshot["nn"]["designs"]) == set(paper["nn"]["designs"])
-    assert set(snapshot["nn"]["experiments"]) == set(paper["nn"]["experiments"])
+    # its experiments and, beside them, the controls of their designs (nothing from config/config.yaml)
+    assert set(snapshot["nn"]["experiments"]) == set(paper["nn"]["experiments"]) | set(control_experiments(paper["nn"]["experiments"]))
     for name, design in paper["nn"]["designs"].items():
         for key, value in json.loads(json.dumps(design)).items():
             if key not in ("chunk_size", "runtime_minutes_per_run"):
@@ -70,7 +72,8 @@ def test_paper_dry_run_plans_no_default_design(paper_dry_run):
         assert jobs.get(f"nn_train_{design}_{chunk}") == 1, (design, chunk)
     # one unlearning job per chunk of every group (experiments sharing a noiseless part run together)
     groups = plan.nn_unlearn_groups()
-    assert sorted(e for g in groups for e in g) == sorted(paper["nn"]["experiments"])
+    assert sorted(e for g in groups for e in g) == sorted(plan.nn_experiments())
+    assert set(plan.nn_experiments()) == set(paper["nn"]["experiments"]) | set(control_experiments(paper["nn"]["experiments"]))
     for group, chunk, _ in plan.nn_experiment_chunks():
         assert jobs.get(f"nn_unlearn_{group[0]}_{chunk}") == 1, (group, chunk)
     assert sum(v for k, v in jobs.items() if k.startswith("nn_unlearn_")) == len(plan.nn_experiment_chunks())
@@ -107,7 +110,8 @@ def test_paper_config_plans_the_p_grid_and_the_n_half_runs(paper_dry_run):
         assert spec["n_over_p"] == [1.0, 0.5], experiment
     assert plan.config["gaussian_unlearning"]["ged_vs_p"]["p"] == grid
     assert plan.config["gaussian_unlearning"]["ged_vs_eps"]["m"] == [1, 5, 10]
-    assert plan.config["gaussian_unlearning"]["ged_vs_m"]["prob_clip"] == [None, 1e-6]
+    assert plan.config["gaussian_unlearning"]["ged_vs_m"]["prob_clip"] == [None, 1e-3, 1e-4, 1e-6, 1e-8, 1e-15]
+    assert jobs["gaussian_unlearning_clip_figure"] == 2  # the clip sweep's GED and UED slope figures
     # what such a cell computes (at a small p and one replication): the n = p and the n = p/2 runs
     from unlearn_audit.pipeline.gaussian_unlearning import run_cell
 

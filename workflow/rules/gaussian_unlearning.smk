@@ -63,6 +63,29 @@ rule gaussian_unlearning_figure:
         "../scripts/gaussian_unlearning_figure.py"
 
 
+rule gaussian_unlearning_clip_figure:
+    """Sensitivity of the GED/UED-vs-m slope to the clip c of the accuracy loss (seed 2's m-slopes)."""
+    input:
+        plan.gaussian_unlearning_file("ged_vs_m.parquet"),
+    output:
+        figure=report(
+            plan.figure_stem("gaussian_unlearning_{gu_error}_m_slope_vs_clip") + ".png",
+            caption="../report/gaussian_unlearning_clip_figure.rst",
+            category="Gaussian certified unlearning",
+            subcategory=lambda wildcards: f"Figure: {wildcards.gu_error.upper()}-vs-m slope against the clip c",
+        ),
+        other=multiext(plan.figure_stem("gaussian_unlearning_{gu_error}_m_slope_vs_clip"), ".pdf", ".csv"),
+    wildcard_constraints:
+        gu_error="ged|ued",
+    log:
+        f"{LOGS}/figures/gaussian_unlearning_{{gu_error}}_m_slope_vs_clip.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/gaussian_unlearning_clip_figure.py"
+
+
 rule gaussian_unlearning_slopes:
     """Fitted log-log slopes with standard errors for every experiment."""
     input:

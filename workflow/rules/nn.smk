@@ -106,7 +106,7 @@ for _group, _chunk, _keys in plan.nn_experiment_chunks():
             data=plan.design_file(_design, "data.npz"),
             signs=plan.design_file(_design, "signs.parquet"),
             # the same for every chunk of the phase (its input set must not depend on chunk_size)
-            base=plan.nn_unlearn_base(_design),
+            base=plan.nn_unlearn_base(_group[0]),
         output:
             **plan.nn_unlearn_outputs(_group, _keys),
         params:

@@ -35,6 +35,7 @@ from .estimators import (
 from .experiments import (
     GLMUnlearningConfig,
     SlopeFit,
+    clip_sensitivity,
     error_curves,
     fit_loglog_slope,
     ged_vs_epsilon_cell,
@@ -75,6 +76,7 @@ __all__ = [
     "unlearning_error_divergence",
     "GLMUnlearningConfig",
     "SlopeFit",
+    "clip_sensitivity",
     "error_curves",
     "fit_loglog_slope",
     "ged_vs_epsilon_cell",

@@ -53,6 +53,8 @@ __all__ = [
     "loglog_slopes",
     "SLOPE_COLUMNS",
     "slopes_table",
+    "CLIP_COLUMNS",
+    "clip_sensitivity",
     "CURVE_COLUMNS",
     "VARIANTS",
     "error_curves",
@@ -362,8 +364,10 @@ def loglog_slopes(
 
 
 #: Columns of the slopes table: which accuracy loss (``error_loss``, e.g. ``logistic (unclipped)``
-#: or ``logistic, clipped (prob_clip = 1e-06)``) and aspect ratio n/p each fitted line is for.
-SLOPE_COLUMNS = ["experiment", "error_loss", "n_over_p", "noise", "m", "p", "slope", "slope_se"]
+#: or ``logistic, clipped (prob_clip = 1e-06)``) and aspect ratio n/p each fitted line is for, and
+#: its ``analysis``: ``primary`` (the model's own loss, unclipped) or ``sensitivity (clipped loss)``.
+SLOPE_COLUMNS = ["analysis", "experiment", "error_loss", "n_over_p", "noise", "m", "p", "slope", "slope_se"]
+PRIMARY, SENSITIVITY = "primary", "sensitivity (clipped loss)"
 
 #: The variant columns that split every fit and every figure into separate lines or panels.
 VARIANTS = ("error_loss", "n_over_p")
@@ -393,15 +397,21 @@ def with_variants(raw: "pd.DataFrame") -> "pd.DataFrame":
     return raw
 
 
+def _is_clipped(error_loss: str) -> bool:
+    """Whether an ``error_loss`` name (:func:`.glm.error_loss_name`) is a clipped log-loss."""
+    return "clipped (" in str(error_loss)
+
+
 def _sort_variants(table: "pd.DataFrame", keys: Sequence[str]) -> "pd.DataFrame":
     """Rows in a reading order: unclipped loss before clipped, n = p before other ratios."""
-    order = table.assign(_clipped=table["error_loss"].str.contains("clipped (", regex=False), _ratio=-table["n_over_p"])
+    order = table.assign(_clipped=table["error_loss"].map(_is_clipped), _ratio=-table["n_over_p"])
     return order.sort_values(["_clipped", "_ratio", *keys], kind="stable").drop(columns=["_clipped", "_ratio"]).reset_index(drop=True)
 
 
 def slopes_table(raw: Mapping[str, "pd.DataFrame"]) -> "pd.DataFrame":
     """One fitted log–log line per (experiment, accuracy loss, n/p, noise, fixed m or p); m or p
-    empty where it varies.  ``raw`` maps experiment name → its records."""
+    empty where it varies; the primary rows (unclipped loss) first.  ``raw`` maps experiment name
+    → its records."""
     import pandas as pd
 
     tables = []
@@ -412,6 +422,7 @@ def slopes_table(raw: Mapping[str, "pd.DataFrame"]) -> "pd.DataFrame":
         for fit in loglog_slopes(with_variants(raw[source]), x, y, (*VARIANTS, *by)):
             rows.append(
                 {
+                    "analysis": SENSITIVITY if _is_clipped(fit["error_loss"]) else PRIMARY,
                     "experiment": name,
                     "error_loss": fit["error_loss"],
                     "n_over_p": float(fit["n_over_p"]),
@@ -425,9 +436,33 @@ def slopes_table(raw: Mapping[str, "pd.DataFrame"]) -> "pd.DataFrame":
         if rows:
             tables.append(_sort_variants(pd.DataFrame(rows, columns=SLOPE_COLUMNS), ["noise", "m", "p"]))
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=SLOPE_COLUMNS)
+    # the primary rows (the unclipped loss) lead, every experiment's in turn; the sensitivity rows follow
+    table = table.sort_values("analysis", key=lambda a: a != PRIMARY, kind="stable").reset_index(drop=True)
     table["m"] = table["m"].astype("Int64")
     table["p"] = table["p"].astype("Int64")
     return table
+
+
+#: Columns of :func:`clip_sensitivity`: the fitted slope of mean ``y`` against m for one clip c.
+CLIP_COLUMNS = ["y", "noise", "p", "n_over_p", "prob_clip", "error_loss", "slope", "slope_se"]
+
+
+def clip_sensitivity(raw: "pd.DataFrame", y: str = "ged") -> "pd.DataFrame":
+    """The log–log slope of mean ``y`` against m for every accuracy loss of ``raw`` (a ``ged_vs_m``
+    grid evaluated with several ``prob_clip``; seed 2, the m-slopes): one row per (noise, p, n/p,
+    clip), ``prob_clip`` NaN for the unclipped log-loss.  All clips come from the same fits and
+    noise draws, so the rows differ only in how the loss is clipped."""
+    import pandas as pd
+
+    raw = with_variants(raw)
+    clip_of = {}
+    for name, clip in zip(raw["error_loss"], raw["prob_clip"] if "prob_clip" in raw.columns else [np.nan] * len(raw)):
+        clip_of.setdefault(name, float(clip) if clip is not None and np.isfinite(clip) else np.nan)
+    rows = [{"y": y, "noise": f["noise"], "p": int(f["p"]), "n_over_p": float(f["n_over_p"]), "prob_clip": clip_of[f["error_loss"]],
+             "error_loss": f["error_loss"], "slope": f["slope"], "slope_se": f["slope_se"]}
+            for f in loglog_slopes(raw, "m", y, ("error_loss", "n_over_p", "noise", "p"))]
+    table = pd.DataFrame(rows, columns=CLIP_COLUMNS)
+    return table.sort_values(["noise", "p", "n_over_p", "prob_clip"], na_position="first", kind="stable").reset_index(drop=True)
 
 
 #: Columns of :func:`error_curves`: one plotted point per (variant, noise, line, x).

@@ -29,6 +29,7 @@ from ..io import empty_frame, read_concat, read_parquet, write_parquet
 from ..stats.perfect_prediction import perfect_prediction_bound
 from ..report import write_table
 from ..report.certified import CERTIFIED_FIGURES, draw_figure, table6_frame
+from .diagnostics import checkpoint_accuracies, experiment_diagnostics, warn
 from .plan import preregistered_cell
 
 __all__ = ["joint_audit", "pairwise_audit", "table6", "figure"]
@@ -92,21 +93,27 @@ def pairwise_audit(score_paths: Sequence[str], signs_path, cell_cfg: Mapping, ze
 
 def table6(bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
     """Rule ``certified_table6``: model clipping on the certified (ε, C2, σ) grid (Table 6)."""
-    frame = table6_frame(
-        read_concat(bound_paths, schemas.BOUNDS),
-        read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS),
-        read_concat(metric_paths, schemas.RUN_METRICS),
-        experiments,
-    )
+    bounds = read_concat(bound_paths, schemas.BOUNDS)
+    metrics = read_concat(metric_paths, schemas.RUN_METRICS)
+    diagnostics = experiment_diagnostics(bounds, metrics, experiments)
+    warn(diagnostics)
+    frame = table6_frame(bounds, read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS), metrics, experiments,
+                         diagnostics=diagnostics, step_accuracies=checkpoint_accuracies(metrics))
     write_table(frame, Path(table_path).with_suffix(""), caption=CERTIFIED_FIGURES["table6"])
 
 
-def figure(name: str, bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], pairwise_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path) -> None:
-    """Rule ``certified_figure``: Figure 1a, 1b or 1c, with the plotted numbers as CSV beside it."""
+def figure(name: str, bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], pairwise_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path,
+           metric_paths: Sequence[str] = ()) -> None:
+    """Rule ``certified_figure``: Figure 1a, 1b or 1c, with the plotted numbers, the audited models'
+    accuracies (per checkpoint step in Figure 1a) and the controls as CSV beside it."""
     bounds = read_concat(bound_paths, schemas.BOUNDS)
     steps = read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS)
     pairwise = read_concat(pairwise_paths, schemas.PAIRWISE)
-    draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""), ceilings=ceilings(steps))
+    metrics = read_concat(metric_paths, schemas.RUN_METRICS)
+    diagnostics = experiment_diagnostics(bounds, metrics, experiments)
+    warn(diagnostics)
+    draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""), ceilings=ceilings(steps),
+                diagnostics=diagnostics, step_accuracies=checkpoint_accuracies(metrics))
 
 
 def ceilings(bounds: pd.DataFrame) -> dict[str, float]:

@@ -138,7 +138,7 @@ def _auditor_problems(key: str, exp: dict, design: dict) -> list[tuple[str, str]
     bad = sorted(set(exp.get("tables", [])) - {"table6"})
     if bad:
         return [(f"{key}.tables", f"{bad} show batchwise audits; a {auditor} audit can be in table6 and figures")]
-    if exp.get("figures") and "figure1a" in exp["figures"] and not exp.get("params", {}).get("checkpoint_steps"):
+    if exp.get("figures") and "figure1a" in exp["figures"] and exp.get("method") != "no_unlearning" and not exp.get("params", {}).get("checkpoint_steps"):
         return [(f"{key}.params.checkpoint_steps", "Figure 1a plots epsilon_LB(t) at checkpoint steps: give params.checkpoint_steps")]
     return []
 
@@ -291,7 +291,8 @@ def _convex_params(config: dict) -> list[tuple[str, str]]:
 
 
 def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
-    """Validate ``config`` against the schema, filling defaults in place; return it."""
+    """Validate ``config`` against the schema, filling defaults in place, and add the controls of
+    every neural-network design (:func:`.controls.add_controls`) before the semantic checks; return it."""
     schema = load_yaml(Path(schema_path))
     cls = jsonschema.validators.validator_for(schema)
     validator = _with_defaults(cls)(schema)
@@ -299,6 +300,9 @@ def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
     if errors:
         err = errors[0]
         raise ConfigError(f"config key '{_key_path(err)}': {_message(err)}")
+    from .controls import add_controls
+
+    add_controls(config)
     for check in SEMANTIC_CHECKS:
         for key, msg in check(config):
             raise ConfigError(f"config key '{key}': {msg}")

@@ -78,6 +78,8 @@ def _unlearning_images(method: str, p, n_retain: int, n_forget: int) -> float:
         return n_retain + HVP * p.s1 * p.s2 * p.batch_size
     if method == "rewind_to_delete":
         return (p.K + p.lipschitz_samples + 1) * n_retain
+    if method == "no_unlearning":  # the controls: scoring only
+        return 0.0
     epochs = getattr(p, "epochs", 1)
     forget_epochs = getattr(p, "ascent_epochs", 0) + getattr(p, "forget_epochs", 0)
     return epochs * n_retain + forget_epochs * n_forget
@@ -87,7 +89,8 @@ def _design_work(plan: WorkflowPlan, design: str) -> Work:
     cfg = plan.nn_design(design)
     n_retain, pool, _ = design_sizes(cfg)
     models = len(plan.nn_candidates(design)) if plan.nn_is_joint(design) else cfg["calibration_runs"] + cfg["evaluation_runs"]
-    return Work(base_trainings=models, images=models * cfg["train"]["epochs"] * (n_retain + pool / 2))
+    retrain = 1 if plan.nn_retrains(design) else 0  # A(D_r), the Retrain control's model
+    return Work(base_trainings=models + retrain, images=cfg["train"]["epochs"] * (models * (n_retain + pool / 2) + retrain * n_retain))
 
 
 def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:

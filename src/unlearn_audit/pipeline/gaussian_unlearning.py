@@ -28,19 +28,22 @@ from ..checks import check_zeta, dataclass_from_mapping
 from ..gaussian_unlearning.audit import audit_table_rows, make_privacy_pair
 from ..gaussian_unlearning.experiments import (
     GLMUnlearningConfig,
+    clip_sensitivity,
     error_curves,
     ged_vs_epsilon_cell,
     ged_vs_m_cell,
     ged_vs_p_cell,
     slopes_table,
+    with_variants,
 )
 from ..io import read_concat, write_parquet
 from ..report import write_table
 from ..report.gaussian_unlearning import audit_table, error_figure
+from ..report.gaussian_unlearning import clip_figure as clip_figure_of
 from ..seeds import seed_sequence
 
 __all__ = ["EXPERIMENTS", "ERRORS", "FIGURES", "model_config", "audit_settings", "run_cell", "run_audit", "cell", "gather",
-           "figure", "slopes", "audit"]
+           "figure", "clip_figure", "has_clip_sweep", "slopes", "audit"]
 
 EXPERIMENTS = ("ged_vs_p", "ged_vs_eps", "ged_vs_m")
 #: The two accuracy measures, each with a figure per experiment.
@@ -52,6 +55,12 @@ FIGURES = {
     "ged_vs_eps": ("epsilon", "m", "certified ε"),
     "ged_vs_m": ("m", "p", "number of removed points m"),
 }
+
+
+def has_clip_sweep(spec: Mapping) -> bool:
+    """Whether a ``ged_vs_m`` grid evaluates more than one accuracy loss (``prob_clip`` list): then
+    its clip-sensitivity figure is drawn."""
+    return len(spec.get("prob_clip") or []) > 1
 
 
 def model_config(values: Mapping) -> GLMUnlearningConfig:
@@ -129,8 +138,22 @@ def figure(experiment: str, error: str, raw_path, figure_path: str | os.PathLike
     if error not in ERRORS:
         raise ValueError(f"error must be one of {ERRORS}, got {error!r}")
     x, by, what = FIGURES[experiment]
-    curves = error_curves(pd.read_parquet(raw_path), x, error, by)
+    raw = with_variants(pd.read_parquet(raw_path))
+    primary = raw[raw["prob_clip"].isna()] if "prob_clip" in raw.columns else raw
+    if len(primary) and len(primary) < len(raw):  # the model's own loss; the clipped losses have their own figure
+        raw = primary
+    curves = error_curves(raw, x, error, by)
     error_figure(curves, Path(figure_path).with_suffix(""), f"{error.upper()} vs {what}")
+
+
+def clip_figure(error: str, raw_path, figure_path: str | os.PathLike) -> None:
+    """Rule ``gaussian_unlearning_clip_figure``: the slope of mean GED or UED against m for every
+    clip c of the accuracy loss of the ``ged_vs_m`` grid (a sensitivity analysis: the l2-Laplace
+    slope depends on c), beside the unclipped log-loss's; the plotted numbers as CSV beside it."""
+    if error not in ERRORS:
+        raise ValueError(f"error must be one of {ERRORS}, got {error!r}")
+    slopes = clip_sensitivity(pd.read_parquet(raw_path), error)
+    clip_figure_of(slopes, Path(figure_path).with_suffix(""), f"{error.upper()}-vs-m slope against the clip of the loss (sensitivity)")
 
 
 def slopes(raw_paths: Sequence[str], table_path) -> None:

@@ -31,6 +31,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from .. import schemas
+from .diagnostics import experiment_diagnostics, warn
 from .plan import preregistered_cell
 from ..auditors.batchwise import audit_tables, fit_table
 from ..auditors.runs import candidate_sign_table, sign_table
@@ -115,11 +116,15 @@ def with_ceilings(bounds: pd.DataFrame) -> pd.DataFrame:
 
 def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
     """Rule ``nn_table``: one of the paper's Tables 1a, 1b, 3, 4, 5, 7; a bound equal to its cell's
-    perfect-prediction ceiling is marked (CSV column ``at_ceiling``, ‡ in Markdown and LaTeX)."""
+    perfect-prediction ceiling is marked (CSV column ``at_ceiling``, ‡ in Markdown and LaTeX); the
+    models' accuracies and the at-chance and no-op flags (:mod:`.diagnostics`) stand beside each
+    reported bound, and each flag is also a warning in the job's log."""
     bounds = with_ceilings(read_concat(bound_paths, schemas.BOUNDS))
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
+    diagnostics = experiment_diagnostics(bounds, metrics, experiments)
+    warn(diagnostics)
     render, caption = NN_TABLES[name]
-    write_nn_table(render(bounds, metrics, experiments), Path(table_path).with_suffix(""), caption=caption)
+    write_nn_table(render(bounds, metrics, experiments, diagnostics), Path(table_path).with_suffix(""), caption=caption)
 
 
 def figure_r(bound_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path) -> None:

@@ -29,7 +29,7 @@ from ..unlearning import unlearn_variants
 from .paths import read_path_list, run_of_path
 from .runtime import resolve_device
 
-__all__ = ["train_config", "run_precision", "training_ids", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
+__all__ = ["train_config", "run_precision", "chance_accuracy", "training_ids", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
 
 
 def train_config(cfg: Mapping) -> TrainConfig:
@@ -81,9 +81,13 @@ def _run_keys(paths: Sequence[str]) -> list[tuple[str, int]]:
     """The (phase, run) of each of a chunk's per-run output paths: calibration and evaluation runs
     may share a chunk, candidate models (a joint design's training) never share one with runs."""
     keys = [run_of_path(p) for p in paths]
-    if len({ph == "candidate" for ph, _ in keys}) > 1:
-        raise ValueError("a chunk's outputs are either candidate models or runs, not both")
+    if len({ph if ph in _MODEL_KEYS else "run" for ph, _ in keys}) > 1:
+        raise ValueError("a chunk's outputs are candidate models, the retrained model or runs, never a mix")
     return keys
+
+
+#: The phases of base-model outputs that are not runs: a joint design's candidate models, A(D_r).
+_MODEL_KEYS = ("candidate", "retrain")
 
 
 def base_training_setup(design: str, cfg: Mapping, root_seed: int, data) -> tuple[dict, TrainConfig, np.ndarray]:
@@ -107,7 +111,8 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     """Train the base model A(D(S)) of each output's run from the design's fixed x0 and π on ``device``.
 
     A joint design's outputs are candidate models (``…/base/candidate/<rank>.pt``), one per S̃ ∈ S_m:
-    training is a deterministic function of S, so calibration and evaluation runs share them.
+    training is a deterministic function of S, so calibration and evaluation runs share them.  The
+    output ``…/base/retrain.pt`` is A(D_r), trained on the retain set alone (the *Retrain* control).
     Models are saved with CPU tensors, so they load anywhere.  The design's ``precision`` and
     ``compile`` apply to the training steps (:func:`run_precision`).  With ``models_per_group``
     K > 1 the runs are trained K at a time as one grouped network (:func:`~unlearn_audit.training.train_many`;
@@ -119,12 +124,15 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     data = load_audit_data(data_path)
     if runs and runs[0][0] == "candidate":  # a joint design: one model per candidate S̃, named by its rank
         signs = {(phase, rank): sign_vector_unrank(rank, int(cfg["m"])) for phase, rank in runs}
+    elif runs and runs[0][0] == "retrain":  # A(D_r): no candidate batch in the training set
+        signs = {key: np.full(int(cfg["m"]), -1, dtype=np.int8) for key in runs}
     else:
         signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), runs, signs_path)
     model_cfg = dict(cfg["model"])
     x0, tcfg, orders = base_training_setup(design, cfg, root_seed, data)
     log = ProgressLog(len(runs), f"nn_train {design}")
-    k = int(cfg.get("models_per_group", 1))
+    # A(D_r) is one model of its own job: trained alone, not padded to a group of K
+    k = 1 if runs and runs[0][0] == "retrain" else int(cfg.get("models_per_group", 1))
     if k > 1:
         universe = tuple(t.to(dev) for t in universe_tensors(data))
         for i in range(0, len(runs), k):
@@ -160,18 +168,34 @@ def _accuracy(model, x, y, kind: str) -> float:
     return float(np.mean(model_scores(model, x, y, kind=kind)["correct"]))
 
 
+def chance_accuracy(data) -> float:
+    """1 / the number of classes seen in the retain and test labels (characters, for text): the
+    accuracy of a model that guesses, against which a model set is flagged at chance."""
+    labels = np.concatenate([np.asarray(data.retain_y).ravel(), np.asarray(data.test_y).ravel()])
+    return 1.0 / max(len(np.unique(labels)), 1)
+
+
 class _RunMonitor(Monitor):
     """Collects what one unlearning run reports: scores of the candidate pool at the checkpoint
-    steps (scored synchronously, the training mode restored) and the algorithm's recorded numbers."""
+    steps (scored synchronously, the training mode restored) and the algorithm's recorded numbers.
+    With ``in_forget`` (evaluation runs) it also records the test accuracy and the accuracy on
+    D_f(S) at each checkpoint step (``checkpoint_test_acc``, ``checkpoint_forget_acc``: step → value)."""
 
-    def __init__(self, data):
+    def __init__(self, data, in_forget: np.ndarray | None = None):
         self.data = data
+        self.in_forget = in_forget
         self.checkpoints: list[tuple[int, dict]] = []
-        self.values: dict[str, float] = {}
+        self.values: dict = {}
 
     def checkpoint(self, step: int, model) -> None:
         was_training = model.training
-        self.checkpoints.append((int(step), model_scores(model, self.data.forget_x, self.data.forget_y, kind=self.data.kind)))
+        sc = model_scores(model, self.data.forget_x, self.data.forget_y, kind=self.data.kind)
+        self.checkpoints.append((int(step), sc))
+        if self.in_forget is not None:
+            test = _accuracy(model, self.data.test_x, self.data.test_y, self.data.kind)
+            forget = float(np.mean(sc["correct"][self.in_forget])) if self.in_forget.any() else float("nan")
+            self.values.setdefault("checkpoint_test_acc", {})[str(int(step))] = test
+            self.values.setdefault("checkpoint_forget_acc", {})[str(int(step))] = forget
         model.train(was_training)
 
     def record(self, **values) -> None:
@@ -180,8 +204,10 @@ class _RunMonitor(Monitor):
 
 def _base_of_runs(keys: Sequence[tuple[str, int]], signs: Mapping[tuple[str, int], np.ndarray], base_models: Sequence[str]) -> list[str]:
     """The base model of each (phase, run): from the lists of the design's base models, one per
-    phase (a batchwise design, :func:`.paths.base_model_list`), or, for a joint design, the
-    candidate model of the run's sign vector."""
+    phase (a batchwise design, :func:`.paths.base_model_list`), for a joint design the
+    candidate model of the run's sign vector, or the one retrained model A(D_r) for every run."""
+    if len(base_models) == 1 and str(base_models[0]).endswith(".pt") and run_of_path(base_models[0])[0] == "retrain":
+        return [str(base_models[0])] * len(keys)
     if base_models and all(str(p).endswith(".txt") for p in base_models):
         listed = {run_of_path(p): p for lst in base_models for p in read_path_list(lst)}
         missing = [key for key in keys if key not in listed]
@@ -278,6 +304,7 @@ def unlearn(
     model_cfg = dict(design_cfg["model"])
     retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
     bases = _base_of_runs(keys, signs, base_models)
+    chance = chance_accuracy(data)
     log = ProgressLog(len(keys), f"nn_unlearn {', '.join(group)}")
     for i, ((phase, run), base) in enumerate(zip(keys, bases)):
         measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
@@ -287,7 +314,8 @@ def unlearn(
         model = compile_model(model.to(dev), compiled)
         fx, fy = forget_set(data, s)
         forget = (torch.as_tensor(fx), torch.as_tensor(fy))
-        monitors = [_RunMonitor(data) for _ in group]
+        in_forget = s[data.forget_batch] == 1
+        monitors = [_RunMonitor(data, in_forget if measure_accuracy else None) for _ in group]
         with compute_precision(precision, dev):  # scores inside stay fp32 (model_scores)
             if release_key is None:
                 gen = _generator(root_seed, group[0], "unlearn", phase, run)
@@ -296,7 +324,6 @@ def unlearn(
                 variants = [(p, _generator(root_seed, e, "noise", phase, run), mon) for e, p, mon in zip(group, plist, monitors)]
                 models = unlearn_variants(method, model, retain, forget, variants, _generator(root_seed, release_key, "unlearn", phase, run))
         row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
-        in_forget = s[data.forget_batch] == 1
         for k, (e, unlearned, mon) in enumerate(zip(group, models, monitors)):
             sc = model_scores(unlearned, data.forget_x, data.forget_y, kind=data.kind)
             write_parquet(_score_frame(e, phase, run, row, data, in_forget, sc), scores_of[k][i], schemas.SCORES)
@@ -314,6 +341,9 @@ def unlearn(
                         "retain_acc": _accuracy(unlearned, data.retain_x, data.retain_y, data.kind) if measure_accuracy else float("nan"),
                         "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
                         "test_acc": _accuracy(unlearned, data.test_x, data.test_y, data.kind) if measure_accuracy else float("nan"),
+                        "n_test": int(len(data.test_x)),
+                        "n_forget": int(in_forget.sum()),
+                        "chance_acc": chance,
                         "record": json.dumps(mon.values, sort_keys=True),
                         "precision": precision,
                         "compiled": compiled,

@@ -21,6 +21,7 @@ __all__ = [
     "design_file",
     "base_model",
     "candidate_model",
+    "retrain_model",
     "experiment_file",
     "run_file",
     "run_of_path",
@@ -79,6 +80,12 @@ def candidate_model(results: str, design: str, rank: int | str) -> str:
     return f"{results}/designs/{design}/base/candidate/{rank}.pt"
 
 
+def retrain_model(results: str, design: str) -> str:
+    """The model A(D_r) retrained on the retain set alone from the design's x0 and order π (the
+    *Retrain* control, exact unlearning): ``results/designs/<design>/base/retrain.pt``."""
+    return f"{results}/designs/{design}/base/retrain.pt"
+
+
 def experiment_file(results: str, experiment: str, name: str) -> str:
     """A per-experiment file: ``results/<experiment>/<name>`` (fit, overlaps, bounds)."""
     return f"{results}/{experiment}/{name}"
@@ -91,18 +98,20 @@ def run_file(results: str, experiment: str, phase: str, run: int | str, name: st
 
 _RUN_PATTERNS = (
     re.compile(r"/base/(calib|eval|candidate)/(\d+)\.pt$"),
+    re.compile(r"/base/(retrain)()\.pt$"),
     re.compile(r"/runs/(calib|eval)/(\d+)/[^/]+$"),
 )
 
 
 def run_of_path(path: str | os.PathLike) -> tuple[str, int]:
-    """(phase, run) of a per-run path made by :func:`base_model` or :func:`run_file`, or
-    (``"candidate"``, rank) of a :func:`candidate_model` path."""
+    """(phase, run) of a per-run path made by :func:`base_model` or :func:`run_file`,
+    (``"candidate"``, rank) of a :func:`candidate_model` path, or (``"retrain"``, 0) of the
+    :func:`retrain_model` path."""
     text = Path(path).as_posix()
     for pattern in _RUN_PATTERNS:
         found = pattern.search(text)
         if found:
-            return found.group(1), int(found.group(2))
+            return found.group(1), int(found.group(2) or 0)
     raise ValueError(f"{path}: not a per-run path (…/base/<phase>/<run>.pt or …/runs/<phase>/<run>/<file>)")
 
 

@@ -161,9 +161,10 @@ class WorkflowPlan:
         computes it changes no byte), and a small design's step is then one job, not one a phase."""
         return list(enumerate(_chunks(self.nn_run_keys(design), self.nn_design(design)["chunk_size"])))
 
-    def nn_design_chunks(self) -> list[tuple[str, int, list[tuple[str, int]]]]:
+    def nn_design_chunks(self) -> list[tuple[str, int | str, list[tuple[str, int]]]]:
         """(design, chunk index, (phase, run) keys) of every base-training job; a joint design trains
-        one model per candidate (keys ``("candidate", rank)``)."""
+        one model per candidate (keys ``("candidate", rank)``); a design with a *Retrain* control
+        also trains A(D_r) once, in a job of its own (chunk ``"retrain"``, key ``("retrain", 0)``)."""
         out = []
         for d in self.nn_used_designs():
             if self.nn_is_joint(d):
@@ -172,19 +173,40 @@ class WorkflowPlan:
                 out += [(d, i, chunk) for i, chunk in enumerate(_chunks(keys, size))]
             else:
                 out += [(d, *chunk) for chunk in self._run_chunks(d)]
+            if self.nn_retrains(d):
+                out.append((d, "retrain", [("retrain", 0)]))
         return out
 
-    def nn_train_outputs(self, design: str, keys: list[tuple[str, int]]) -> list[str]:
-        """The base model of each (phase, run) key (a candidate model for phase ``"candidate"``)."""
-        return [paths.candidate_model(self.results, design, run) if phase == "candidate" else self.base_model(design, phase, run)
-                for phase, run in keys]
+    def nn_base_of(self, experiment: str) -> str:
+        """``trained`` (the experiment unlearns A(D(S))) or ``retrain`` (it starts from A(D_r))."""
+        return self.nn_experiment(experiment).get("base", "trained")
 
-    def nn_unlearn_base(self, design: str) -> list[str]:
-        """The base-model input of the design's unlearning chunks, the same for every chunk (Snakemake
-        reruns a job whose set of input files changed, so it must not depend on chunk_size): a joint
-        design's every candidate model; a batchwise design's two lists of its base models, one per
+    def nn_retrains(self, design: str) -> bool:
+        """Whether an experiment on ``design`` starts from the retrained model A(D_r)."""
+        return any(self.nn_design_of(e) == design and self.nn_base_of(e) == "retrain" for e in self.nn_experiments())
+
+    def nn_train_outputs(self, design: str, keys: list[tuple[str, int]]) -> list[str]:
+        """The base model of each (phase, run) key (a candidate model for phase ``"candidate"``, the
+        retrained model A(D_r) for ``"retrain"``)."""
+        def path(phase: str, run: int) -> str:
+            if phase == "candidate":
+                return paths.candidate_model(self.results, design, run)
+            if phase == "retrain":
+                return paths.retrain_model(self.results, design)
+            return self.base_model(design, phase, run)
+
+        return [path(phase, run) for phase, run in keys]
+
+    def nn_unlearn_base(self, experiment: str) -> list[str]:
+        """The base-model input of an experiment's unlearning chunks, the same for every chunk (Snakemake
+        reruns a job whose set of input files changed, so it must not depend on chunk_size): the
+        retrained model A(D_r) for an experiment with ``base: retrain``; else a joint design's every
+        candidate model; a batchwise design's two lists of its base models, one per
         phase (rule nn_base_models), from which a chunk reads its own runs' models.  Lists, not
         every model in every chunk: that made the DAG quadratic in the runs of a design."""
+        design = self.nn_design_of(experiment)
+        if self.nn_base_of(experiment) == "retrain":
+            return [paths.retrain_model(self.results, design)]
         if self.nn_is_joint(design):
             return self.nn_train_outputs(design, [("candidate", rank) for rank in self.nn_candidates(design)])
         return [self.base_model_list(design, phase) for phase in PHASES]
@@ -327,6 +349,7 @@ class WorkflowPlan:
             "batch_size": design["batch_size"],
             "m": design["m"],
             "method": exp["method"],
+            "base": exp.get("base", "trained"),
             "label": exp.get("label") or exp["method"],
             "params": exp["params"],
         }
@@ -427,11 +450,12 @@ class WorkflowPlan:
             "split": design["split"],
             "m": design["m"],
             "method": exp["method"],
+            "base": exp.get("base", "trained"),
             "label": exp.get("label") or exp["method"],
             "params": params,
             "auditor": self.nn_auditor(name),
             "score": exp.get("score", DEFAULT_CELL["score"]),
-            "variant": "uncertified" if certified_claim(exp) is None else "certified",
+            "variant": "control" if exp["method"] == "no_unlearning" else ("uncertified" if certified_claim(exp) is None else "certified"),
         }
 
     def nn_certified_table_inputs(self, wildcards) -> dict[str, list[str]]:
@@ -449,6 +473,7 @@ class WorkflowPlan:
             "bounds": [self.experiment_file(e, "bounds.parquet") for e in joint],
             "checkpoint_bounds": [self.experiment_file(e, "checkpoint_bounds.parquet") for e in joint if wildcards.figure == "figure1a"],
             "pairwise": [self.experiment_file(e, "pairwise.parquet") for e in names if self.nn_auditor(e) == "pairwise"],
+            "metrics": [f for e in names for f in self.nn_run_files(e, "eval", "metrics.parquet")],
         }
 
     def nn_certified_table_summaries(self, wildcards) -> dict:
@@ -517,5 +542,9 @@ class WorkflowPlan:
             return []
         targets = self.table_files("gaussian_unlearning_slopes") + self.table_files("gaussian_unlearning_audit")
         # a GED and a UED figure per experiment: gaussian_unlearning_{ged,ued}_vs_{p,eps,m}
-        return targets + [f for e in GAUSSIAN_UNLEARNING_EXPERIMENTS for err in ("ged", "ued")
-                          for f in self.figure_files(f"gaussian_unlearning_{err}_{e.removeprefix('ged_')}")]
+        targets += [f for e in GAUSSIAN_UNLEARNING_EXPERIMENTS for err in ("ged", "ued")
+                    for f in self.figure_files(f"gaussian_unlearning_{err}_{e.removeprefix('ged_')}")]
+        # the clip-sensitivity figures of the m-slopes, when ged_vs_m evaluates several clipped losses
+        if len(self.config["gaussian_unlearning"]["ged_vs_m"].get("prob_clip") or []) > 1:
+            targets += [f for err in ("ged", "ued") for f in self.figure_files(f"gaussian_unlearning_{err}_m_slope_vs_clip")]
+        return targets

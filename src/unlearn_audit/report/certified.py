@@ -51,27 +51,57 @@ def _recorded(metrics: pd.DataFrame, experiment: str, key: str):
     return values.pop() if values else None
 
 
-def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
-    """One row per model-clipping experiment: the certified (ε, δ, C2, σ), the accountant's noisy
-    steps, ε_LB after the first noisy step and after the whole algorithm."""
+_ACCURACY_FLAGS = ("at_chance", "no_op")
+
+
+def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str, columns=("test_acc", "forget_acc", *_ACCURACY_FLAGS)) -> dict:
+    """The experiment's accuracies and flags from :func:`unlearn_audit.pipeline.diagnostics.experiment_diagnostics`."""
+    if diagnostics is None:
+        return {}
+    rows = diagnostics[diagnostics.experiment == experiment]
+    if len(rows) != 1:
+        raise ValueError(f"experiment {experiment!r}: expected one diagnostics row, found {len(rows)}")
+    row = rows.iloc[0]
+    return {k: bool(row[k]) if k in _ACCURACY_FLAGS else float(row[k]) for k in columns}
+
+
+def _step_accuracy(step_accuracies: pd.DataFrame | None, experiment: str, step) -> dict[str, float]:
+    """Mean test and forget accuracy of the experiment's evaluation runs at checkpoint ``step``."""
+    if step_accuracies is None:
+        return {}
+    rows = step_accuracies[(step_accuracies.experiment == experiment) & (step_accuracies.step == step)] if step is not None else step_accuracies.iloc[0:0]
+    return {k: float(rows[k].iloc[0]) if len(rows) else np.nan for k in ("test_acc", "forget_acc")}
+
+
+def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping],
+                 diagnostics: pd.DataFrame | None = None, step_accuracies: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per model-clipping experiment and control: the certified (ε, δ, C2, σ), the
+    accountant's noisy steps, ε_LB after the first noisy step and after the whole algorithm, each
+    beside the audited models' test and forget accuracy (``*_first_step``, and after the algorithm),
+    and the at-chance / no-op flags of the final models."""
     final, steps = _reported(bounds), _reported(checkpoint_bounds)
     rows = []
     for name, e in experiments.items():
         b = _one(final, name, "final")
         sub = steps[steps.experiment == name]
         first = sub[sub.step == sub.step.min()] if len(sub) else sub
+        first_step = int(first.step.iloc[0]) if len(first) else None
         noisy = _recorded(metrics[metrics.phase == "eval"], name, "noisy_steps")
+        at_first = {f"{k}_first_step": v for k, v in _step_accuracy(step_accuracies, name, first_step).items()}
         rows.append(
             {
+                "method": e["label"],
                 "split": e["split"],
                 "epsilon": e["params"].get("epsilon"),
                 "delta": float(b.delta),
                 "C2": e["params"].get("C2"),
                 "sigma": e["params"].get("sigma"),
                 "noisy_steps": int(noisy) if noisy is not None else None,
-                "first_step": int(first.step.iloc[0]) if len(first) else None,
+                "first_step": first_step,
                 "epsilon_lb_first_step": float(first.epsilon_lb.iloc[0]) if len(first) else np.nan,
+                **at_first,
                 "epsilon_lb_final": float(b.epsilon_lb),
+                **_diagnostics(diagnostics, name),
                 "m": int(b.m),
                 "L": int(b.L),
                 "cell": f"r={int(b.r)}, {b.statistic}, {b.score}",
@@ -80,23 +110,41 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
     return pd.DataFrame(rows)
 
 
-def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Mapping], ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """``split, variant, experiment, step, epsilon_lb, rejected, ceiling`` of every reported step
-    bound; ``ceiling`` is the perfect-prediction bound of the experiment's (m, L, ζ, δ)."""
+_ACC = ["test_acc", "forget_acc"]
+
+
+def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Mapping], ceilings: Mapping[str, float] | None = None,
+                   bounds: pd.DataFrame | None = None, diagnostics: pd.DataFrame | None = None,
+                   step_accuracies: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``split, variant, experiment, step, epsilon_lb, rejected, ceiling, test_acc, forget_acc`` of
+    every reported step bound, with the evaluation runs' mean accuracies at that step; ``ceiling``
+    is the perfect-prediction bound of the experiment's (m, L, ζ, δ).  A control (variant
+    ``control``) has no steps: its one row (``step`` empty) is its final bound from ``bounds``."""
     steps = _reported(checkpoint_bounds)
+    final = _reported(bounds) if bounds is not None else None
     ceilings = ceilings or {}
-    rows = [
-        {"split": e["split"], "variant": e["variant"], "experiment": name, "step": int(r.step), "epsilon_lb": float(r.epsilon_lb),
-         "rejected": bool(r.rejected), "ceiling": ceilings.get(name, np.nan)}
-        for name, e in experiments.items()
-        for r in steps[steps.experiment == name].sort_values("step").itertuples()
-    ]
-    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "step", "epsilon_lb", "rejected", "ceiling"])
+    rows = []
+    for name, e in experiments.items():
+        if e["variant"] == "control":
+            if final is None:
+                continue
+            b = _one(final, name, "final")
+            rows.append({"split": e["split"], "variant": e["variant"], "experiment": name, "method": e["label"], "step": np.nan,
+                         "epsilon_lb": float(b.epsilon_lb), "rejected": bool(b.rejected), "ceiling": ceilings.get(name, np.nan),
+                         **_diagnostics(diagnostics, name, _ACC)})
+            continue
+        for r in steps[steps.experiment == name].sort_values("step").itertuples():
+            rows.append({"split": e["split"], "variant": e["variant"], "experiment": name, "method": e["label"], "step": int(r.step),
+                         "epsilon_lb": float(r.epsilon_lb), "rejected": bool(r.rejected), "ceiling": ceilings.get(name, np.nan),
+                         **_step_accuracy(step_accuracies, name, int(r.step))})
+    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "method", "step", "epsilon_lb", "rejected", "ceiling", *_ACC])
 
 
-def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
-    """``split, auditor, epsilon, delta, epsilon_lb, experiment``: joint (reported cell) and pairwise
-    (the experiment's pre-registered score) bounds against the certified ε."""
+def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Mapping[str, Mapping],
+                   diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``split, auditor, method, epsilon, delta, epsilon_lb, experiment, test_acc, forget_acc``: joint
+    (reported cell) and pairwise (the experiment's pre-registered score) bounds against the
+    certified ε; a control's ``epsilon`` is empty."""
     final = _reported(bounds)
     rows = []
     for name, e in experiments.items():
@@ -104,20 +152,34 @@ def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Ma
             r = _one(pairwise[pairwise.score == e["score"]], name, "pairwise")
         else:
             r = _one(final, name, "joint")
-        rows.append({"split": e["split"], "auditor": e["auditor"], "epsilon": e["params"].get("epsilon"), "delta": float(r.delta),
-                     "epsilon_lb": float(r.epsilon_lb), "experiment": name})
-    return pd.DataFrame(rows, columns=["split", "auditor", "epsilon", "delta", "epsilon_lb", "experiment"])
+        rows.append({"split": e["split"], "auditor": e["auditor"], "method": e["label"], "epsilon": e["params"].get("epsilon", np.nan),
+                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "experiment": name, **_diagnostics(diagnostics, name, _ACC)})
+    return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", "epsilon_lb", "experiment", *_ACC])
 
 
-def figure1c_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
-    """``split, target_epsilon, delta, epsilon_lb, experiment`` of the rewind-to-delete audits."""
+def figure1c_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``split, method, target_epsilon, delta, epsilon_lb, experiment, test_acc, forget_acc`` of the
+    rewind-to-delete audits and their controls (``target_epsilon`` empty)."""
     final = _reported(bounds)
     rows = []
     for name, e in experiments.items():
         r = _one(final, name, "joint")
-        rows.append({"split": e["split"], "target_epsilon": e["params"].get("epsilon"), "delta": float(r.delta),
-                     "epsilon_lb": float(r.epsilon_lb), "experiment": name})
-    return pd.DataFrame(rows, columns=["split", "target_epsilon", "delta", "epsilon_lb", "experiment"])
+        rows.append({"split": e["split"], "method": e["label"], "target_epsilon": e["params"].get("epsilon", np.nan), "delta": float(r.delta),
+                     "epsilon_lb": float(r.epsilon_lb), "experiment": name, **_diagnostics(diagnostics, name, _ACC)})
+    return pd.DataFrame(rows, columns=["split", "method", "target_epsilon", "delta", "epsilon_lb", "experiment", *_ACC])
+
+
+_CONTROL_STYLE = {"No unlearning": "-.", "Retrain": (0, (1, 3))}
+
+
+def _control_lines(ax, data: pd.DataFrame, x: str) -> pd.DataFrame:
+    """Draw each control (its ``x`` empty) as a horizontal line and return the other rows."""
+    controls = data[data[x].isna()]
+    for r in controls.itertuples(index=False):
+        colour, _ = _STYLE.get(r.split, ("tab:gray", "^"))
+        ax.axhline(r.epsilon_lb, color=colour, linestyle=_CONTROL_STYLE.get(r.method, ":"), linewidth=1.2, alpha=0.8,
+                   label=f"{r.method} (control), {r.split} split")
+    return data[data[x].notna()]
 
 
 _STYLE = {"uniform": ("tab:blue", "o"), "adversarial": ("tab:red", "s")}
@@ -135,28 +197,31 @@ def _lines(ax, frame: pd.DataFrame, x: str, group: list[str], label) -> None:
 
 
 def draw_figure(name: str, bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, pairwise: pd.DataFrame,
-                experiments: Mapping[str, Mapping], stem: str | os.PathLike, ceilings: Mapping[str, float] | None = None):
+                experiments: Mapping[str, Mapping], stem: str | os.PathLike, ceilings: Mapping[str, float] | None = None,
+                diagnostics: pd.DataFrame | None = None, step_accuracies: pd.DataFrame | None = None):
     """Draw Figure 1a, 1b or 1c from its frame, saved with the frame as ``stem``.csv; Figure 1a
-    draws each distinct perfect-prediction ceiling (``ceilings``) as a dotted line."""
+    draws each distinct perfect-prediction ceiling (``ceilings``) as a dotted line; the controls
+    (No unlearning, Retrain) are horizontal lines."""
     fig, ax = new_figure(6.0, 4.0)
     if name == "figure1a":
-        data = figure1a_frame(checkpoint_bounds, experiments, ceilings)
-        _lines(ax, data, "step", ["variant", "split"], lambda k: f"{k['variant']}, {k['split']} split")
+        data = figure1a_frame(checkpoint_bounds, experiments, ceilings, bounds, diagnostics, step_accuracies)
+        _lines(ax, _control_lines(ax, data, "step"), "step", ["variant", "split"], lambda k: f"{k['variant']}, {k['split']} split")
         for value in sorted({round(float(v), 2) for v in data.ceiling.dropna()}):  # one line per visibly distinct ceiling
             ax.axhline(value, color="gray", linestyle=":", linewidth=1)
             ax.annotate(f"perfect-prediction ceiling {value:.2f}", (data.step.max(), value), textcoords="offset points",
                         xytext=(-4, 3), ha="right", fontsize=7, color="gray")
         ax.set_xlabel("noisy step t (the algorithm stopped at t)")
     elif name == "figure1b":
-        data = figure1b_frame(bounds, pairwise, experiments)
-        _lines(ax, data, "epsilon", ["auditor", "split"], lambda k: f"{k['auditor']} auditor, {k['split']} split")
+        data = figure1b_frame(bounds, pairwise, experiments, diagnostics)
+        _lines(ax, _control_lines(ax, data, "epsilon"), "epsilon", ["auditor", "split"], lambda k: f"{k['auditor']} auditor, {k['split']} split")
         ax.set_xscale("log")
         ax.set_xlabel(r"certified $\varepsilon$")
     elif name == "figure1c":
-        data = figure1c_frame(bounds, experiments)
-        _lines(ax, data, "target_epsilon", ["split"], lambda k: f"{k['split']} split")
-        if len(data):
-            grid = np.geomspace(data.target_epsilon.min(), data.target_epsilon.max(), 50)
+        data = figure1c_frame(bounds, experiments, diagnostics)
+        methods = _control_lines(ax, data, "target_epsilon")
+        _lines(ax, methods, "target_epsilon", ["split"], lambda k: f"{k['split']} split")
+        if len(methods):
+            grid = np.geomspace(methods.target_epsilon.min(), methods.target_epsilon.max(), 50)
             ax.plot(grid, grid, color="black", linestyle=":", linewidth=1, label=r"$\varepsilon_{LB} = \varepsilon$ (the claim)")
             ax.set_yscale("symlog", linthresh=1.0)
         ax.set_xscale("log")

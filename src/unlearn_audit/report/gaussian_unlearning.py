@@ -8,7 +8,7 @@ import pandas as pd
 
 from .figures import new_grid, save_figure
 
-__all__ = ["AUDIT_COLUMNS", "audit_table", "error_figure"]
+__all__ = ["AUDIT_COLUMNS", "audit_table", "error_figure", "clip_figure"]
 
 AUDIT_COLUMNS = ["mechanism", "claimed_mu", "true_mu", "mu_lb", "mu_lb_alg1", "epsilon_lb", "falsified"]
 
@@ -72,3 +72,32 @@ def error_figure(curves: pd.DataFrame, stem: str | os.PathLike, title: str):
         ax.set_visible(False)
     fig.suptitle(title)
     return save_figure(fig, stem, data=curves)
+
+
+def clip_figure(slopes: pd.DataFrame, stem: str | os.PathLike, title: str):
+    """The fitted slope of GED (or UED) against m for each clip c of the accuracy loss (the rows of
+    :func:`unlearn_audit.gaussian_unlearning.experiments.clip_sensitivity`): one line per (noise, p,
+    n/p) against c on a log axis, the unclipped log-loss's slope as a horizontal line of the same
+    style; the rows are saved as CSV beside the figure."""
+    fig, axes = new_grid(1, 1, 6.4, 4.4)
+    ax = axes.flat[0]
+    groups = list(dict.fromkeys(zip(slopes["noise"], slopes["p"], slopes["n_over_p"])))
+    for i, (noise, p, ratio) in enumerate(groups):
+        style, marker, name = _NOISE_STYLE.get(noise, (":", "^", noise))
+        sub = slopes[(slopes["noise"] == noise) & (slopes["p"] == p) & (slopes["n_over_p"] == ratio)]
+        clipped = sub[sub["prob_clip"].notna()].sort_values("prob_clip")
+        colour = f"C{i % 10}"
+        label = f"{name}, p = {p:g}" + ("" if ratio == 1 else f", {_ratio_text(ratio)}")
+        ax.errorbar(clipped["prob_clip"], clipped["slope"], yerr=clipped["slope_se"], linestyle=style, marker=marker, color=colour,
+                    capsize=2, label=f"{label}, clipped at c")
+        for value in sub.loc[sub["prob_clip"].isna(), "slope"]:
+            ax.axhline(value, color=colour, linestyle=style, linewidth=0.9, alpha=0.6)
+            ax.annotate(f"log-loss {value:.2f}", (clipped["prob_clip"].min() if len(clipped) else 1.0, value), textcoords="offset points",
+                        xytext=(2, 3), fontsize=7, color=colour)
+    ax.set_xscale("log")
+    ax.set_xlabel("clip c of the predicted probability in the accuracy loss (loss at most log(1/c))")
+    ax.set_ylabel("fitted log-log slope against m")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    ax.set_title(title, fontsize=10)
+    return save_figure(fig, stem, data=slopes)

@@ -120,13 +120,24 @@ def _row_label(picked: list[pd.Series]) -> str:
     return EXPLORATORY
 
 
-def _accuracies(metrics: pd.DataFrame, experiment: str) -> dict[str, float]:
-    sub = metrics[(metrics.experiment == experiment) & (metrics.phase == "eval")]
-    return {k: float(sub[k].mean()) for k in ("retain_acc", "forget_acc", "test_acc")}
+_DIAGNOSTIC_COLUMNS = ("retain_acc", "forget_acc", "test_acc", "at_chance", "no_op")
 
 
-def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
-    """Table 1: one row per (method, hyperparameters, split), the experiment's pre-registered cell.
+def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str) -> dict:
+    """The experiment's accuracies and its ``at_chance`` / ``no_op`` flags
+    (:func:`unlearn_audit.pipeline.diagnostics.experiment_diagnostics`), in that column order."""
+    if diagnostics is None:
+        return {}
+    rows = diagnostics[diagnostics.experiment == experiment]
+    if len(rows) != 1:
+        raise ValueError(f"experiment {experiment!r}: expected one diagnostics row, found {len(rows)}")
+    row = rows.iloc[0]
+    return {k: (bool(row[k]) if k in ("at_chance", "no_op") else float(row[k])) for k in _DIAGNOSTIC_COLUMNS}
+
+
+def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Table 1: one row per (method, hyperparameters, split), the experiment's pre-registered cell,
+    with the audited models' accuracies and the ``at_chance`` / ``no_op`` flags (``diagnostics``).
 
     The last column ``cell`` names the reported cell (score/statistic; r is its own column).
     """
@@ -145,7 +156,7 @@ def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str
                 "r": int(b.r),
                 "m": int(b.m),
                 "L": int(b.L),
-                **_accuracies(metrics, name),
+                **_diagnostics(diagnostics, name),
                 **_flag(b),
                 "cell": _cell_text(b),
             }
@@ -178,40 +189,42 @@ def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]]) -> pd.D
     return pd.DataFrame(rows)
 
 
-def table3(bounds, metrics, experiments) -> pd.DataFrame:
+def table3(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
     """Table 3 (App. E.1): logit score vs cross-entropy score, over r (mean aggregation)."""
     return _over_r(bounds, experiments, {"epsilon_lb_logit": ("logit", "mean"), "epsilon_lb_loss": ("loss", "mean")})
 
 
-def table4(bounds, metrics, experiments) -> pd.DataFrame:
+def table4(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
     """Table 4 (App. E.2): mean vs median aggregation, over r (logit score)."""
     return _over_r(bounds, experiments, {"epsilon_lb_mean": ("logit", "mean"), "epsilon_lb_median": ("logit", "median")})
 
 
-def table5(bounds, metrics, experiments) -> pd.DataFrame:
+def table5(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
     """Table 5 (App. F.3): batch size B × guess budget r; r·B is the number of reported examples.
 
     Every row is the logit/mean cell; ``cell`` says whether it is the experiment's reported one.
+    The controls of each B stand beside the method (column ``method``).
     """
     _check_roles(bounds)
     rows = []
-    for name, e in experiments.items():
+    for order, (name, e) in enumerate(experiments.items()):
         for r in sorted(e["r"]):
             b = _pick(bounds, name, int(r))
-            rows.append({"batch_size": int(e["batch_size"]), "m": int(e["m"]), "r": int(r), "r_times_B": int(r) * int(e["batch_size"]),
-                         "epsilon_lb": b.epsilon_lb, **_ceiling(b), **_flag(b), "cell": REPORTED_ROLES.get(b.role, EXPLORATORY)})
-    return pd.DataFrame(rows).sort_values(["batch_size", "r"]).reset_index(drop=True)
+            rows.append({"batch_size": int(e["batch_size"]), "m": int(e["m"]), "method": e["label"], "r": int(r), "r_times_B": int(r) * int(e["batch_size"]),
+                         "epsilon_lb": b.epsilon_lb, **_ceiling(b), **_flag(b), "cell": REPORTED_ROLES.get(b.role, EXPLORATORY), "_order": order})
+    return pd.DataFrame(rows).sort_values(["batch_size", "_order", "r"]).drop(columns="_order").reset_index(drop=True)
 
 
-def table7(bounds, metrics, experiments) -> pd.DataFrame:
-    """Table 7 (App. G.4): Hessian-based unlearning for several final noise levels σ (pre-registered cells)."""
+def table7(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
+    """Table 7 (App. G.4): Hessian-based unlearning for several final noise levels σ (pre-registered
+    cells), beside the design's controls (``sigma`` empty), with accuracies and flags."""
     rows = []
     for name, e in experiments.items():
         b = _reported(bounds, name, e)
-        rows.append({"sigma": float(e["params"].get("sigma", float("nan"))), "split": e["split"], "epsilon_lb": b.epsilon_lb, **_ceiling(b),
-                     "epsilon_ldp": b.epsilon_ldp, **_other_bounds(b), "r": int(b.r), **_accuracies(metrics, name), **_flag(b),
+        rows.append({"method": e["label"], "sigma": float(e["params"].get("sigma", float("nan"))), "split": e["split"], "epsilon_lb": b.epsilon_lb,
+                     **_ceiling(b), "epsilon_ldp": b.epsilon_ldp, **_other_bounds(b), "r": int(b.r), **_diagnostics(diagnostics, name), **_flag(b),
                      "cell": _cell_text(b)})
-    return pd.DataFrame(rows).sort_values(["split", "sigma"]).reset_index(drop=True)
+    return pd.DataFrame(rows).sort_values(["split", "sigma"], na_position="first").reset_index(drop=True)
 
 
 def _marked(df: pd.DataFrame, digits: int) -> tuple[pd.DataFrame, bool]:

@@ -8,7 +8,7 @@ candidate pool, never the whole training set — each an ``(x, y)`` pair of arra
 
     model = unlearn("forget_ascent", base_model, (xr, yr), (xf, yf), {"ascent_epochs": 2}, generator=seed)
 
-Built in (uncertified, G.3–G.7): ``retain_finetune``, ``forget_ascent``, ``ida``, ``hessian``;
+Built in: the control ``no_unlearning`` (the trained model as is); uncertified (G.3–G.7): ``retain_finetune``, ``forget_ascent``, ``ida``, ``hessian``;
 certified (G.1, G.2): ``model_clipping`` (Koloskova et al., Eq. 14) and ``rewind_to_delete``
 (Mu & Klabjan).  A new algorithm registers itself with :func:`register` and becomes available to
 the workflow by name.
@@ -207,7 +207,7 @@ def _load_builtins() -> None:
     global _BUILTINS_LOADED
     if not _BUILTINS_LOADED:
         _BUILTINS_LOADED = True
-        from . import forget_ascent, hessian, ida, model_clipping, retain_finetune, rewind_to_delete  # noqa: F401
+        from . import forget_ascent, hessian, ida, model_clipping, no_unlearning, retain_finetune, rewind_to_delete  # noqa: F401
 
 
 def method_names() -> list[str]:

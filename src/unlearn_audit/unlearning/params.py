@@ -14,6 +14,7 @@ from ..checks import check_delta, check_epsilon, check_nonneg, check_positive, c
 from ..training.config import TrainConfig
 
 __all__ = [
+    "NoUnlearningParams",
     "FinetuneParams",
     "RetainFinetuneParams",
     "ForgetAscentParams",
@@ -26,6 +27,11 @@ __all__ = [
     "BUILTIN_PARAMS",
     "BUILTIN_RELEASE_PARAMS",
 ]
+
+
+@dataclass(frozen=True)
+class NoUnlearningParams:
+    """``no_unlearning`` has no hyperparameters: the control that returns the trained model as is."""
 
 
 @dataclass(frozen=True)
@@ -363,6 +369,7 @@ class RewindToDeleteParams:
 
 
 BUILTIN_PARAMS: dict[str, type] = {
+    "no_unlearning": NoUnlearningParams,
     "retain_finetune": RetainFinetuneParams,
     "forget_ascent": ForgetAscentParams,
     "ida": IDAParams,

@@ -1,0 +1,103 @@
+"""Recompute, from a finished run's outputs, the measured causes behind every row of the README's
+"Reduced scale vs the paper" table.
+
+    python analysis/divergences.py [RESULTS_DIR]        (default: results)
+
+Torch-free: it reads the Parquet files the workflow wrote (bounds, overlaps, scores, metrics) and
+the run's config snapshot, and prints, per neural-network experiment of Tables 1a, 1b, 4 and 7:
+
+* its pre-registered ε_LB beside its design's controls (No unlearning: the trained model as is;
+  Retrain: A(D_r)), the right-guess fraction at that r (mean overlap / r) and the accuracies;
+* the membership signal in its evaluation scores: the mean in-minus-out gap of the logit score
+  per example, the run-to-run spread of that score, and their ratio d' (median over examples);
+* the median logit score φ of the candidate pool (the class-6 logits on the adversarial split);
+* for Table 4, the relative difference between the mean and the median bounds at every r.
+
+Each README row names the lines of this output it rests on.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+
+def _read(path: Path) -> pd.DataFrame | None:
+    return pd.read_parquet(path) if path.exists() else None
+
+
+def _signal(scores: pd.DataFrame) -> dict[str, float]:
+    """In/out gap, run-to-run spread and d' of the logit score over the evaluation runs."""
+    ev = scores[scores.phase == "eval"]
+    by = ev.groupby(["example", "in_forget"]).score_logit.agg(["mean", "std", "count"]).unstack("in_forget")
+    by = by.dropna()
+    if by.empty:
+        return {"gap": np.nan, "spread": np.nan, "d_prime": np.nan, "median_phi": float(ev.score_logit.median())}
+    gap = by[("mean", True)] - by[("mean", False)]
+    spread = np.sqrt((by[("std", True)] ** 2 + by[("std", False)] ** 2) / 2)
+    d = gap / spread.replace(0, np.nan)
+    return {"gap": float(gap.median()), "spread": float(spread.median()), "d_prime": float(d.median()),
+            "median_phi": float(ev.score_logit.median())}
+
+
+def _reported(bounds: pd.DataFrame) -> pd.Series:
+    rows = bounds[bounds.role.isin(["preregistered", "selected"])]
+    return rows.iloc[0]
+
+
+def experiment_rows(results: Path) -> pd.DataFrame:
+    """One row per batchwise neural-network experiment of the run at ``results``."""
+    config = yaml.safe_load((results / "config.yaml").read_text())
+    experiments = config.get("nn", {}).get("experiments", {})
+    rows = []
+    for name, exp in experiments.items():
+        bounds = _read(results / name / "bounds.parquet")
+        if bounds is None or "r" not in exp:
+            continue
+        b = _reported(bounds)
+        overlaps = _read(results / name / "overlaps.parquet")
+        right = np.nan
+        if overlaps is not None:
+            sub = overlaps[(overlaps.r == b.r) & (overlaps.score == b.score)]
+            right = float(sub.overlap.mean() / b.r) if len(sub) else np.nan
+        scores = pd.concat([pd.read_parquet(p) for p in sorted((results / name / "runs" / "eval").glob("*/scores.parquet"))], ignore_index=True)
+        metrics = pd.concat([pd.read_parquet(p) for p in sorted((results / name / "runs" / "eval").glob("*/metrics.parquet"))], ignore_index=True)
+        rows.append({"experiment": name, "design": exp["design"], "method": exp.get("label", exp["method"]), "r": int(b.r),
+                     "epsilon_lb": float(b.epsilon_lb), "epsilon_lb_exact": float(b.epsilon_lb_exact), "right_fraction": right,
+                     **{k: float(metrics[k].mean()) for k in ("retain_acc", "forget_acc", "test_acc")}, **_signal(scores)})
+    return pd.DataFrame(rows)
+
+
+def mean_vs_median(results: Path) -> pd.DataFrame:
+    """Table 4's cells: the mean and median bounds (logit score) at every r, and their relative difference."""
+    path = results / "tables" / "table4.csv"
+    if not path.exists():
+        return pd.DataFrame()
+    t = pd.read_csv(path)
+    t["relative_difference"] = (t.epsilon_lb_mean - t.epsilon_lb_median).abs() / t[["epsilon_lb_mean", "epsilon_lb_median"]].max(axis=1)
+    return t[["method", "split", "r", "epsilon_lb_mean", "epsilon_lb_median", "relative_difference"]]
+
+
+def main(argv: list[str]) -> int:
+    results = Path(argv[1] if len(argv) > 1 else "results")
+    if not (results / "config.yaml").exists():
+        print(f"error: {results}/config.yaml not found: give the results directory of a finished run", file=sys.stderr)
+        return 2
+    pd.set_option("display.width", 200, "display.max_columns", 30, "display.max_rows", 200)
+    rows = experiment_rows(results)
+    print("# Pre-registered bounds beside the controls, signal in the evaluation scores (logit score)")
+    print(rows.round(3).to_string(index=False))
+    table4 = mean_vs_median(results)
+    if len(table4):
+        print("\n# Table 4: mean vs median bounds")
+        print(table4.round(3).to_string(index=False))
+        print(f"largest relative difference: {table4.relative_difference.max():.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

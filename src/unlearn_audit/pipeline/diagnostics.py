@@ -1,0 +1,130 @@
+"""Is the audited regime an experiment?  Accuracies beside every bound, and two warnings (paper §7).
+
+A bound means something only about models that work and a method that did something:
+
+* **at chance** — the audited models' mean test accuracy is within 2 binomial standard errors
+  (of one model's test set) of 1/classes, or below it: a bound of 0 on such models says nothing
+  about the algorithm's certificate, only that the models are destroyed;
+* **no-op** — a method whose forget accuracy is within 2 binomial standard errors of the
+  *No unlearning* control's and whose ε_LB is at least 90 % of that control's: it left the model
+  where it was, and its bound is the design's own leakage.  The 90 % is a reading aid, not a test.
+
+:func:`experiment_diagnostics` computes both per experiment from the evaluation runs' metrics and
+the reported bounds; the table rules put them in ``at_chance`` / ``no_op`` columns and
+:func:`warn` writes one line per flagged experiment to the job's log.  Torch-free.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Mapping, TextIO
+
+import numpy as np
+import pandas as pd
+
+from ..schemas import REPORTED_ROLES
+
+__all__ = ["ACCURACY_COLUMNS", "NO_OP_FRACTION", "accuracies", "at_chance", "same_accuracy", "experiment_diagnostics",
+           "checkpoint_accuracies", "warn"]
+
+ACCURACY_COLUMNS = ("retain_acc", "forget_acc", "test_acc")
+#: A method whose ε_LB reaches this fraction of the No-unlearning control's (and whose forget
+#: accuracy matches it) is flagged as a no-op.
+NO_OP_FRACTION = 0.9
+
+
+def accuracies(metrics: pd.DataFrame, experiment: str) -> dict[str, float]:
+    """Mean retain, forget and test accuracy of the experiment's evaluation runs (NaN if none)."""
+    sub = metrics[(metrics.experiment == experiment) & (metrics.phase == "eval")]
+    return {k: float(sub[k].mean()) if len(sub) else float("nan") for k in ACCURACY_COLUMNS}
+
+
+def _se(p: float, n: float) -> float:
+    return math.sqrt(max(p * (1.0 - p), 0.0) / n) if n > 0 else float("inf")
+
+
+def at_chance(test_acc: float, chance: float, n_test: float) -> bool:
+    """Whether a mean test accuracy is within 2 binomial standard errors of ``chance`` (1/classes,
+    n = one model's ``n_test``) or below it."""
+    if not (np.isfinite(test_acc) and np.isfinite(chance)):
+        return False
+    return bool(test_acc <= chance + 2.0 * _se(chance, n_test))
+
+
+def same_accuracy(a: float, b: float, n: float) -> bool:
+    """Whether two accuracies on ``n`` examples each are within 2 standard errors of their difference."""
+    if not (np.isfinite(a) and np.isfinite(b)):
+        return False
+    p = (a + b) / 2.0
+    return bool(abs(a - b) <= 2.0 * math.sqrt(2.0) * _se(p, n) + 1e-12)
+
+
+def _reported_epsilon(bounds: pd.DataFrame, experiment: str) -> float:
+    rows = bounds[(bounds.experiment == experiment) & bounds.role.isin(REPORTED_ROLES)]
+    return float(rows.epsilon_lb.iloc[0]) if len(rows) else float("nan")
+
+
+def experiment_diagnostics(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
+    """One row per experiment: ``experiment, retain_acc, forget_acc, test_acc, at_chance, no_op``.
+
+    ``experiments`` maps a name to its summary (``design``, ``method``, ``base``); the No-unlearning
+    control of a design is its experiment with method ``no_unlearning`` on the trained models.
+    ``no_op`` is False for the controls themselves and where the design has no such control here.
+    """
+    ev = metrics[metrics.phase == "eval"]
+    rows = {}
+    for name in experiments:
+        sub = ev[ev.experiment == name]
+        acc = accuracies(metrics, name)
+        chance = float(sub.chance_acc.iloc[0]) if len(sub) and "chance_acc" in sub else float("nan")
+        n_test = float(sub.n_test.mean()) if len(sub) and "n_test" in sub else 0.0
+        rows[name] = {"experiment": name, **acc, "at_chance": at_chance(acc["test_acc"], chance, n_test),
+                      "epsilon_lb": _reported_epsilon(bounds, name),
+                      "n_forget": float(sub.n_forget.mean()) if len(sub) and "n_forget" in sub else 0.0}
+    controls = {e["design"]: name for name, e in experiments.items()
+                if e.get("method") == "no_unlearning" and e.get("base", "trained") == "trained"}
+    for name, e in experiments.items():
+        ctl = controls.get(e["design"])
+        row = rows[name]
+        if ctl is None or e.get("method") == "no_unlearning":
+            row["no_op"] = False
+            continue
+        ref = rows[ctl]
+        eps_close = np.isfinite(row["epsilon_lb"]) and np.isfinite(ref["epsilon_lb"]) and row["epsilon_lb"] >= NO_OP_FRACTION * ref["epsilon_lb"]
+        row["no_op"] = bool(eps_close and same_accuracy(row["forget_acc"], ref["forget_acc"], ref["n_forget"]))
+    cols = ["experiment", *ACCURACY_COLUMNS, "at_chance", "no_op"]
+    return pd.DataFrame([{k: r[k] for k in cols} for r in rows.values()], columns=cols)
+
+
+def checkpoint_accuracies(metrics: pd.DataFrame) -> pd.DataFrame:
+    """``experiment, step, test_acc, forget_acc``: the mean over evaluation runs of the accuracies
+    each run recorded at its checkpoint steps (model clipping's noisy steps, Figure 1a)."""
+    import json
+
+    rows = []
+    for r in metrics[metrics.phase == "eval"].itertuples(index=False):
+        record = json.loads(r.record or "{}")
+        tests, forgets = record.get("checkpoint_test_acc", {}), record.get("checkpoint_forget_acc", {})
+        rows += [{"experiment": r.experiment, "step": int(step), "test_acc": float(acc), "forget_acc": float(forgets.get(step, np.nan))}
+                 for step, acc in tests.items()]
+    cols = ["experiment", "step", "test_acc", "forget_acc"]
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    return pd.DataFrame(rows).groupby(["experiment", "step"], as_index=False, sort=True)[["test_acc", "forget_acc"]].mean()[cols]
+
+
+def warn(diagnostics: pd.DataFrame, stream: TextIO | None = None) -> list[str]:
+    """Write (to the job's log, by default stderr) and return one warning line per flagged experiment."""
+    out = stream if stream is not None else sys.stderr
+    lines = []
+    for r in diagnostics.itertuples(index=False):
+        if r.at_chance:
+            lines.append(f"WARNING: {r.experiment}: the audited models are at chance (mean test accuracy {r.test_acc:.3f}); "
+                         "a bound on destroyed models says nothing about the algorithm: change the regime")
+        if r.no_op:
+            lines.append(f"WARNING: {r.experiment}: forget accuracy ({r.forget_acc:.3f}) and epsilon_LB are indistinguishable from "
+                         "No unlearning: the method left the model where it was")
+    for line in lines:
+        print(line, file=out)
+    return lines

@@ -1,0 +1,62 @@
+"""Accuracies and the two warnings beside every bound (pipeline/diagnostics.py): a model set at
+chance and a method that left the model where the No-unlearning control has it are flagged."""
+
+import io
+
+import numpy as np
+import pandas as pd
+
+from unlearn_audit.pipeline.diagnostics import at_chance, checkpoint_accuracies, experiment_diagnostics, same_accuracy, warn
+
+
+def test_at_chance_is_two_binomial_standard_errors_of_one_over_the_classes():
+    se = np.sqrt(0.1 * 0.9 / 360)
+    assert at_chance(0.1, 0.1, 360) and at_chance(0.1 + 1.9 * se, 0.1, 360) and at_chance(0.02, 0.1, 360)  # below chance too
+    assert not at_chance(0.1 + 2.1 * se, 0.1, 360) and not at_chance(0.95, 0.1, 360)
+    assert not at_chance(float("nan"), 0.1, 360)
+
+
+def test_same_accuracy_compares_with_the_standard_error_of_the_difference():
+    assert same_accuracy(1.0, 1.0, 72) and same_accuracy(0.95, 0.97, 72)
+    assert not same_accuracy(1.0, 0.02, 72) and not same_accuracy(0.9, 0.6, 72)
+
+
+def _metrics(experiment, forget_acc, test_acc=0.97, runs=10):
+    return [{"experiment": experiment, "phase": "eval", "run": i, "retain_acc": 0.99, "forget_acc": forget_acc, "test_acc": test_acc,
+             "n_test": 360, "n_forget": 72, "chance_acc": 0.1, "record": "{}"} for i in range(runs)]
+
+
+def _bounds(values):
+    return pd.DataFrame([{"experiment": e, "role": "preregistered", "epsilon_lb": v} for e, v in values.items()])
+
+
+def test_a_method_at_the_no_unlearning_level_is_a_no_op_and_destroyed_models_are_at_chance():
+    experiments = {"ctl": {"design": "d", "method": "no_unlearning", "base": "trained"},
+                   "ret": {"design": "d", "method": "no_unlearning", "base": "retrain"},
+                   "noop": {"design": "d", "method": "retain_finetune"},
+                   "works": {"design": "d", "method": "forget_ascent"},
+                   "dead": {"design": "d", "method": "model_clipping"},
+                   "other": {"design": "e", "method": "forget_ascent"}}
+    metrics = pd.DataFrame(_metrics("ctl", 1.0) + _metrics("ret", 0.0) + _metrics("noop", 1.0) + _metrics("works", 0.05)
+                           + _metrics("dead", 0.1, test_acc=0.1) + _metrics("other", 1.0) + [{**_metrics("ctl", 0.5)[0], "phase": "calib"}])
+    bounds = _bounds({"ctl": 12.0, "ret": 0.0, "noop": 11.5, "works": 3.0, "dead": 0.0, "other": 12.0})
+    d = experiment_diagnostics(bounds, metrics, experiments).set_index("experiment")
+    assert d.loc["ctl", "forget_acc"] == 1.0 and d.loc["ret", "forget_acc"] == 0.0  # evaluation runs only
+    assert d.no_op.to_dict() == {"ctl": False, "ret": False, "noop": True, "works": False, "dead": False, "other": False}
+    assert d.at_chance.to_dict() == {"ctl": False, "ret": False, "noop": False, "works": False, "dead": True, "other": False}
+    # a lower bound well below the control's is no no-op, whatever the forget accuracy
+    lower = _bounds({"ctl": 12.0, "ret": 0.0, "noop": 9.0, "works": 3.0, "dead": 0.0, "other": 12.0})
+    assert not experiment_diagnostics(lower, metrics, experiments).set_index("experiment").loc["noop", "no_op"]
+    log = io.StringIO()
+    lines = warn(experiment_diagnostics(bounds, metrics, experiments), log)
+    assert len(lines) == 2 and "noop" in lines[0] and "dead" in lines[1] and log.getvalue().count("WARNING") == 2
+
+
+def test_checkpoint_accuracies_average_the_evaluation_runs_per_step():
+    rows = [{"experiment": "mc", "phase": "eval", "record": '{"checkpoint_test_acc": {"1": 0.5, "40": 0.1}, "checkpoint_forget_acc": {"1": 0.6, "40": 0.2}}'},
+            {"experiment": "mc", "phase": "eval", "record": '{"checkpoint_test_acc": {"1": 0.7, "40": 0.3}, "checkpoint_forget_acc": {"1": 0.8, "40": 0.4}}'},
+            {"experiment": "mc", "phase": "calib", "record": '{"checkpoint_test_acc": {"1": 0.0}}'},
+            {"experiment": "ft", "phase": "eval", "record": "{}"}]
+    got = checkpoint_accuracies(pd.DataFrame(rows))
+    assert got.step.tolist() == [1, 40] and np.allclose(got.test_acc, [0.6, 0.2]) and np.allclose(got.forget_acc, [0.7, 0.3])
+    assert checkpoint_accuracies(pd.DataFrame(rows[3:])).empty
