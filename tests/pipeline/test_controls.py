@@ -63,3 +63,18 @@ def test_base_retrain_is_checked_by_the_schema():
     cfg["nn"]["experiments"]["digits_uniform_ida_q1"]["base"] = "scratch"
     with pytest.raises(ConfigError, match="base"):
         validate_config(cfg, SCHEMA)
+
+
+def test_the_shared_test_runs_written_out_controls_are_what_nn_controls_adds():
+    """.test/all.yaml runs with nn.controls off and writes two designs' controls out; they are
+    exactly the experiments add_controls would make (same method, base, label, cell, tables, figures)."""
+    cfg = yaml.safe_load((REPO / ".test" / "all.yaml").read_text())
+    exps = cfg["nn"]["experiments"]
+    written = {n: e for n, e in exps.items() if e["method"] == "no_unlearning"}
+    generated = control_experiments({n: e for n, e in exps.items() if e["method"] != "no_unlearning"})
+    assert set(written) == {"tiny_no_unlearning", "tiny_retrain", "joint_no_unlearning", "joint_retrain"} <= set(generated)
+    for name, exp in written.items():
+        want = generated[name]
+        assert exp["label"] == want["label"] and exp.get("base", "trained") == want["base"], name
+        assert sorted(exp.get("tables", [])) == sorted(want["tables"]) and sorted(exp.get("figures", [])) == sorted(want["figures"]), name
+        assert exp.get("r") == want.get("r"), name

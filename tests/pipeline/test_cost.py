@@ -28,11 +28,11 @@ def test_counts_are_the_dags_jobs():
     retrained = sum(plan.nn_retrains(d) for d in designs)  # one A(D_r) per design, for its Retrain control
     runs = sum(len(plan.nn_phase_runs(plan.nn_design_of(e), ph)) for e in plan.nn_experiments() for ph in ("calib", "eval"))
     assert rows["total"]["base_trainings"] == models + retrained
-    assert (models, retrained) == (352, 10)  # 240 digits, 82 candidate models, 30 Shakespeare; 10 designs
+    assert (models, retrained) == (272, 10)  # 160 digits, 82 candidate models, 30 Shakespeare; 10 designs
     assert rows["total"]["unlearning_runs"] == runs
-    # Table 7: three sigma variants on the uniform design (App. G.4) and its two controls: 60 base
-    # models and A(D_r), 5 x 60 runs
-    assert (rows["table7"]["base_trainings"], rows["table7"]["unlearning_runs"]) == (61, 300)
+    # Table 7: three sigma variants on the uniform design (App. G.4) and its two controls: 40 base
+    # models and A(D_r), 5 x 40 runs
+    assert (rows["table7"]["base_trainings"], rows["table7"]["unlearning_runs"]) == (41, 200)
     # a checkpointed experiment extracts scores at every checkpoint step as well
     mc = rows["figure1a"]
     assert mc["score_extractions"] > mc["unlearning_runs"]
@@ -102,6 +102,6 @@ def test_plan_command(tmp_path):
     assert rc == 0, stderr
     lines = stdout.splitlines()
     assert lines[0].split()[:3] == ["target", "base", "trainings"]
-    assert any(line.startswith("total ") and " 362 " in line for line in lines)  # 352 base models and 10 A(D_r)
+    assert any(line.startswith("total ") and " 282 " in line for line in lines)  # 272 base models and 10 A(D_r)
     rc, _, stderr = run_cli("plan", "--configfile", "nope.yaml", cwd=tmp_path)
     assert rc == 2 and stderr.strip() == "error: --configfile nope.yaml: no such file"

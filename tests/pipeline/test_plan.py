@@ -150,7 +150,7 @@ def test_plan_input_functions_name_the_phase_files():
     plan = _plan()
     wc = SimpleNamespace(experiment="digits_uniform_ida_q1", table="table7", design="digits_uniform")
     calib = plan.nn_calibration_scores(wc)
-    assert len(calib) == 50 and all("/runs/calib/" in f for f in calib)
+    assert len(calib) == 30 and all("/runs/calib/" in f for f in calib)
     assert len(plan.nn_evaluation_scores(wc)) == 10
     assert plan.nn_experiment_signs(wc) == f"{plan.results}/designs/digits_uniform/signs.parquet"
     assert plan.nn_audit_m(wc) == 144

@@ -15,7 +15,8 @@ OTHER_BOUND_RULES = ("attainable_bounds", "convex_", "nn_audit", "nn_table", "nn
 def test_gaussian_unlearning_end_to_end_and_zeta_reruns_only_the_audit(shared_run, tmp_path):
     res = shared_run.results
     slopes = pd.read_csv(res / "tables" / "gaussian_unlearning_slopes.csv")
-    assert list(slopes.columns) == ["experiment", "error_loss", "n_over_p", "noise", "m", "p", "slope", "slope_se"]
+    assert list(slopes.columns) == ["analysis", "experiment", "error_loss", "n_over_p", "noise", "m", "p", "slope", "slope_se"]
+    assert slopes.analysis.iloc[0] == "primary" and (res / "figures" / "gaussian_unlearning_ged_m_slope_vs_clip.csv").exists()
     assert set(slopes.experiment) == {"ged_vs_p", "ued_vs_p", "ged_vs_eps", "ued_vs_eps", "ged_vs_m", "ued_vs_m"}
     gp = slopes[(slopes.experiment == "ged_vs_p") & (slopes.noise == "gaussian")]
     assert gp.p.isna().all() and gp.slope.between(-0.7, -0.3).all()
@@ -48,8 +49,11 @@ def test_gaussian_unlearning_end_to_end_and_zeta_reruns_only_the_audit(shared_ru
             assert stem.with_suffix(".png").stat().st_size > 1000 and stem.with_suffix(".pdf").is_file()
             plotted = pd.read_csv(stem.with_suffix(".csv"))  # the numbers of the figure
             assert set(plotted.y) == {error} and plotted["mean"].gt(0).all()
+    # the UED-vs-m figure shows the primary (unclipped) loss; the clip has its own sensitivity figure
     plotted = pd.read_csv(res / "figures" / "gaussian_unlearning_ued_vs_m.csv")
-    assert set(plotted.error_loss) == {unclipped, clipped}
+    assert set(plotted.error_loss) == {unclipped}
+    swept = pd.read_csv(res / "figures" / "gaussian_unlearning_ged_m_slope_vs_clip.csv")
+    assert set(swept.error_loss) == {unclipped, clipped} and swept.prob_clip.isna().sum() == 2  # one unclipped row per noise
 
     # zeta is the level of the audit's bounds: a larger zeta (weaker guarantee) gives larger
     # lower bounds, and of this section only the audit job depends on it (cells, gather and slopes
