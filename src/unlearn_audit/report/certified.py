@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..schemas import REPORTED_ROLES
 from .figures import new_figure, save_figure
+from .tables import DIAGNOSTIC_FLAGS, diagnostics_row
 
 __all__ = ["CERTIFIED_FIGURES", "FIGURE_NAMES", "table6_frame", "figure1a_frame", "figure1b_frame", "figure1c_frame", "draw_figure"]
 
@@ -51,18 +52,9 @@ def _recorded(metrics: pd.DataFrame, experiment: str, key: str):
     return values.pop() if values else None
 
 
-_ACCURACY_FLAGS = ("at_chance", "no_op")
-
-
-def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str, columns=("test_acc", "forget_acc", *_ACCURACY_FLAGS)) -> dict:
-    """The experiment's accuracies and flags from :func:`unlearn_audit.pipeline.diagnostics.experiment_diagnostics`."""
-    if diagnostics is None:
-        return {}
-    rows = diagnostics[diagnostics.experiment == experiment]
-    if len(rows) != 1:
-        raise ValueError(f"experiment {experiment!r}: expected one diagnostics row, found {len(rows)}")
-    row = rows.iloc[0]
-    return {k: bool(row[k]) if k in _ACCURACY_FLAGS else float(row[k]) for k in columns}
+def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str, columns=("test_acc", "forget_acc", *DIAGNOSTIC_FLAGS)) -> dict:
+    """The experiment's accuracies and flags (:func:`.tables.diagnostics_row`)."""
+    return diagnostics_row(diagnostics, experiment, columns)
 
 
 def _step_accuracy(step_accuracies: pd.DataFrame | None, experiment: str, step) -> dict[str, float]:

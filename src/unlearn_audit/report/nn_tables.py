@@ -31,7 +31,7 @@ from typing import Callable, Mapping
 import pandas as pd
 
 from ..schemas import REPORTED_ROLES as _REPORTED
-from .tables import format_cell, format_latex, format_markdown, write_table
+from .tables import diagnostics_row, format_cell, format_latex, format_markdown, write_table
 
 __all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "table3", "table4", "table5", "table7",
            "params_text", "write_nn_table"]
@@ -124,15 +124,8 @@ _DIAGNOSTIC_COLUMNS = ("retain_acc", "forget_acc", "test_acc", "at_chance", "no_
 
 
 def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str) -> dict:
-    """The experiment's accuracies and its ``at_chance`` / ``no_op`` flags
-    (:func:`unlearn_audit.pipeline.diagnostics.experiment_diagnostics`), in that column order."""
-    if diagnostics is None:
-        return {}
-    rows = diagnostics[diagnostics.experiment == experiment]
-    if len(rows) != 1:
-        raise ValueError(f"experiment {experiment!r}: expected one diagnostics row, found {len(rows)}")
-    row = rows.iloc[0]
-    return {k: (bool(row[k]) if k in ("at_chance", "no_op") else float(row[k])) for k in _DIAGNOSTIC_COLUMNS}
+    """The experiment's accuracies and its ``at_chance`` / ``no_op`` flags (:func:`.tables.diagnostics_row`)."""
+    return diagnostics_row(diagnostics, experiment, _DIAGNOSTIC_COLUMNS)
 
 
 def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:

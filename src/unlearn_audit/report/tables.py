@@ -15,7 +15,23 @@ import pandas as pd
 
 from ..io import atomic_path, write_text_atomic
 
-__all__ = ["write_table", "format_markdown", "format_latex", "format_cell"]
+__all__ = ["write_table", "format_markdown", "format_latex", "format_cell", "DIAGNOSTIC_FLAGS", "diagnostics_row"]
+
+#: The boolean columns of :func:`unlearn_audit.pipeline.diagnostics.experiment_diagnostics`.
+DIAGNOSTIC_FLAGS = ("at_chance", "no_op")
+
+
+def diagnostics_row(diagnostics: pd.DataFrame | None, experiment: str, columns) -> dict:
+    """The experiment's ``columns`` (accuracies, ``at_chance``, ``no_op``) from its row of
+    :func:`unlearn_audit.pipeline.diagnostics.experiment_diagnostics`, in that order; ``{}`` without
+    diagnostics."""
+    if diagnostics is None:
+        return {}
+    rows = diagnostics[diagnostics.experiment == experiment]
+    if len(rows) != 1:
+        raise ValueError(f"experiment {experiment!r}: expected one diagnostics row, found {len(rows)}")
+    row = rows.iloc[0]
+    return {k: bool(row[k]) if k in DIAGNOSTIC_FLAGS else float(row[k]) for k in columns}
 
 
 def format_cell(value, digits: int = 4) -> str:
