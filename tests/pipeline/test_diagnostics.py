@@ -60,3 +60,13 @@ def test_checkpoint_accuracies_average_the_evaluation_runs_per_step():
     got = checkpoint_accuracies(pd.DataFrame(rows))
     assert got.step.tolist() == [1, 40] and np.allclose(got.test_acc, [0.6, 0.2]) and np.allclose(got.forget_acc, [0.7, 0.3])
     assert checkpoint_accuracies(pd.DataFrame(rows[3:])).empty
+
+
+def test_the_no_op_verdict_compares_the_bounds_of_the_preregistered_test():
+    experiments = {"ctl": {"design": "d", "method": "no_unlearning"}, "m": {"design": "d", "method": "retain_finetune"}}
+    metrics = pd.DataFrame(_metrics("ctl", 1.0) + _metrics("m", 1.0))
+    bounds = pd.DataFrame([{"experiment": "ctl", "role": "preregistered", "test": "exact", "epsilon_lb": 11.0, "epsilon_lb_exact": 12.0},
+                           {"experiment": "m", "role": "preregistered", "test": "exact", "epsilon_lb": 9.5, "epsilon_lb_exact": 11.5}])
+    assert experiment_diagnostics(bounds, metrics, experiments).set_index("experiment").loc["m", "no_op"]  # 11.5 >= 0.9 x 12
+    theorem = bounds.assign(test="theorem4.2")
+    assert not experiment_diagnostics(theorem, metrics, experiments).set_index("experiment").loc["m", "no_op"]  # 9.5 < 0.9 x 11
