@@ -21,16 +21,22 @@ from common import ROOT, accuracies, design_data, load_config, run_unlearn, trai
 FT = {"batch_size": 64, "weight_decay": 5e-4, "schedule": "onecycle"}
 
 
+def _three_methods(lr: float, mom: float) -> list[tuple[str, str, dict]]:
+    """Retain fine-tune, forget ascent and IDA q = 1 with a fine-tuning phase at peak ``lr``, momentum ``mom``."""
+    tag = f"lr{lr:g} m{mom:g}"
+    return [
+        (f"RF 10ep {tag}", "retain_finetune", {**FT, "epochs": 10, "lr": lr, "momentum": mom}),
+        (f"FA 2asc@0.01 + 8ep {tag}", "forget_ascent", {**FT, "ascent_epochs": 2, "ascent_lr": 0.01, "epochs": 8, "lr": lr, "momentum": mom}),
+        (f"IDA q1 2fe@0.01 + 8ep {tag}", "ida",
+         {**FT, "q": 1, "lam": 0.75, "forget_epochs": 2, "interleaved_lr": 0.01, "epochs": 8, "lr": lr, "momentum": mom}),
+    ]
+
+
 def variants():
     out = [("none (epochs 0)", "retain_finetune", {"epochs": 0})]
     for lr in (0.1, 0.3):
         for mom in (0.9, 0.0):
-            tag = f"lr{lr:g} m{mom:g}"
-            out.append((f"RF 10ep {tag}", "retain_finetune", {**FT, "epochs": 10, "lr": lr, "momentum": mom}))
-            out.append((f"FA 2asc@0.01 + 8ep {tag}", "forget_ascent",
-                        {**FT, "ascent_epochs": 2, "ascent_lr": 0.01, "epochs": 8, "lr": lr, "momentum": mom}))
-            out.append((f"IDA q1 2fe@0.01 + 8ep {tag}", "ida",
-                        {**FT, "q": 1, "lam": 0.75, "forget_epochs": 2, "interleaved_lr": 0.01, "epochs": 8, "lr": lr, "momentum": mom}))
+            out += _three_methods(lr, mom)
     out.append(("RF 5ep lr0.1 m0.9", "retain_finetune", {**FT, "epochs": 5, "lr": 0.1, "momentum": 0.9}))
     out.append(("RF 10ep lr0.01 m0.9 (default-like)", "retain_finetune", {**FT, "epochs": 10, "lr": 0.01, "momentum": 0.9}))
     return out
@@ -40,12 +46,7 @@ def edge_variants():
     """Second screen: the stability edge (effective LR lr/(1-momentum) around 2-5x training's 0.1)."""
     out = [("none (epochs 0)", "retain_finetune", {"epochs": 0})]
     for lr, mom in ((0.2, 0.0), (0.3, 0.0), (0.5, 0.0), (0.05, 0.9), (0.1, 0.5)):
-        tag = f"lr{lr:g} m{mom:g}"
-        out.append((f"RF 10ep {tag}", "retain_finetune", {**FT, "epochs": 10, "lr": lr, "momentum": mom}))
-        out.append((f"FA 2asc@0.01 + 8ep {tag}", "forget_ascent",
-                    {**FT, "ascent_epochs": 2, "ascent_lr": 0.01, "epochs": 8, "lr": lr, "momentum": mom}))
-        out.append((f"IDA q1 2fe@0.01 + 8ep {tag}", "ida",
-                    {**FT, "q": 1, "lam": 0.75, "forget_epochs": 2, "interleaved_lr": 0.01, "epochs": 8, "lr": lr, "momentum": mom}))
+        out += _three_methods(lr, mom)
     out.append(("RF 10ep lr0.3 m0 clip1", "retain_finetune", {**FT, "epochs": 10, "lr": 0.3, "momentum": 0.0, "grad_clip": 1.0}))
     out.append(("RF 10ep lr0.1 m0.9 clip1", "retain_finetune", {**FT, "epochs": 10, "lr": 0.1, "momentum": 0.9, "grad_clip": 1.0}))
     return out
