@@ -8,10 +8,15 @@ runs unlearn("model_clipping", ...) with
 for the default Phase 2 (10 epochs total, LR 0.01 one-cycle, momentum 0.9) and a grid of one-cycle
 Phase 2 settings (peak LR, momentum, total epochs; weight decay 5e-4, batch 128).  Prints test
 accuracy of base and unlearned models (mean and min over the 3 bases) and seconds per run.
+With --clip it runs a second grid with gradient clipping at 1.0 in Phase 2 (the fine-tuning
+heuristics' regime); with --row3 it diagnoses why row 3 stays at chance: the per-weight scale
+C2/sqrt(d) after projection, each parameter's norm and gradient norm after the noisy phase (the
+GroupNorm affine weights at ~1e-2 multiply the backward signal layer by layer), and the test
+accuracy after Phase 2 of 20 and 100 epochs.
 With --r2d it also trains the digits_r2d_uniform full-batch base (35 epochs of GD at 0.01) and
 reports rewind-to-delete test accuracy at epsilon 1, 100, 1e4 (params of config digits_r2d_*).
 
-    OMP_NUM_THREADS=1 .venv/bin/python analysis/regime/model_clipping_phase2.py [--r2d] [--quick]
+    OMP_NUM_THREADS=1 .venv/bin/python analysis/regime/model_clipping_phase2.py [--r2d] [--quick] [--clip] [--row3]
 """
 from __future__ import annotations
 
@@ -54,10 +59,51 @@ def phase2_grid(quick: bool):
     return out
 
 
+def clipped_grid():
+    out = []
+    for ep in (15, 20, 30):
+        for lr in (0.1, 0.3):
+            out.append((f"onecycle {ep}ep lr{lr:g} m0.9 clip1",
+                        {"epochs": ep, "batch_size": 128, "lr": lr, "momentum": 0.9, "weight_decay": 5e-4, "schedule": "onecycle", "grad_clip": 1.0}))
+    return out
+
+
+def row3_diagnosis(bases, data, base_test: float) -> None:
+    """Why row 3 stays at chance: after projection onto C2 = 0.224 every GroupNorm affine weight is
+    ~1e-2, and each multiplies the backward signal, so the gradient reaching the first layers is
+    ~1e-10 (only the final bias learns); a longer Phase 2 does not leave that saddle."""
+    import torch
+    import torch.nn.functional as F
+
+    model, signs = bases[0]
+    d = sum(p.numel() for p in model.parameters())
+    print(f"row 3 diagnosis: d = {d} parameters; C2/sqrt(d) = {0.224 / np.sqrt(d):.2e} per weight "
+          f"(the paper's TinyNet, 64/128 filters: about 2.7e5 parameters, 0.225/sqrt(2.7e5) = {0.225 / np.sqrt(2.7e5):.1e})")
+    # The noisy phase alone: T = 47 noisy steps, then a Phase 2 of LR ~0 (one epoch more than T needs).
+    noisy_only = {**ROWS["row3 (eps=1e5)"], "epochs": 6, "batch_size": 128, "lr": 1e-12, "momentum": 0.0, "weight_decay": 0.0, "schedule": "constant"}
+    out, _ = run_unlearn("model_clipping", model, data, signs, noisy_only, seed=777)
+    out.train()
+    out.zero_grad()
+    x, y = torch.as_tensor(data.retain_x[:512]), torch.as_tensor(data.retain_y[:512])
+    F.cross_entropy(out(x), y).backward()
+    print(f"  after the 47 noisy steps: {'parameter':14s} {'norm':>9s} {'grad norm':>9s}   (base model: norm)")
+    base_norms = dict((n, float(t.detach().norm())) for n, t in model.named_parameters())
+    for n, t in out.named_parameters():
+        print(f"  {'':24s} {n:14s} {float(t.detach().norm()):9.2e} {float(t.grad.norm()):9.2e}   ({base_norms[n]:.2e})")
+    for ep in (20, 100):
+        p2 = {**ROWS["row3 (eps=1e5)"], "epochs": ep, "batch_size": 128, "lr": 0.3, "momentum": 0.9, "weight_decay": 5e-4,
+              "schedule": "onecycle", "grad_clip": 1.0}
+        out, sec = run_unlearn("model_clipping", model, data, signs, p2, seed=777)
+        print(f"  Phase 2 to {ep} epochs (one-cycle 0.3, clip 1.0): test acc {acc(out, data.test_x, data.test_y):.3f} "
+              f"(base {base_test:.3f}), {sec:.1f} s", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--r2d", action="store_true", help="also rewind-to-delete at epsilon 1, 100, 1e4")
     ap.add_argument("--quick", action="store_true", help="total epochs 10 and 20 only")
+    ap.add_argument("--clip", action="store_true", help="only the grid with gradient clipping 1.0 in Phase 2, row 1")
+    ap.add_argument("--row3", action="store_true", help="only the row-3 diagnosis (GroupNorm eps)")
     ap.add_argument("--workdir", default=str(ROOT / "results" / "regime_mc"))
     args = ap.parse_args()
     cfg = load_config()
@@ -74,9 +120,13 @@ def main() -> None:
         print(f"base model S rank {rank}: test acc {acc(model, data.test_x, data.test_y):.3f} (trained in {sec:.1f} s; 0 = cached)", flush=True)
     base_test = float(np.mean([acc(mdl, data.test_x, data.test_y) for mdl, _ in bases]))
     print(f"base test accuracy (mean of 3): {base_test:.3f}; target >= {0.9 * base_test:.3f}\n")
+    if args.row3:
+        row3_diagnosis(bases, data, base_test)
+        return
     print(f"{'row':15s} {'Phase 2':28s} {'T':>3s} {'steps':>5s} {'test mean':>9s} {'test min':>8s} {'/base':>6s} {'retain':>7s} {'s/run':>6s}")
-    for row, rp in ROWS.items():
-        for label, p2 in phase2_grid(args.quick):
+    rows = {"row1 (eps=1)": ROWS["row1 (eps=1)"]} if args.clip else ROWS
+    for row, rp in rows.items():
+        for label, p2 in (clipped_grid() if args.clip else phase2_grid(args.quick)):
             tests, retains, secs, rec = [], [], [], None
             for i, (model, signs) in enumerate(bases):
                 rec = Rec()
