@@ -8,7 +8,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-from unlearn_audit.pipeline.config import ConfigError, result_config, validate_config
+from unlearn_audit.pipeline.config import ConfigError, check_config_files, config_summary, result_config, validate_config
 
 min_version("9.0")
 
@@ -22,10 +22,13 @@ if not workflow.overwrite_configfiles:
     configfile: WORKFLOW_DIR / "config" / "config.yaml"
 
 
+CONFIG_FILES = list(workflow.overwrite_configfiles) or [WORKFLOW_DIR / "config" / "config.yaml"]
 try:
+    check_config_files(CONFIG_FILES)  # a key given twice: Snakemake's reader keeps the last silently
     validate_config(config, WORKFLOW_DIR / "workflow" / "schemas" / "config.schema.yaml")
 except ConfigError as error:
     sys.exit(f"Error: {error}")
+print(config_summary(config, CONFIG_FILES), file=sys.stderr)
 
 
 include: "workflow/rules/common.smk"

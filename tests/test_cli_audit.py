@@ -228,7 +228,7 @@ BAD = [
     (_duplicate_row, ["--r", "8"], "one row per example per run"),
     (split_batch, ["--r", "8"], "disagree on in_forget"),
     (_few_calibration_runs, ["--r", "8"], ">= 2 runs in and >= 2 out"),
-    (_unbalanced, ["--r", "8"], "exactly m/2"),
+    (_unbalanced, ["--r", "8"], "exactly ⌊m/2⌋"),
     (lambda df: df, ["--r", "7"], "even"),
     (lambda df: df, ["--r", "26"], "<= m = 24"),
     (lambda df: df.drop(columns=["in_forget"]), ["--r", "8"], "no column(s) in_forget"),

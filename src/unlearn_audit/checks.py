@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import types
+import typing
 from typing import Any, Mapping, TypeVar
 
 __all__ = [
@@ -161,4 +163,58 @@ def dataclass_from_mapping(cls: type[T], values: Mapping[str, Any] | None, what:
     if unknown:
         raise ValueError(f"unknown {what} {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}")
     values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve is not checked
+        hints = {}
+    for name, value in values.items():
+        wanted = type_mismatch(value, hints.get(name))
+        if wanted:
+            raise TypeError(f"{what} {name!r} must be {wanted}, got {value!r}")
     return cls(**values)
+
+
+def type_mismatch(value: Any, annotation: Any) -> str | None:
+    """What ``annotation`` wants (e.g. "a number") when ``value`` (as read from YAML) does not fit
+    it, else None; annotations other than int, float, bool, str, tuple, None and their unions are
+    not checked."""
+    expected = _expected_types(annotation)
+    if expected is None or _is_instance(value, expected):
+        return None
+    return _describe(expected)
+
+
+def _expected_types(annotation: Any) -> tuple | None:
+    """The Python types a field annotated ``annotation`` accepts from YAML, or None (not checked)."""
+    if annotation is None or annotation is Any:
+        return None
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        parts = [_expected_types(a) for a in typing.get_args(annotation)]
+        if any(p is None for p in parts):
+            return None
+        return tuple(t for p in parts for t in p)
+    if origin is typing.Literal:
+        return None
+    if origin is tuple or annotation is tuple:
+        return (tuple,)
+    if annotation is type(None):
+        return (type(None),)
+    if annotation in (int, float, bool, str):
+        return (annotation,)
+    return None
+
+
+def _is_instance(value: Any, expected: tuple) -> bool:
+    if isinstance(value, bool):
+        return bool in expected
+    if isinstance(value, numbers.Integral):
+        return int in expected or float in expected
+    if isinstance(value, numbers.Real):
+        return float in expected
+    return isinstance(value, expected)
+
+
+def _describe(expected: tuple) -> str:
+    words = {int: "an integer", float: "a number", bool: "true or false", str: "a string", tuple: "a list", type(None): "null"}
+    return " or ".join(dict.fromkeys(words.get(t, t.__name__) for t in expected))

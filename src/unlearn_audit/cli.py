@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -85,6 +86,12 @@ def _filter_parquet(df, where: str, r: int | None, chosen: dict) -> tuple[list[f
         df = df[df["r"] == r]
         if df.empty:
             raise UsageError(f"{where}: no rows with r = {r}")
+    if "m" in df.columns:
+        ms = sorted(int(v) for v in df["m"].dropna().unique())
+        if len(ms) > 1:
+            raise UsageError(f"{where}: its rows were computed with m = {', '.join(map(str, ms))}; filter the file to one audit")
+        if ms:
+            used["m"] = ms[0]
     if "run" in df.columns and df["run"].duplicated().any():
         dup = df["run"].duplicated(keep=False)
         run = df.loc[dup, "run"].iloc[0]
@@ -147,6 +154,9 @@ def _cmd_bound(args) -> dict:
         overlaps, used = _parse_overlap_list(args.overlaps), {}
     else:
         overlaps, used = read_overlaps_file(Path(args.overlaps_file), args.r, **chosen)
+        if "m" in used and used["m"] != args.m:
+            raise UsageError(f"--m {args.m} contradicts --overlaps-file {args.overlaps_file}, whose overlaps were computed "
+                             f"with m = {used['m']} candidate batches; give --m {used['m']}")
     res = epsilon_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta,
                               method=args.method)
     mu = mu_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic)
@@ -204,6 +214,18 @@ def _clean(value):
     return value
 
 
+def _check_output_file(path: Path, option: str) -> None:
+    """Refuse, before any work, an output path that cannot become a file."""
+    if path.is_dir():
+        raise UsageError(f"{option} {path}: is a directory; give a file path, e.g. {path / 'bounds.parquet'}")
+    parent = path.parent if str(path.parent) else Path(".")
+    if parent.exists() and not parent.is_dir():
+        raise UsageError(f"{option} {path}: {parent} is not a directory")
+    existing = next((p for p in [parent, *parent.parents] if p.exists()), Path("."))
+    if not os.access(existing, os.W_OK):
+        raise UsageError(f"{option} {path}: {existing} is not writable")
+
+
 def _cmd_audit(args) -> dict:
     """Fit on the calib runs and bound on the eval runs of per-run SCORES files (Algorithm 2)."""
     from . import schemas
@@ -211,6 +233,8 @@ def _cmd_audit(args) -> dict:
     from .io import write_parquet
 
     r_values = _parse_r_list(args.r)
+    if args.out:
+        _check_output_file(Path(args.out), "--out")
     scores, n_files = read_score_files(args.scores, args.glob)
     signs = read_signs_file(args.signs) if args.signs else None
     res = audit_scores(scores, r_values, score=args.score, zeta=args.zeta, signs=signs,
@@ -234,11 +258,18 @@ def _cmd_audit(args) -> dict:
 REPO = Path(__file__).resolve().parents[2]
 
 
+def checkout() -> Path:
+    """The repository the command runs in: the current directory when it is a clone of this
+    workflow, else the one this package was installed from (``pip install -e``)."""
+    here = Path.cwd()
+    return here if (here / "workflow" / "schemas" / "config.schema.yaml").exists() else REPO
+
+
 def _load_configs(paths: list[str]) -> dict:
     """The configs merged as ``snakemake --configfile A B`` merges them, validated with defaults."""
     from .pipeline.config import load_yaml, validate_config
 
-    schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
+    schema = checkout() / "workflow" / "schemas" / "config.schema.yaml"
     if not schema.exists():
         raise UsageError(f"plan needs the workflow's schema {schema}; run it from a clone of the repository (pip install -e .)")
 
@@ -256,9 +287,12 @@ def _load_configs(paths: list[str]) -> dict:
 def _cmd_plan(args) -> str:
     from .pipeline.cost import format_plan, plan_rows, read_throughputs
 
-    config = _load_configs(args.configfile)
-    rows = plan_rows(config, read_throughputs(args.results, args.device), args.assume_tflops)
-    notes = [f"throughput: fp32 rows of {args.results} whose device contains {args.device!r} (unlearning at K = 1; "
+    if args.results and not Path(args.results).is_file():
+        raise UsageError(f"--results {args.results}: no such file (the throughput records, e.g. benchmarks/RESULTS.md)")
+    config = _load_configs(args.configfile or [str(checkout() / "config" / "config.yaml")])
+    results = args.results or str(checkout() / "benchmarks" / "RESULTS.md")
+    rows = plan_rows(config, read_throughputs(results, args.device), args.assume_tflops)
+    notes = [f"throughput: fp32 rows of {results} whose device contains {args.device!r} (unlearning at K = 1; "
              "base training at the design's models_per_group K where recorded, else K = 1)"]
     if args.assume_tflops:
         notes.append(f"estimates: models without a measured row at an assumed {args.assume_tflops:g} TFLOP/s sustained")
@@ -304,9 +338,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser("plan", help="the base trainings, unlearning runs and score extractions of a config, per table "
                         "and figure, and their device-hours at a measured throughput (prints a table)")
-    pl.add_argument("--configfile", nargs="+", default=[str(REPO / "config" / "config.yaml")], help="config files, merged in order")
+    pl.add_argument("--configfile", nargs="+", help="config files, merged in order (default: config/config.yaml of the checkout)")
     pl.add_argument("--device", default="cpu", help="device whose benchmarks/RESULTS.md rows to use (substring, e.g. cpu, H200, A100)")
-    pl.add_argument("--results", default=str(REPO / "benchmarks" / "RESULTS.md"), help="the throughput records")
+    pl.add_argument("--results", help="the throughput records (default: benchmarks/RESULTS.md of the checkout: the current "
+                    "directory when it is a clone of the workflow, else the one the package was installed from)")
     pl.add_argument("--assume-tflops", type=float, help="estimate models without a measured row at this sustained TFLOP/s")
     pl.set_defaults(func=_cmd_plan)
 
@@ -335,6 +370,10 @@ def main(argv: list[str] | None = None) -> int:
         out = args.func(args)
     except (UsageError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file that cannot be read or written: one line, not a traceback
+        name = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"error:{name}: {exc.strerror or _one_line(exc)}", file=sys.stderr)
         return 2
     print(out if isinstance(out, str) else _dump(out))
     return 0

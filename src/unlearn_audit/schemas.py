@@ -74,6 +74,7 @@ OVERLAPS = pa.schema(
         ("score", pa.string()),
         ("run", pa.int32()),
         ("sign_index", pa.int64()),
+        ("m", pa.int32()),
         ("r", pa.int32()),
         ("overlap", pa.int32()),
     ]

@@ -169,7 +169,7 @@ def _unbalanced(df):
 
 
 def _odd_m(df):
-    return df[df.batch != 0]  # 11 batches
+    return df[df.batch != 0]  # 11 batches, 6 of them forgotten in the runs that forgot batch 0's partner
 
 
 def _two_batches_for_one_example(df):
@@ -194,8 +194,8 @@ BAD = [
     (_two_batches_for_one_example, {}, "example 3 is in different batches in different runs"),
     (lambda df: df[~((df.phase == "eval") & (df.run == 2) & (df.example == 5))], {}, "eval run 2 scores 11 of the 12 examples"),
     (split_batch, {}, "calib run 0: the examples of batch 0 disagree on in_forget"),
-    (_odd_m, {}, "the scores have m = 11 candidate batches; the sign vectors S ∈ S_m need an even m"),
-    (_unbalanced, {}, "eval run 0 has 12 of its m = 12 batches in the forget set; S ∈ S_m puts exactly m/2 = 6 in"),
+    (_odd_m, {}, r"run \d+ has 6 of its m = 11 batches in the forget set; S ∈ S_m puts exactly ⌊m/2⌋ = 5 in"),
+    (_unbalanced, {}, "eval run 0 has 12 of its m = 12 batches in the forget set; S ∈ S_m puts exactly ⌊m/2⌋ = 6 in"),
     (lambda df: df[(df.phase == "eval") | (df.run < 3)], {}, r"calibration run\(s\) with it (in|out of) the forget set.*>= 2 runs in and >= 2 out"),
 ]
 

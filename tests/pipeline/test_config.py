@@ -114,3 +114,40 @@ def test_result_config_drops_only_execution_only_keys():
         design.pop("runtime_minutes_per_run", None)
     assert kept == dropped
     assert len(EXECUTION_ONLY_KEYS) == 4
+
+
+@pytest.mark.parametrize(
+    "override,key,needle",
+    [
+        ({"nn": {"experiments": {"tiny_ft": {"params": {"lr": "fast"}}}}}, "nn.experiments.tiny_ft.params", "parameter 'lr' must be a number, got 'fast'"),
+        ({"nn": {"experiments": {"tiny_ft": {"params": {"epochs": 2.5}}}}}, "nn.experiments.tiny_ft.params", "parameter 'epochs' must be an integer"),
+        ({"nn": {"designs": {"tiny": {"dataset_params": {"val_fraction": 1.5}}}}}, "nn.designs.tiny.dataset_params", "val_fraction must be in [0, 1), got 1.5"),
+        ({"nn": {"designs": {"plays": {"dataset_params": {"window": "long"}}}}}, "nn.designs.plays.dataset_params", "window must be an integer"),
+        ({"gaussian_unlearning": {"audit": {"settings": {"n_calibratoin": 5}}}}, "gaussian_unlearning.audit.settings", "'n_calibratoin'"),
+    ],
+)
+def test_values_a_job_would_trip_on_are_refused_before_any_job(override, key, needle):
+    message = refusal(SHARED, override)
+    assert f"config key '{key}'" in message and needle in message, message
+
+
+def test_a_key_given_twice_is_refused_naming_the_line(tmp_path):
+    from unlearn_audit.pipeline.config import check_config_files, load_yaml
+
+    path = tmp_path / "twice.yaml"
+    path.write_text("zeta: 0.05\nseed: 1\nnn:\n  enabled: true\n  controls: true\n  controls: false\n")
+    with pytest.raises(ConfigError) as info:
+        check_config_files([path])
+    assert "line 6" in str(info.value) and "'controls' appears twice" in str(info.value)
+    # merge keys may be overridden: the default config, full of <<: *digits, loads
+    assert load_yaml(REPO / "config" / "config.yaml")["nn"]["designs"]["digits_adversarial"]["split"] == "adversarial"
+
+
+def test_the_start_line_names_the_enabled_sections_and_says_the_default_is_not_merged():
+    from unlearn_audit.pipeline.config import config_summary
+
+    config = validate_config({"zeta": 0.1}, SCHEMA)
+    line = config_summary(config, ["mine.yaml"])
+    assert "mine.yaml" in line and "not merged" in line and "sections enabled: perfect_prediction;" in line and "off: convex, gaussian_unlearning, nn" in line
+    line = config_summary(validate_config(copy.deepcopy(DEFAULT), SCHEMA), [REPO / "config" / "config.yaml"])
+    assert "not merged" not in line and "nn (" in line and "off: none" in line

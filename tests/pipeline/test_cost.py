@@ -98,6 +98,7 @@ def test_a_recorded_grouped_row_makes_the_grouped_default_cheaper(tmp_path):
 
 
 def test_plan_command(tmp_path):
+    (tmp_path / "none.md").write_text("no throughput rows\n")
     rc, stdout, stderr = run_cli("plan", "--configfile", REPO / "config" / "config.yaml", "--results", tmp_path / "none.md", cwd=tmp_path)
     assert rc == 0, stderr
     lines = stdout.splitlines()
@@ -105,3 +106,24 @@ def test_plan_command(tmp_path):
     assert any(line.startswith("total ") and " 282 " in line for line in lines)  # 272 base models and 10 A(D_r)
     rc, _, stderr = run_cli("plan", "--configfile", "nope.yaml", cwd=tmp_path)
     assert rc == 2 and stderr.strip() == "error: --configfile nope.yaml: no such file"
+    rc, _, stderr = run_cli("plan", "--results", tmp_path / "absent.md", cwd=tmp_path)
+    assert rc == 2 and "--results" in stderr and "no such file" in stderr and len(stderr.strip().splitlines()) == 1
+
+
+def test_plan_reads_the_checkout_it_runs_in(tmp_path):
+    """In a clone of the workflow, plan reads that clone's config and RESULTS.md, not those of the
+    checkout the package was installed from."""
+    import shutil
+
+    clone = tmp_path / "clone"
+    shutil.copytree(REPO / "workflow" / "schemas", clone / "workflow" / "schemas")
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["nn"]["enabled"] = False
+    (clone / "config").mkdir()
+    (clone / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    (clone / "benchmarks").mkdir()
+    (clone / "benchmarks" / "RESULTS.md").write_text("no rows yet\n")
+    rc, stdout, stderr = run_cli("plan", cwd=clone)
+    assert rc == 0, stderr
+    assert f"fp32 rows of {clone / 'benchmarks' / 'RESULTS.md'}" in stdout
+    assert not any(line.startswith("table1b") for line in stdout.splitlines())  # nn is off in the clone's config

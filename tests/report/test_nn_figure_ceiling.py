@@ -45,15 +45,15 @@ SPECS = {
 }
 
 
-def _overlaps(name: str, r_grid, perfect: bool) -> pd.DataFrame:
+def _overlaps(name: str, r_grid, perfect: bool, m: int) -> pd.DataFrame:
     """OVERLAPS rows of one experiment: V = r in every run (perfect), else V = r − 2 in run 0."""
     rows = []
     for score in ("logit", "loss"):
         for r in r_grid:
             for run in range(L):
                 v = r if perfect or run > 0 else r - 2
-                rows.append({"experiment": name, "auditor": "batchwise", "score": score, "run": run, "sign_index": run, "r": r, "overlap": v})
-    frame = pd.DataFrame(rows).astype({"run": np.int32, "sign_index": np.int64, "r": np.int32, "overlap": np.int32})
+                rows.append({"experiment": name, "auditor": "batchwise", "score": score, "run": run, "sign_index": run, "m": m, "r": r, "overlap": v})
+    frame = pd.DataFrame(rows).astype({"run": np.int32, "sign_index": np.int64, "m": np.int32, "r": np.int32, "overlap": np.int32})
     return frame[schemas.OVERLAPS.names]
 
 
@@ -67,7 +67,7 @@ def _summary(name: str) -> dict:
 def bounds() -> pd.DataFrame:
     frames = []
     for name, (_, _, _, m, _, _, r_grid, perfect) in SPECS.items():
-        frames.append(bounds_table(_overlaps(name, r_grid, perfect), m, zeta=ZETA, primary=Cell(r_grid[1], "mean", "logit")))
+        frames.append(bounds_table(_overlaps(name, r_grid, perfect, m), m, zeta=ZETA, primary=Cell(r_grid[1], "mean", "logit")))
     return pd.concat(frames, ignore_index=True)
 
 

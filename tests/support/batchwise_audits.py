@@ -34,7 +34,7 @@ def frame_of_overlaps(experiment, score_col, r_col, overlap_col) -> pd.DataFrame
     n = len(score_col)
     runs = np.tile(np.arange(L), n // L)
     frame = pd.DataFrame({"experiment": [experiment] * n, "auditor": ["batchwise"] * n, "score": list(score_col),
-                          "run": runs.astype(np.int32), "sign_index": runs.astype(np.int64),
+                          "run": runs.astype(np.int32), "sign_index": runs.astype(np.int64), "m": np.full(n, M, dtype=np.int32),
                           "r": np.asarray(r_col, dtype=np.int32), "overlap": np.asarray(overlap_col, dtype=np.int32)})
     assert list(frame.columns) == schemas.OVERLAPS.names
     return frame

@@ -31,6 +31,8 @@ def test_dry_run_of_the_default_config_plans_every_table_with_torch_not_importab
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "attainable_bounds" in planned_jobs(proc) and "nn_train_digits_uniform_0" in planned_jobs(proc)
     assert not _missing_tables(proc)
+    summary = [line for line in proc.stderr.splitlines() if line.startswith("unlearn-audit: config ")]
+    assert len(summary) == 1 and "sections enabled: perfect_prediction, convex, gaussian_unlearning, nn (" in summary[0]
 
 
 def test_lint_is_clean(tmp_path):
@@ -47,3 +49,12 @@ def test_a_bad_config_stops_snakemake_with_one_line_before_any_job(tmp_path):
     errors = [line for line in proc.stderr.splitlines() if line.startswith("Error")]
     assert errors == ["Error: config key 'zeta': 1.5 is greater than or equal to the maximum of 1"], proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "results").exists()
+
+
+def test_a_key_given_twice_stops_snakemake_with_one_line(tmp_path):
+    config = tmp_path / "twice.yaml"
+    config.write_text("results_dir: results\nzeta: 0.05\nzeta: 0.1\n")
+    proc = snakemake(tmp_path, config, "-n")
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error")]
+    assert proc.returncode != 0 and len(errors) == 1 and "key 'zeta' appears twice" in errors[0] and "line 3" in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr

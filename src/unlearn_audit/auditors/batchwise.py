@@ -219,7 +219,7 @@ def audit_tables(
         lam = batch_scores(values, gfit, f["batch"].to_numpy(), m)
         for r, v in batchwise_overlaps(lam, true_signs, r_values).items():
             for run, idx, val in zip(runs, sign_index, v):
-                rows.append({"experiment": experiment, "auditor": auditor, "score": score, "run": int(run), "sign_index": int(idx), "r": r, "overlap": int(val)})
+                rows.append({"experiment": experiment, "auditor": auditor, "score": score, "run": int(run), "sign_index": int(idx), "m": int(m), "r": r, "overlap": int(val)})
     overlaps = pd.DataFrame(rows)
     bounds = bounds_table(overlaps, m, zeta=zeta, statistics=statistics, primary=primary, selection=selection)
     return overlaps, bounds

@@ -180,7 +180,7 @@ def joint_audit_tables(
         fit = joint_fit(calib_values, calib_sv)
         v = np.atleast_1d(overlap(joint_guesses(fit, values, m), true_signs))
         for run, idx, val in zip(runs, sign_index, v):
-            rows.append({"experiment": experiment, "auditor": auditor, "score": score, "run": int(run), "sign_index": int(idx), "r": int(m), "overlap": int(val)})
+            rows.append({"experiment": experiment, "auditor": auditor, "score": score, "run": int(run), "sign_index": int(idx), "m": int(m), "r": int(m), "overlap": int(val)})
     overlaps = pd.DataFrame(rows)
     bounds = bounds_table(
         overlaps, m, zeta=zeta, statistics=statistics, delta=delta, primary=primary, selection=selection, delta_kind="unlearning"

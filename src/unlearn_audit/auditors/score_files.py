@@ -11,7 +11,8 @@ bounds come from the ``eval`` runs only (:func:`~.batchwise.audit_tables`), exac
 Before any statistics, the checks of the workflow (each a ``ValueError`` with one line saying what
 is wrong): the columns are present; the phases are ``calib`` and ``eval`` and their runs are
 disjoint (Section 5: calibration and evaluation runs must be independent); one row per example per
-run, every run scoring the same examples, each example in one batch; every S balanced (S ∈ S_m);
+run, every run scoring the same examples, each example in one batch; every S balanced (S ∈ S_m: ⌊m/2⌋ entries +1, so m may be odd); no missing phase, run, batch or
+example;
 every batch with >= 2 calibration runs in the forget set and >= 2 out (Algorithm 2, step 7); every
 r even and <= m.
 
@@ -85,7 +86,10 @@ def read_score_files(path: str | os.PathLike, pattern: str = "*.parquet") -> tup
         if missing:
             raise ValueError(f"--scores: {f} has no column(s) {', '.join(missing)} (SCORES schema: {', '.join(REQUIRED)}, score_logit, score_loss); "
                              "choose the score files with --glob, e.g. --glob scores.parquet")
-    return pd.concat(frames, ignore_index=True), len(files)
+    scores = pd.concat(frames, ignore_index=True)
+    if scores.empty:
+        raise ValueError(f"--scores {path}: the {len(files)} file(s) read hold no rows; give files with one row per example per run")
+    return scores, len(files)
 
 
 def read_signs_file(path: str | os.PathLike) -> pd.DataFrame:
@@ -203,6 +207,12 @@ def audit_scores(
     missing = [c for c in (*REQUIRED, col) if c not in scores.columns]
     if missing:
         raise ValueError(f"scores have no column(s) {', '.join(missing)} (SCORES schema: {', '.join(REQUIRED)}, {col})")
+    if scores.empty:
+        raise ValueError("the scores hold no rows; give one row per example per run")
+    for c in ("phase", "run", "batch", "example"):
+        missing_at = np.flatnonzero(scores[c].isna().to_numpy())
+        if missing_at.size:
+            raise ValueError(f"column {c} holds {missing_at.size} missing value(s) (first at row {int(missing_at[0])}); every row needs its {c}")
     scores = scores.copy()
     if "experiment" in scores.columns:
         names = sorted(map(str, scores["experiment"].unique()))
@@ -235,11 +245,9 @@ def audit_scores(
         (phase, run), n = next(iter(short.items()))
         raise ValueError(f"{_run_label(phase, run)} scores {n} of the {len(examples)} examples; every run must score the same examples")
     m, by_run = _sign_vectors(scores, signs)
-    if m % 2:
-        raise ValueError(f"the scores have m = {m} candidate batches; the sign vectors S ∈ S_m need an even m")
     for (phase, run), s in by_run.items():
         if int((s == 1).sum()) != m // 2:
-            raise ValueError(f"{_run_label(phase, run)} has {int((s == 1).sum())} of its m = {m} batches in the forget set; S ∈ S_m puts exactly m/2 = {m // 2} in")
+            raise ValueError(f"{_run_label(phase, run)} has {int((s == 1).sum())} of its m = {m} batches in the forget set; S ∈ S_m puts exactly ⌊m/2⌋ = {m // 2} in")
     calib = np.stack([s for (ph, _), s in by_run.items() if ph == "calib"])
     for side, n in (("in", (calib == 1).sum(axis=0)), ("out of", (calib == -1).sum(axis=0))):
         if n.min() < 2:

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import inspect
 import os
+import typing
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from .cifar100 import load_cifar100_source
 from .digits import load_digits_source
@@ -118,6 +119,50 @@ def dataset_parameter_names(name: str) -> list[str]:
     """Every ``dataset_params`` key that dataset ``name`` accepts (loader and split parameters)."""
     load_keys, build_keys = _parameter_sets(_spec(name))
     return sorted(load_keys | build_keys)
+
+
+#: Ranges of the numeric dataset parameters: (check, what the value must be).
+_PARAM_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "val_fraction": (lambda v: 0.0 <= v < 1.0, "in [0, 1)"),
+    "test_fraction": (lambda v: 0.0 < v < 1.0, "in (0, 1)"),
+    "fractions": (lambda v: len(v) == 3 and all(x > 0 for x in v) and abs(sum(v) - 1.0) < 1e-9,
+                  "three positive fractions (train, validation, test) summing to 1"),
+    **{k: (lambda v: v is None or v >= 1, "an integer >= 1") for k in (
+        "num_roles", "min_blocks", "window", "stride", "forget_stride", "eval_stride", "max_retain_windows", "max_eval_windows")},
+}
+
+
+def dataset_params_problems(name: str, params: Mapping[str, Any]) -> list[str]:
+    """What is wrong with ``params`` for dataset ``name`` (unknown keys, wrong types, values out of
+    range), one line each, checked without loading anything -- so that a config is refused before
+    any job."""
+    from ..checks import type_mismatch
+
+    spec = _spec(name)
+    load_keys, build_keys = _parameter_sets(spec)
+    unknown = sorted(set(params) - load_keys - build_keys)
+    if unknown:
+        return [f"unknown parameter(s) {unknown} for dataset {name!r}; accepted: {sorted(load_keys | build_keys)}"]
+    hints: dict[str, Any] = {}
+    for fn in (spec.load, build_shakespeare_data if spec.kind == "text" else split_image_source):
+        try:
+            hints.update(typing.get_type_hints(fn))
+        except Exception:  # noqa: BLE001 - an annotation that does not resolve is not checked
+            pass
+    problems = []
+    for key, value in params.items():
+        wanted = type_mismatch(tuple(value) if isinstance(value, list) else value, hints.get(key))
+        if wanted:
+            problems.append(f"{key} must be {wanted}, got {value!r}")
+        elif key in _PARAM_RANGES and value is not None:
+            ok, what = _PARAM_RANGES[key]
+            try:
+                fine = ok(value)
+            except TypeError:
+                fine = False
+            if not fine:
+                problems.append(f"{key} must be {what}, got {value!r}")
+    return problems
 
 
 def load_dataset(name: str, *, resources_dir: str | os.PathLike = "resources", **params: Any) -> ImageSource | ShakespeareCorpus:

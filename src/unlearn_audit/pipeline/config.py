@@ -16,16 +16,62 @@ from typing import Any, Callable
 import jsonschema
 import yaml
 
-__all__ = ["ConfigError", "validate_config", "load_yaml", "SEMANTIC_CHECKS", "EXECUTION_ONLY_KEYS", "result_config", "config_snapshot"]
+__all__ = ["ConfigError", "validate_config", "load_yaml", "check_config_files", "config_summary", "SEMANTIC_CHECKS", "EXECUTION_ONLY_KEYS", "result_config", "config_snapshot"]
 
 
 class ConfigError(ValueError):
     """A configuration value is missing, misspelled or out of range."""
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses a key given twice in one mapping (YAML keeps the last)."""
+
+
+def _mapping_without_duplicates(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict = {}
+    for key_node, _ in node.value:  # the keys written in this mapping (merged ones, <<: *anchor, may be overridden)
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise ConfigError(f"{node.start_mark.name}, line {key_node.start_mark.line + 1}: key {key!r} appears twice in one "
+                              f"mapping (first on line {seen[key] + 1}); YAML would keep only the last: remove one")
+        seen[key] = key_node.start_mark.line
+    loader.flatten_mapping(node)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+
 def load_yaml(path: str | os.PathLike) -> Any:
+    """A YAML file, refusing duplicate keys (:class:`ConfigError` naming the file, line and key)."""
     with open(path) as fh:
-        return yaml.safe_load(fh)
+        return yaml.load(fh, Loader=_UniqueKeyLoader)
+
+
+def check_config_files(paths) -> None:
+    """Read every config file as :func:`load_yaml` does (Snakemake's own reader keeps the last of
+    two equal keys without a word), raising :class:`ConfigError` on the first problem."""
+    for path in paths:
+        load_yaml(path)
+
+
+#: The sections of a config that can be switched off, in the order of the DAG.
+SECTIONS = ("perfect_prediction", "convex", "gaussian_unlearning", "nn")
+
+
+def config_summary(config: dict, configfiles) -> str:
+    """One line for the start of a run: the config files and which sections are enabled."""
+    on = [s for s in SECTIONS if config.get(s, {}).get("enabled")]
+    off = [s for s in SECTIONS if s not in on]
+    nn = config.get("nn", {})
+    if "nn" in on:
+        on[on.index("nn")] = f"nn ({len(nn.get('designs', {}))} designs, {len(nn.get('experiments', {}))} experiments)"
+    files = ", ".join(map(str, configfiles))
+    merged = "" if len(list(configfiles)) != 1 or str(list(configfiles)[0]).endswith("config/config.yaml") else \
+        "; the default config/config.yaml is not merged under it (name both to merge)"
+    return f"unlearn-audit: config {files}{merged}; sections enabled: {', '.join(on) or 'none'}; off: {', '.join(off) or 'none'}"
 
 
 def _with_defaults(validator_class):
@@ -213,7 +259,7 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
     nn = config.get("nn", {})
     if not nn.get("enabled"):
         return []
-    from ..data import dataset_parameter_names
+    from ..data import dataset_params_problems
     from ..training.config import TrainConfig
     from ..checks import dataclass_from_mapping
 
@@ -228,10 +274,7 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
         unknown = sorted(set(model.get("params", {})) - set(allowed))
         if unknown:
             problems.append((f"{key}.model.params", f"unknown parameter(s) {unknown} for model {model['name']!r}; allowed: {list(allowed)}"))
-        accepted = dataset_parameter_names(design["dataset"])
-        unknown = sorted(set(design.get("dataset_params", {})) - set(accepted))
-        if unknown:
-            problems.append((f"{key}.dataset_params", f"unknown parameter(s) {unknown} for dataset {design['dataset']!r}; accepted: {sorted(accepted)}"))
+        problems += [(f"{key}.dataset_params", p) for p in dataset_params_problems(design["dataset"], design.get("dataset_params", {}))]
         try:
             dataclass_from_mapping(TrainConfig, design["train"], "training parameter(s)")
         except (TypeError, ValueError) as exc:
@@ -261,6 +304,20 @@ def _calibration_coverage(config: dict, name: str, design: dict) -> list[tuple[s
     worst = int(min(n_in.min(), n_out.min()))
     if worst < 2:
         return [(f"nn.designs.{name}.calibration_runs", f"{design['calibration_runs']} calibration runs leave a candidate batch with only {worst} run(s) on one side; the Gaussian fits need >= 2 on each side: increase calibration_runs")]
+    return []
+
+
+@semantic_check
+def _gaussian_unlearning_audit_settings(config: dict) -> list[tuple[str, str]]:
+    section = config.get("gaussian_unlearning", {})
+    if not section.get("enabled") or "audit" not in section:
+        return []
+    from .gaussian_unlearning import audit_settings
+
+    try:
+        audit_settings(section["audit"].get("settings", {}), config.get("zeta", 0.05))
+    except (TypeError, ValueError) as exc:
+        return [("gaussian_unlearning.audit.settings", str(exc))]
     return []
 
 

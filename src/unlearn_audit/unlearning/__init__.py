@@ -46,6 +46,7 @@ from typing import Any, Callable, Mapping
 
 from typing import TYPE_CHECKING
 
+from ..checks import dataclass_from_mapping
 from .params import BUILTIN_PARAMS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -361,7 +362,7 @@ def make_params(name: str, params: Mapping[str, Any] | Any | None = None) -> Any
     if unknown:
         raise ValueError(f"unknown parameter {unknown[0]!r} for unlearning method {name!r}" + (f" (also {unknown[1:]})" if len(unknown) > 1 else "") + f"; allowed: {sorted(allowed)}")
     try:
-        return params_cls(**values)
+        return dataclass_from_mapping(params_cls, values, "parameter")
     except (TypeError, ValueError) as exc:
         raise ValueError(f"unlearning method {name!r}: {exc}") from exc
 
