@@ -65,3 +65,14 @@ def test_the_config_a_run_uses_is_its_config_file_alone(shared_run, monkeypatch)
     default = load_config(DEFAULT)
     assert not set(default["nn"]["designs"]) & set(snapshot["nn"]["designs"])
     assert not set(default["nn"]["experiments"]) & set(snapshot["nn"]["experiments"])
+
+
+def test_every_job_log_ends_with_what_the_job_wrote(shared_run):
+    logs = sorted(p for p in (shared_run.results / "logs").rglob("*.log") if "slurm" not in p.parts)
+    assert len(logs) > 50
+    for log in logs:
+        lines = log.read_text().strip().splitlines()
+        assert lines, f"{log} is empty"
+        assert lines[-1].startswith("done in ") or lines[-1].startswith("done: wrote"), f"{log}: last line {lines[-1]!r}"
+    audits = [p for p in logs if p.name in ("audit.log", "joint_audit.log") and p.parent.name != "gaussian_unlearning"]
+    assert audits and all("epsilon_LB = " in p.read_text().strip().splitlines()[-1] for p in audits)

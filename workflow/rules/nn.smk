@@ -90,7 +90,7 @@ rule nn_base_models:
     # one line a model (pipeline.paths.read_path_list reads it); a shell command, not `run:`, which
     # Snakemake would execute in a Snakemake subprocess of its own
     shell:
-        "printf '%s\\n' {input:q} > {output:q} 2> {log:q}"
+        "(printf '%s\\n' {input:q} > {output:q} && echo \"done: wrote {output} ($(wc -l < {output:q}) base models)\") > {log:q} 2>&1"
 
 
 # A group is one experiment, or the experiments of one design whose hyperparameters differ only in

@@ -1,10 +1,9 @@
 """Rule certified_figure -> unlearn_audit.pipeline.certified.figure."""
 
-import sys
-
 from unlearn_audit.pipeline import certified
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 inp = snakemake.input  # noqa: F821
 certified.figure(
     snakemake.wildcards.figure, list(inp.bounds), list(inp.checkpoint_bounds), list(inp.pairwise),  # noqa: F821

@@ -1,10 +1,9 @@
 """Rule certified_joint_audit -> unlearn_audit.pipeline.certified.joint_audit."""
 
-import sys
-
 from unlearn_audit.pipeline import certified
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 p, inp, out = snakemake.params, snakemake.input, snakemake.output  # noqa: F821
 certified.joint_audit(
     list(inp.scores), inp.signs, p.m, dict(p.cell), p.zeta, out.overlaps, out.bounds,

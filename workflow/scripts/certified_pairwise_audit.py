@@ -1,9 +1,8 @@
 """Rule certified_pairwise_audit -> unlearn_audit.pipeline.certified.pairwise_audit."""
 
-import sys
-
 from unlearn_audit.pipeline import certified
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 p, inp = snakemake.params, snakemake.input  # noqa: F821
 certified.pairwise_audit(list(inp.scores), inp.signs, dict(p.cell), p.zeta, snakemake.output[0])  # noqa: F821

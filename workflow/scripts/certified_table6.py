@@ -1,9 +1,8 @@
 """Rule certified_table6 -> unlearn_audit.pipeline.certified.table6."""
 
-import sys
-
 from unlearn_audit.pipeline import certified
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 inp = snakemake.input  # noqa: F821
 certified.table6(list(inp.bounds), list(inp.checkpoint_bounds), list(inp.metrics), snakemake.params.experiments, snakemake.output[0])  # noqa: F821

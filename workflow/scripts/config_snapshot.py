@@ -1,8 +1,7 @@
 """Rule config_snapshot -> unlearn_audit.pipeline.config.config_snapshot."""
 
-import sys
-
 from unlearn_audit.pipeline.config import config_snapshot
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 config_snapshot(dict(snakemake.params.config), snakemake.output[0])  # noqa: F821

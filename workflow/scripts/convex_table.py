@@ -1,8 +1,7 @@
 """Rule convex_table -> unlearn_audit.pipeline.convex.table."""
 
-import sys
-
 from unlearn_audit.pipeline import convex
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 convex.table(snakemake.wildcards.table, list(snakemake.input), snakemake.output[0], snakemake.output.details)  # noqa: F821

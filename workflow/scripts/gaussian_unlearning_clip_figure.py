@@ -1,8 +1,7 @@
 """Rule gaussian_unlearning_clip_figure -> unlearn_audit.pipeline.gaussian_unlearning.clip_figure."""
 
-import sys
-
 from unlearn_audit.pipeline import gaussian_unlearning
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 gaussian_unlearning.clip_figure(snakemake.wildcards.gu_error, snakemake.input[0], snakemake.output.figure)  # noqa: F821

@@ -1,9 +1,8 @@
 """Rule nn_audit -> unlearn_audit.pipeline.nn.audit."""
 
-import sys
-
 from unlearn_audit.pipeline import nn
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 p, inp, out = snakemake.params, snakemake.input, snakemake.output  # noqa: F821
 nn.audit(inp.fit, list(inp.scores), inp.signs, p.m, p.cell, p.zeta, out.overlaps, out.bounds)

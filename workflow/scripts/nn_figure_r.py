@@ -1,8 +1,7 @@
 """Rule nn_figure_r -> unlearn_audit.pipeline.nn.figure_r."""
 
-import sys
-
 from unlearn_audit.pipeline import nn
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 nn.figure_r(list(snakemake.input.bounds), snakemake.params.experiments, snakemake.output[0])  # noqa: F821

@@ -1,8 +1,7 @@
 """Rule nn_fit -> unlearn_audit.pipeline.nn.fit."""
 
-import sys
-
 from unlearn_audit.pipeline import nn
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 nn.fit(snakemake.wildcards.experiment, list(snakemake.input.scores), snakemake.params.fit, snakemake.output[0])  # noqa: F821

@@ -1,9 +1,8 @@
 """Rule nn_table -> unlearn_audit.pipeline.nn.table."""
 
-import sys
-
 from unlearn_audit.pipeline import nn
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 inp = snakemake.input  # noqa: F821
 nn.table(snakemake.wildcards.table, list(inp.bounds), list(inp.metrics), snakemake.params.experiments, snakemake.output[0])  # noqa: F821

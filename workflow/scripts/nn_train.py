@@ -3,9 +3,10 @@
 import sys
 
 from unlearn_audit.pipeline import nn_runs
+from unlearn_audit.pipeline.job_log import start_job_log
 from unlearn_audit.pipeline.runtime import job_gpu_slot, limit_threads
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 limit_threads(snakemake.threads)  # noqa: F821
 p, inp = snakemake.params, snakemake.input  # noqa: F821
 # A GPU job holds one GPU slot (CUDA_VISIBLE_DEVICES) before anything touches CUDA.

@@ -1,8 +1,7 @@
 """Rule tradeoff_gaussian_unlearning -> unlearn_audit.pipeline.tradeoff.gaussian_unlearning."""
 
-import sys
-
 from unlearn_audit.pipeline import tradeoff
+from unlearn_audit.pipeline.job_log import start_job_log
 
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 tradeoff.gaussian_unlearning(snakemake.input[0], snakemake.output[0])  # noqa: F821
