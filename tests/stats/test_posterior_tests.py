@@ -13,6 +13,7 @@ from scipy.optimize import brentq
 from scipy.special import logsumexp
 
 from per_statistic import per_distinct_statistic
+from reference_bounds import overlaps_by_enumeration
 from unlearn_audit import epsilon_lower_bound
 from unlearn_audit.stats import posterior_tests as pt
 from unlearn_audit.stats.bounds import (
@@ -27,17 +28,9 @@ ZETA = 0.05
 LOG_ZETA = math.log(ZETA)
 
 
-def brute_counts(m, r):
-    """S_m, a fixed guess t and V(s, t) for every s, by enumeration."""
-    s = enumerate_sign_vectors(m)
-    t = np.zeros(m, dtype=int)
-    t[: r // 2], t[r // 2 : r] = 1, -1
-    return np.maximum(s * t, 0).sum(axis=1)
-
-
 def brute_extremes(m, r, eps, lam):
     """max over two-level posteriors (every subset A of S_m high) of P(V ≥ v) and E e^{λV}."""
-    v = brute_counts(m, r)
+    v = overlaps_by_enumeration(m, r)
     n = v.size
     best_tail = np.zeros(r + 2)
     best_mgf = 0.0
@@ -354,11 +347,11 @@ def test_posterior_p_value_argument_checks():
         pt.log_dominating_tail(6, 6, math.inf)
     with pytest.raises(ValueError, match=r"L \(number of runs\) must be an integer >= 1"):
         pt.posterior_log_p_value(5.0, 6, 6, 0, 1.0)
-    with pytest.raises(ValueError, match=r"method must be one of \('exact', 'mgf'\) here"):
+    with pytest.raises(ValueError, match=r"method must be one of \('exact', 'mgf', 'adaptive'\) here"):
         pt.posterior_log_p_value(5.0, 6, 6, 3, 1.0, method="theorem4.2")
     with pytest.raises(ValueError, match=r"r \(guess budget\) must be even"):
         pt.log_dominating_pmf(6, 3, 1.0)
-    assert pt.METHODS == ("theorem4.2", "exact", "mgf")
+    assert pt.METHODS == ("theorem4.2", "exact", "mgf", "adaptive")
     # trivial thresholds: every statistic ≥ 0, none above r
     assert pt.posterior_log_p_value(0.0, 6, 6, 3, 1.0) == 0.0 and pt.posterior_log_p_value(7.0, 6, 6, 3, 1.0) == -math.inf
     assert pt.posterior_tail_bound(0.0, 6, 6, 3, 1.0, statistic="median") == 1.0

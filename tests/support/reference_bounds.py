@@ -75,3 +75,14 @@ def reference_epsilon(overlaps, m, r, zeta=0.05, statistic="mean", delta=0.0) ->
     while g(hi) < 0:
         hi *= 2
     return brentq(g, 0.0, hi, xtol=1e-10)
+
+
+def overlaps_by_enumeration(m: int, r: int) -> np.ndarray:
+    """V(s, t) for every s ∈ S_m and one fixed guess t with r/2 entries +1 and r/2 entries −1, by
+    enumeration (the law of V does not depend on t)."""
+    from unlearn_audit.stats.signs import enumerate_sign_vectors
+
+    s = enumerate_sign_vectors(m)
+    t = np.zeros(m, dtype=int)
+    t[: r // 2], t[r // 2 : r] = 1, -1
+    return np.maximum(s * t, 0).sum(axis=1)

@@ -11,6 +11,9 @@ so each run's V is stochastically dominated by the law Q_ε with tail q_ε (docs
   median: the binomial tail P(Binomial(L, q_ε(⌈median⌉)) ≥ ⌈L/2⌉) (§4).
 * ``"mgf"``, mean: the Chernoff bound with the largest MGF of V over ε-constrained
   posteriors, Ψ_ε(λ) (§3).
+* ``"adaptive"``, mean: the exact largest P(Σ V ≥ c) over every sequence of ε-LDP mechanisms,
+  each run's chosen after seeing the earlier runs, by backward induction over the two-level
+  posterior vertices (§3a); never larger than "exact" or "mgf".
 
 ε_LDP = sup{ε ≥ 0 : p_ε ≤ ζ}; p_ε is non-decreasing in ε (§5).  Everything is in log space.
 """
@@ -45,7 +48,7 @@ __all__ = [
 ]
 
 #: Tests of :func:`unlearn_audit.stats.bounds.epsilon_lower_bound` (``method=``).
-METHODS = ("theorem4.2", "exact", "mgf")
+METHODS = ("theorem4.2", "exact", "mgf", "adaptive")
 
 _NEG_INF = -math.inf
 
@@ -225,6 +228,13 @@ def _log_mgf_tail(m: int, r: int, L: int, c: int, epsilon: float) -> float:
     log_d = _log_d(epsilon, log_t, log_b)
     if c >= L * r:  # λ → ∞: Ψ_ε(λ) e^{−λr} → q_ε(r)
         return float(L * (epsilon + log_t[r] - log_d[r])) if c == L * r else _NEG_INF
+    return _mgf_chernoff(L, c, epsilon, log_n, log_t, log_d)[0]
+
+
+def _mgf_chernoff(L: int, c: int, epsilon: float, log_n, log_t, log_d, rtol: float = 1e-11,
+                  atol: float = 0.0) -> tuple[float, float]:
+    """(min(0, min_{λ ≥ 0} L log Ψ_ε(λ) − λc), the λ where it is taken), for 0 < c < L·r; the bound
+    at any λ is valid, ``rtol``/``atol`` (width of the final λ bracket) only affect its tightness."""
 
     def f(lam):
         val, slope = _max_mgf_parts(lam, epsilon, log_n, log_t, log_d)
@@ -237,13 +247,140 @@ def _log_mgf_tail(m: int, r: int, L: int, c: int, epsilon: float) -> float:
             break
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if mid in (lo, hi) or hi - lo <= 1e-11 * hi:
+        if mid in (lo, hi) or hi - lo <= max(rtol * hi, atol):
             break
         if f(mid)[1] < 0:
             lo = mid
         else:
             hi = mid
-    return float(min(0.0, f(lo)[0], f(hi)[0]))
+    f_lo, f_hi = f(lo)[0], f(hi)[0]
+    lam, val = (lo, f_lo) if f_lo <= f_hi else (hi, f_hi)
+    return float(min(0.0, val)), float(lam)
+
+
+# --------------------------------------------------------------------------------------
+# adaptive worst case of the sum (docs/bounds.md §3a)
+# --------------------------------------------------------------------------------------
+#: Largest work of one ``"adaptive"`` p-value: cells of the (partial sum) × (vertex) tables, summed
+#: over the runs (about 0.5 s); larger problems raise ``ValueError`` (use "exact" or "mgf").
+ADAPTIVE_MAX_CELLS = 60_000_000
+_PRUNE_NATS = 50.0  # tilted kernel entries below e^{-50} are bounded by their mass (every G̃ ≤ 1)
+_CHUNK_NATS = 600.0  # largest log D_v − log D_w inside one suffix frame (no overflow)
+_DENSE_MAX = 48  # windows up to this width: one matrix product per run
+
+
+def _log_adaptive_tail(m: int, r: int, L: int, c: int, epsilon: float, *, dense_max: int = _DENSE_MAX,
+                       chunk_nats: float = _CHUNK_NATS) -> float:
+    """log G_0(0): the largest P(V^(1) + … + V^(L) ≥ c) over adaptively chosen ε-LDP mechanisms.
+
+    G_L(s) = 1{s ≥ c}, G_{j−1}(s) = max_v Σ_u p_v(u) G_j(s + u) with p_v the law of V under the
+    two-level posterior e^ε on {V ≥ v} (docs/bounds.md §3a).  Computed in the frame tilted by the
+    max-MGF Chernoff λ: G̃_j(s) = G_j(s) e^{λ(c − s)} Ψ_ε(λ)^{−(L−j)} ≤ 1, with kernels
+    p̃_v(u) = p_v(u) e^{λu}/Ψ_ε(λ) of mass ≤ 1, so G_0(0) = Ψ^L e^{−λc} G̃_0(0) and G̃_0(0) is not
+    small.  Kernel columns whose largest entry is below e^{−50} are dropped and their mass added
+    (G̃ ≤ 1): every approximation and rounding margin makes the result larger, never smaller.
+    """
+    log_n, log_t, log_b = _log_blocks(m, r)
+    log_d = _log_d(epsilon, log_t, log_b)  # v = 0..r+1, non-increasing in v
+    if c >= L * r:  # every run must reach r: max_v p_v(r) = q_ε(r) at v = r
+        return float(L * (epsilon + log_t[r] - log_d[r])) if c == L * r else _NEG_INF
+    log_mgf, lam = _mgf_chernoff(L, c, epsilon, log_n, log_t, log_d, rtol=1e-3, atol=1e-6)  # any λ ≥ 0 is valid
+    log_psi = _max_mgf_parts(lam, epsilon, log_n, log_t, log_d)[0]  # ≥ 0
+    log_y = log_n + lam * np.arange(r + 1) - log_psi  # p̃_v(u) = y(u) e^{ε·1{u ≥ v}} / D_v
+    log_k = log_y + epsilon - log_d[: r + 1]  # the largest entry of column u (at v = u)
+    keep = np.flatnonzero(log_k >= -_PRUNE_NATS)
+    a, b = int(keep[0]), int(keep[-1])  # the window W = [a, b]; vertices v = a..b+1 suffice
+    nw, nv = b - a + 1, b - a + 2
+
+    # work: the reachable partial sums s of level j lie in [max(j·a, c − (L−j)·b), min(c − 1, j·b)]
+    lev = np.arange(L + 1)
+    lo = np.maximum(lev * a, c - (L - lev) * b)
+    hi = np.minimum(c - 1, lev * b)
+    cells = int(np.clip(hi - lo + 1, 0, None)[:L].sum()) * nv
+    if cells > ADAPTIVE_MAX_CELLS:
+        raise ValueError(f"method='adaptive' needs {cells:.3g} table cells at m={m}, r={r}, L={L}, sum={c}, above its "
+                         f"limit of {ADAPTIVE_MAX_CELLS:.3g}; use method='exact' or method='mgf'")
+
+    # mass outside W of every vertex (bounded by its mass, G̃ ≤ 1); v ≤ a and v ≥ b+1 are dominated
+    # inside W by v = a and v = b+1 respectively, so they only raise the added mass
+    out = np.full(r + 1, _NEG_INF)
+    out[:a], out[b + 1 :] = log_y[:a], log_y[b + 1 :]
+    with np.errstate(invalid="ignore"):
+        pre = np.concatenate([[_NEG_INF], np.logaddexp.accumulate(out)])
+        suf = np.append(np.logaddexp.accumulate(out[::-1])[::-1], _NEG_INF)
+    drop = np.exp(np.logaddexp(pre, epsilon + suf) - log_d)
+    dstar = drop[a : b + 2].copy()
+    dstar[0], dstar[-1] = drop[: a + 1].max(), drop[b + 1 :].max()
+    dstar *= 1.0 + 1e-9
+    w = log_y[a : b + 1]
+    with np.errstate(invalid="ignore"):
+        kpre = np.concatenate([[_NEG_INF], np.logaddexp.accumulate(w)])
+        ksuf = np.append(np.logaddexp.accumulate(w[::-1])[::-1], _NEG_INF)
+    mass = np.exp(np.logaddexp(kpre, epsilon + ksuf) - log_d[a : b + 2])  # kept mass of v = a..b+1
+
+    ld = log_d[a : b + 2]
+    if nw <= dense_max:
+        high = np.arange(a, b + 1)[:, None] >= np.arange(a, b + 2)[None, :]
+        kernel = np.exp(w[None, :] + np.where(high.T, epsilon, 0.0) - ld[:, None])  # (v, u), entries ≤ 1
+        dcol = dstar[:, None]
+
+        def step(ext, rows):  # window (u, s) = ext[s + u]: one product, then the maximum over v
+            win = np.ndarray((nw, rows), dtype=float, buffer=ext, strides=(ext.itemsize, ext.itemsize))
+            val = kernel @ win
+            val += dcol
+            return val.max(axis=0)
+    else:
+        w_pre = np.exp(w - ld[-1])  # the prefix in the frame of v = b+1 (its entries are ≤ 1)
+        r_pre = np.exp(ld[-1] - ld)  # ≤ 1
+        chunks = []  # suffix frames, right to left: frame of the chunk's last u, log D ratios ≤ chunk_nats
+        k1 = nw - 1
+        while k1 >= 0:
+            k0 = k1
+            while k0 > 0 and ld[k0 - 1] - ld[k1] <= chunk_nats:
+                k0 -= 1
+            seg = slice(k0, k1 + 1)
+            chunks.append((k0, k1, np.exp(epsilon + w[seg] - ld[k1]), np.exp(ld[k1] - ld[seg]), np.exp(ld[k1 + 1] - ld[seg])))
+            k1 = k0 - 1
+
+        def step(ext, rows):  # window (s, u) = ext[s + u]
+            win = np.ndarray((rows, nw), dtype=float, buffer=ext, strides=(ext.itemsize, ext.itemsize))
+            val = np.zeros((rows, nv))
+            np.cumsum(win * w_pre, axis=1, out=val[:, 1:])
+            val *= r_pre
+            carry = np.zeros(win.shape[0])
+            for k0, k1, w_suf, r_suf, r_carry in chunks:
+                part = np.cumsum((win[:, k0 : k1 + 1] * w_suf)[:, ::-1], axis=1)[:, ::-1]
+                block = part * r_suf + carry[:, None] * r_carry
+                val[:, k0 : k1 + 1] += block
+                carry = block[:, 0]
+            val += dstar
+            return val.max(axis=1)
+
+    g = np.zeros(0)  # G̃_L on [lo_L, hi_L] (empty) and F_L = 0 below it
+    floor = 0.0
+    dropped = bool(dstar.any())
+    for j in range(L, 0, -1):
+        lo1, hi1 = int(lo[j - 1]), int(hi[j - 1])
+        new_floor = float((mass * floor + dstar).max()) if dropped else 0.0
+        if lo1 > hi1:
+            g, floor = np.zeros(0), new_floor
+            continue
+        x0, n = lo1 + a, hi1 - lo1 + nw  # G̃_j on x0 .. x0 + n − 1
+        ext = np.empty(n)
+        i_tail = min(max(c - x0, 0), n)
+        i_band = min(max(int(lo[j]) - x0, 0), i_tail)
+        ext[:i_band] = floor
+        ext[i_band:i_tail] = g[x0 + i_band - int(lo[j]) : x0 + i_tail - int(lo[j])]
+        ext[i_tail:] = np.exp(-(L - j) * log_psi - lam * np.arange(x0 + i_tail - c, x0 + n - c))
+        g = step(ext, hi1 - lo1 + 1)
+        floor = new_floor
+    g0 = float(g[0]) if lo[0] <= 0 else floor
+
+    ulp = 2.0**-52  # rounding margins, all upwards
+    mag = float(np.abs(w[np.isfinite(w)]).max()) + epsilon + float(np.abs(log_d).max()) + 1.0
+    rel = L * (8.0 * ulp * mag + (nv + 8) * ulp) + 8.0 * ulp * (abs(L * log_psi) + lam * c + 1.0)
+    log_p = L * log_psi - lam * c + math.log(g0 + L * (nv + 2) * 2.0**-1074) + rel
+    return float(min(0.0, log_mgf, log_p))
 
 
 # --------------------------------------------------------------------------------------
@@ -265,8 +402,8 @@ def _check_method(statistic: str, method: str) -> None:
         raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     if method not in METHODS[1:]:
         raise ValueError(f"method must be one of {METHODS[1:]} here (theorem4.2 lives in bounds.py), got {method!r}")
-    if method == "mgf" and statistic != "mean":
-        raise ValueError("method='mgf' is a bound for statistic='mean' only; use method='exact' for the median "
+    if method in ("mgf", "adaptive") and statistic != "mean":
+        raise ValueError(f"method={method!r} is a bound for statistic='mean' only; use method='exact' for the median "
                          "(exact binomial tail)")
 
 
@@ -302,6 +439,8 @@ def posterior_log_p_value(value: float, m: int, r: int, L: int, epsilon: float, 
         return _NEG_INF
     if method == "exact":
         return _log_sum_tail(log_dominating_pmf(m, r, epsilon), L, c)
+    if method == "adaptive":
+        return _log_adaptive_tail(m, r, L, c, epsilon)
     return _log_mgf_tail(m, r, L, c, epsilon)
 
 
