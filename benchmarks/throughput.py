@@ -161,12 +161,22 @@ def main() -> None:
                     rows.append(f"| {today} | {name} | {model} | {a.size}x{a.size}x{a.channels} | {k} | {label} | {a.batch} | {ips:.0f} | {ips / k:.0f} |")
             print(f"K={k:<3} " + "   ".join(line))
     if a.append:
-        text = a.append.read_text() if a.append.exists() else ""
-        if HEADER not in text:
-            text += ("\n" if text and not text.endswith("\n") else "") + f"\n{HEADER}\n|{'---|' * HEADER.count(' | ')}---|\n"
-        a.append.write_text(text + "\n".join(rows) + "\n")
+        a.append.write_text(with_rows(a.append.read_text() if a.append.exists() else "", rows))
     if any(not math.isfinite(float(r.split("|")[-3])) for r in rows):
         raise SystemExit("a throughput was not finite")
+
+
+def with_rows(text: str, rows: list[str]) -> str:
+    """``text`` with ``rows`` added at the end of its throughput table (the table is created at the
+    end when absent), so that prose after the table stays after it."""
+    if HEADER not in text:
+        text += ("\n" if text and not text.endswith("\n") else "") + f"\n{HEADER}\n|{'---|' * HEADER.count(' | ')}---|\n"
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.strip() == HEADER)
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    return "\n".join(lines[:end] + rows + lines[end:])
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
-"""README.md documents every config key of the schema and every column of every Parquet schema.
+"""The documentation covers every config key of the schema and every column of every Parquet schema.
 
-The config reference is checked against ``workflow/schemas/config.schema.yaml`` (walked through
-``properties``, ``$ref`` to ``$defs``, ``additionalProperties`` schemas of named maps as
-``<name>`` and object ``items`` of lists as ``[]``); the schema tables against
-``unlearn_audit.schemas``.  Pure text checks: no workflow run, no torch.
+The configuration reference lives in ``docs/configuration.md`` and the Parquet schemas in
+``docs/schemas.md``, both linked from README.md.  The reference is checked against
+``workflow/schemas/config.schema.yaml`` (walked through ``properties``, ``$ref`` to ``$defs``,
+``additionalProperties`` schemas of named maps as ``<name>`` and object ``items`` of lists as
+``[]``); the schema tables against ``unlearn_audit.schemas``; the library layout of
+``docs/development.md`` against ``src/``.  Pure text checks: no workflow run, no torch.
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ from unlearn_audit.pipeline import paths
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
+CONFIGURATION = (REPO / "docs" / "configuration.md").read_text()
+SCHEMAS = (REPO / "docs" / "schemas.md").read_text()
+DEVELOPMENT = (REPO / "docs" / "development.md").read_text()
+DOCS = {"README.md": README, "docs/configuration.md": CONFIGURATION, "docs/schemas.md": SCHEMAS,
+        "docs/development.md": DEVELOPMENT, "docs/workflow.md": (REPO / "docs" / "workflow.md").read_text(),
+        "docs/cli.md": (REPO / "docs" / "cli.md").read_text(), "docs/cluster.md": (REPO / "docs" / "cluster.md").read_text()}
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 
@@ -50,7 +58,7 @@ def _section(title_pattern: str, text: str | None = None) -> str:
         elif len(found.group(1)) <= level:
             return "\n".join(line for line, _ in lines[start:i])
     if start is None:
-        raise AssertionError(f"README.md has no heading matching {title_pattern!r}")
+        raise AssertionError(f"{'README.md' if text is None else 'the page'} has no heading matching {title_pattern!r}")
     return "\n".join(line for line, _ in lines[start:])
 
 
@@ -115,7 +123,13 @@ CONFIG_KEYS = dict(_walk(SCHEMA))
 
 
 def _config_reference() -> dict[str, list[str]]:
-    return _keyed_rows(_section(r"^Configuration reference$"))
+    return _keyed_rows(_section(r"^Configuration reference$", CONFIGURATION))
+
+
+def test_readme_links_the_moved_references():
+    for page in ("docs/configuration.md", "docs/schemas.md", "docs/workflow.md", "docs/cluster.md", "docs/cli.md",
+                 "docs/development.md", "benchmarks/RESULTS.md"):
+        assert f"]({page}" in README, f"README.md does not link {page}"
 
 
 def test_the_schema_walk_finds_nested_refs_and_named_maps():
@@ -130,14 +144,14 @@ def test_the_schema_walk_finds_nested_refs_and_named_maps():
 def test_every_config_key_is_in_the_readme_reference():
     documented = _config_reference()
     missing = [key for key in CONFIG_KEYS if key not in documented]
-    assert not missing, f"config keys missing from README 'Configuration reference': {missing}"
+    assert not missing, f"config keys missing from docs/configuration.md 'Configuration reference': {missing}"
     for key in CONFIG_KEYS:
-        assert f"`{key}`" in README
+        assert f"`{key}`" in CONFIGURATION
 
 
 def test_the_readme_reference_documents_no_stale_key():
     stale = sorted(set(_config_reference()) - set(CONFIG_KEYS))
-    assert not stale, f"README documents keys the schema does not have: {stale}"
+    assert not stale, f"docs/configuration.md documents keys the schema does not have: {stale}"
 
 
 def test_reference_rows_give_type_default_and_meaning():
@@ -156,7 +170,7 @@ def test_reference_rows_give_type_default_and_meaning():
         if "default" in node:
             spans = _code_spans(default_cell)
             assert spans, f"{key}: default {node['default']!r} not documented (cell {default_cell!r})"
-            assert yaml.safe_load(spans[0]) == node["default"], f"{key}: README default {spans[0]!r} != schema {node['default']!r}"
+            assert yaml.safe_load(spans[0]) == node["default"], f"{key}: documented default {spans[0]!r} != schema {node['default']!r}"
         if "description" in node:
             assert node["description"] in meaning, f"{key}: the schema's description {node['description']!r} is not in {meaning!r}"
         assert meaning, f"{key}: no meaning given"
@@ -204,20 +218,20 @@ def test_convex_paths_match_the_rules():
 
 
 @pytest.mark.parametrize("name", schemas.__all__)
-def test_every_schema_column_is_in_its_readme_table(name):
-    section = _section(rf"^`{name}`")
-    heading = next(line for line in README.splitlines() if re.match(rf"^#+\s+`{name}`", line))
+def test_every_schema_column_is_in_its_docs_table(name):
+    section = _section(rf"^`{name}`", SCHEMAS)
+    heading = next(line for line in SCHEMAS.splitlines() if re.match(rf"^#+\s+`{name}`", line))
     assert f"`{SCHEMA_FILES[name]}`" in heading, f"the heading of {name} must name {SCHEMA_FILES[name]}"
     rows = _keyed_rows(section)
     schema = getattr(schemas, name)
     missing = [f.name for f in schema if f.name not in rows]
-    assert not missing, f"columns of {name} missing from its README table: {missing}"
+    assert not missing, f"columns of {name} missing from its docs/schemas.md table: {missing}"
     stale = sorted(set(rows) - set(schema.names))
-    assert not stale, f"README table of {name} documents columns it does not have: {stale}"
+    assert not stale, f"docs/schemas.md table of {name} documents columns it does not have: {stale}"
     for field in schema:
         cells = rows[field.name]
         assert len(cells) == 3, f"{name}.{field.name}: expected | column | type | meaning |"
-        assert cells[1] == str(field.type), f"{name}.{field.name}: README type {cells[1]!r} != {field.type}"
+        assert cells[1] == str(field.type), f"{name}.{field.name}: documented type {cells[1]!r} != {field.type}"
         assert cells[2], f"{name}.{field.name}: no meaning given"
 
 
@@ -234,7 +248,8 @@ def test_cifar100_path_is_one_path():
 
     assert cifar100_folder("resources").as_posix() == "resources/cifar-100-python"
     assert "`<resources_dir>/cifar-100-python/`" in README
-    assert "resources/cifar100" not in README
+    for page, text in DOCS.items():
+        assert "resources/cifar100" not in text, page
 
 
 def test_paper_config_results_dir_is_stated():
@@ -253,24 +268,27 @@ def test_troubleshooting_section():
     assert "tail -f results/logs/nn/<design>/train_<chunk>.log" in text
     assert "tail -f results/logs/<experiment>/unlearn_<chunk>.log" in text
     assert "--configfile config/config.yaml mine.yaml" in README
+    # a SIGKILLed Snakemake leaves its jobs running: find and end them before restarting
+    assert "SIGKILL" in text and "ps -ef | grep snakemake" in text and "pkill -f snakemake" in text
+    assert "`--rerun-incomplete`" in text
 
 
 def test_layout_names_exist():
-    text = _section(r"^Development$")
+    text = _section(r"^Development$", DEVELOPMENT)
     src = REPO / "src" / "unlearn_audit"
     for cells in _table_rows(text):
         (module,) = _code_spans(cells[0])
-        assert (src / module).exists(), f"README names src/unlearn_audit/{module}, which does not exist"
+        assert (src / module).exists(), f"docs/development.md names src/unlearn_audit/{module}, which does not exist"
         if module.endswith("/"):
             for sub in re.findall(r"`([a-z_0-9]+)`", cells[1]):
                 if sub in ("__init__.py",):
                     continue
-                assert (src / module / f"{sub}.py").exists(), f"README names {module}{sub}.py, which does not exist"
+                assert (src / module / f"{sub}.py").exists(), f"docs/development.md names {module}{sub}.py, which does not exist"
     for path in src.iterdir():
         if path.name.startswith(("_", ".")):
             continue
         name = path.name + "/" if path.is_dir() else path.name
-        assert f"`{name}`" in text, f"src/unlearn_audit/{name} is not in the README layout"
+        assert f"`{name}`" in text, f"src/unlearn_audit/{name} is not in the docs/development.md layout"
     for rule in ("nn_fit", "convex_audit", "nn_train"):
         assert (REPO / "workflow" / "scripts" / f"{rule}.py").exists()
     smk = {p.stem for p in (REPO / "workflow" / "rules").glob("*.smk")}
