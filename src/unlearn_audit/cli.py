@@ -17,6 +17,7 @@ import numpy as np
 
 from . import __version__
 from .stats.bounds import (
+    ALL_STATISTICS,
     STATISTICS,
     epsilon_lower_bound,
     gdp_epsilon,
@@ -159,6 +160,8 @@ def _cmd_bound(args) -> dict:
                              f"with m = {used['m']} candidate batches; give --m {used['m']}")
     res = epsilon_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta,
                               method=args.method)
+    if args.statistic not in STATISTICS:  # the perfect-guess count has no μ-GDP test
+        return {**used, **asdict(res), "mu_ldp": None, "mu_lb": None}
     mu = mu_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic)
     return {**used, **asdict(res), "mu_ldp": mu.mu_ldp, "mu_lb": mu.mu_lb}
 
@@ -304,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"unlearn-audit {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
-    b = sub.add_parser("bound", help="Theorem 4.2 (or --method exact|mgf) and mu-GDP bounds from per-run overlaps V (prints JSON)")
+    b = sub.add_parser("bound", help="Theorem 4.2 (or --method exact|mgf|adaptive) and mu-GDP bounds from per-run overlaps V (prints JSON)")
     b.add_argument("--m", type=int, required=True, help="number of candidate forget batches")
     b.add_argument("--r", type=int, required=True, help="guess budget (even, 0 < r <= m)")
     b.add_argument("--overlaps", help="comma-separated overlaps, one per evaluation run, e.g. 60,58,61")
@@ -313,12 +316,15 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--experiment", help="Parquet rows of this experiment (required when the file holds several)")
     b.add_argument("--auditor", help="Parquet rows of this auditor (default: batchwise)")
     b.add_argument("--score", help="Parquet rows of this score, logit or loss (default: logit)")
-    b.add_argument("--statistic", choices=STATISTICS, default="mean")
+    b.add_argument("--statistic", choices=ALL_STATISTICS, default="mean",
+                   help="mean (Eq. 1), median (Eq. 2) or perfect (the number of runs with V = r; --method exact "
+                   "only; no mu-GDP bound)")
     b.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
     b.add_argument("--delta", type=float, default=0.0, help="delta of the LDP mechanism (Lemma C.1)")
     b.add_argument("--method", choices=METHODS, default="theorem4.2",
                    help="test: theorem4.2 (Eq. 1/2, Lemma C.1), exact (delta = 0: exact convolution / binomial "
-                   "tail) or mgf (delta = 0, mean: max-MGF Chernoff); see docs/bounds.md. The output also "
+                   "tail), mgf (delta = 0, mean: max-MGF Chernoff) or adaptive (delta = 0, mean: the worst case "
+                   "over adaptive runs); see docs/bounds.md. The output also "
                    "gives mu_ldp and mu_lb = mu_ldp / 2, the mu-GDP bound from the same overlaps")
     b.set_defaults(func=_cmd_bound)
 

@@ -45,6 +45,7 @@ __all__ = [
     "EpsilonBound",
     "PairwiseBound",
     "STATISTICS",
+    "ALL_STATISTICS",
     "log_num_sign_vectors",
     "log_num_guesses",
     "log_overlap_counts",
@@ -64,6 +65,9 @@ __all__ = [
 ]
 
 STATISTICS = ("mean", "median")
+#: Statistics of :func:`epsilon_lower_bound`: Theorem 4.2's two, and the perfect-guess count
+#: (runs with V = r, docs/bounds.md §4a), which only ``method="exact"`` tests.
+ALL_STATISTICS = (*STATISTICS, "perfect")
 
 # Terms more than this many nats below the largest summand of a log-concave sum are
 # dropped: their total is < 1e-30 of the sum, far below float64 resolution.
@@ -307,7 +311,8 @@ def epsilon_lower_bound(
     m : number of candidate forget batches.
     r : guess budget (even, 0 < r ≤ m).
     zeta : significance level ζ ∈ (0, 1); the bound is valid with probability ≥ 1 − ζ.
-    statistic : "mean" (Chernoff bound, Eq. 1) or "median" (Eq. 2).
+    statistic : "mean" (Chernoff bound, Eq. 1), "median" (Eq. 2) or "perfect" (the number of runs with
+        V = r against Binomial(L, q_ε(r)); ``method="exact"`` only, docs/bounds.md §4a).
     delta : δ ∈ [0, M'/K) of the LDP mechanism (Lemma C.1); 0 is Theorem 4.2.
     method : "theorem4.2" (default: Eq. 1/2, Lemma C.1); "exact" (δ = 0: exact tail of the
         L-fold convolution of the dominating law for the mean, exact binomial tail for the
@@ -317,15 +322,18 @@ def epsilon_lower_bound(
     Returns
     -------
     EpsilonBound with ``epsilon_ldp`` ≥ 0 (0 and ``rejected=False`` when the test does not
-    reject, including whenever the statistic is ≤ r/2) and ``epsilon_lb = epsilon_ldp / 2``.
+    reject, including whenever the mean or median is ≤ r/2) and ``epsilon_lb = epsilon_ldp / 2``.
     ``epsilon_ldp`` is finite for every method at δ = 0.
     """
     check_m_r(m, r)
     m, r = int(m), int(r)
     zeta = _check_zeta(zeta)
     delta = _check_delta(delta)
-    if statistic not in STATISTICS:
-        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    if statistic not in ALL_STATISTICS:
+        raise ValueError(f"statistic must be one of {ALL_STATISTICS}, got {statistic!r}")
+    if statistic == "perfect" and method != "exact":
+        raise ValueError(f"statistic='perfect' (the perfect-guess count) is tested by method='exact' only (its exact "
+                         f"binomial tail; Theorem 4.2 has no version of it), got method={method!r}")
     if method != "theorem4.2":
         return _posterior_bound(overlaps, m, r, zeta, statistic, delta, method)
     _check_delta_monotone(m, r, delta)

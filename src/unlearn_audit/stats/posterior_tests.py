@@ -8,7 +8,8 @@ posterior constraint p(s | t) ≤ e^ε p(s' | t) gives, for a guess t and any th
 so each run's V is stochastically dominated by the law Q_ε with tail q_ε (docs/bounds.md §1).
 
 * ``"exact"``, mean: the upper tail of the L-fold convolution Q_ε^{*L} at Σ V (§2);
-  median: the binomial tail P(Binomial(L, q_ε(⌈median⌉)) ≥ ⌈L/2⌉) (§4).
+  median: the binomial tail P(Binomial(L, q_ε(⌈median⌉)) ≥ ⌈L/2⌉) (§4);
+  perfect-guess count K = #{runs with V = r}: P(Binomial(L, q_ε(r)) ≥ K) (§4a).
 * ``"mgf"``, mean: the Chernoff bound with the largest MGF of V over ε-constrained
   posteriors, Ψ_ε(λ) (§3).
 * ``"adaptive"``, mean: the exact largest P(Σ V ≥ c) over every sequence of ε-LDP mechanisms,
@@ -29,7 +30,7 @@ from scipy.special import logsumexp
 
 from .bounds import (
     _WINDOW_NATS,
-    STATISTICS,
+    ALL_STATISTICS,
     _log_comb,
     _log_g_threshold,
     _log_g_to_epsilon,
@@ -398,13 +399,13 @@ def _log_binom_upper_tail(L: int, k: int, log_q: float, log_1mq: float) -> float
 # p-values and the ε solver (docs/bounds.md §5)
 # --------------------------------------------------------------------------------------
 def _check_method(statistic: str, method: str) -> None:
-    if statistic not in STATISTICS:
-        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    if statistic not in ALL_STATISTICS:
+        raise ValueError(f"statistic must be one of {ALL_STATISTICS}, got {statistic!r}")
     if method not in METHODS[1:]:
         raise ValueError(f"method must be one of {METHODS[1:]} here (theorem4.2 lives in bounds.py), got {method!r}")
     if method in ("mgf", "adaptive") and statistic != "mean":
         raise ValueError(f"method={method!r} is a bound for statistic='mean' only; use method='exact' for the median "
-                         "(exact binomial tail)")
+                         "and the perfect-guess count (exact binomial tails)")
 
 
 def _sum_threshold(value: float, L: int) -> int:
@@ -417,13 +418,22 @@ def posterior_log_p_value(value: float, m: int, r: int, L: int, epsilon: float, 
     """log of an upper bound on P(statistic ≥ value) for every ε-LDP mechanism on S_m (S uniform,
     L independent runs): the log p-value of the claim ε (docs/bounds.md §2–4).
 
-    ``value`` is the mean (compared through the integer sum L·value) or the median of the overlaps.
+    ``value`` is the mean (compared through the integer sum L·value), the median of the overlaps, or
+    for ``statistic="perfect"`` the number K of runs with V = r: P(Binomial(L, q_ε(r)) ≥ K) (§4a).
     """
     m, r = _check_m_r_eps(m, r, epsilon)
     _check_method(statistic, method)
     if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
         raise ValueError(f"L (number of runs) must be an integer >= 1, got {L!r}")
     L, epsilon, value = int(L), float(epsilon), float(value)
+    if statistic == "perfect":
+        k = int(math.ceil(value - 1e-9))
+        if k <= 0:
+            return 0.0
+        if k > L:
+            return _NEG_INF
+        log_q, log_1mq = log_dominating_tail(m, r, epsilon)
+        return _log_binom_upper_tail(L, k, float(log_q[r]), float(log_1mq[r]))
     if statistic == "median":
         start = int(math.ceil(value))
         if start <= 0:
@@ -477,13 +487,17 @@ def posterior_epsilon_ldp(overlaps: np.ndarray, m: int, r: int, *, zeta: float,
                           statistic: str, method: str) -> tuple[float, float]:
     """(statistic value, ε_LDP) with ε_LDP = sup{ε ≥ 0 : p_ε ≤ ζ} (docs/bounds.md §5).
 
-    ``overlaps`` are already validated (integers in [0, r]).  ε_LDP = 0 when the statistic is
+    ``overlaps`` are already validated (integers in [0, r]).  ε_LDP = 0 when the mean or median is
     ≤ r/2 or ε = 0 is not rejected; it is always finite (p_ε → 1 as ε → ∞).
     """
     check_m_r(m, r)
     _check_method(statistic, method)
     v = np.asarray(overlaps, dtype=float)
     L = int(v.size)
+    if statistic == "perfect":  # §4a: no Theorem 4.2 start; p_0 may already be ≤ ζ
+        count = float(np.count_nonzero(v == r))
+        return count, _solve_epsilon(lambda eps: posterior_log_p_value(count, m, r, L, eps, statistic="perfect"),
+                                     math.log(zeta))
     stat = float(v.mean()) if statistic == "mean" else float(np.median(v))
     if not stat > r / 2:
         return stat, 0.0

@@ -3,8 +3,10 @@
 :func:`randomized_response_overlaps` simulates Algorithm 1 against k-ary randomized
 response on S_m, which is exactly ε-LDP (the extremal mechanism of Theorem 4.2's
 posterior bound, Eq. 7), optionally mixed with a δ-probability full disclosure, which
-is (ε, δ)-LDP (Lemma C.1).  Guesses are post-processing of the response, so the
-overlaps obey Theorem 4.2 with the given (ε, δ).
+is (ε, δ)-LDP (Lemma C.1).  :func:`hamming_exponential_overlaps` simulates it against the
+exponential mechanism with Hamming utility, whose leakage spreads over all coordinates (V near r
+often, V = r rarely).  Guesses are post-processing of the response, so the overlaps obey
+Theorem 4.2 with the given (ε, δ).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import math
 
 import numpy as np
 
-from .signs import check_m_r, num_sign_vectors, sample_sign_vectors
+from .signs import check_m_r, enumerate_sign_vectors, num_sign_vectors, sample_sign_vectors
 
-__all__ = ["randomized_response_overlaps"]
+__all__ = ["hamming_exponential_overlaps", "randomized_response_overlaps"]
 
 
 def randomized_response_overlaps(
@@ -50,7 +52,13 @@ def randomized_response_overlaps(
         ok = np.any(draw != truth[todo], axis=1)
         report[todo[ok]] = draw[ok]
         todo = todo[~ok]
-    # post-processing: random r/2 of the reported +1's and r/2 of the reported −1's
+    return _overlaps_of_reports(report, truth, r, rng)
+
+
+def _overlaps_of_reports(report: np.ndarray, truth: np.ndarray, r: int, rng: np.random.Generator) -> np.ndarray:
+    """V of the guess that puts +1 on r/2 random +1-positions of each report and −1 on r/2 random
+    −1-positions (post-processing of the mechanism's output)."""
+    n_runs = report.shape[0]
     key = rng.random(report.shape)
     plus_rank = np.argsort(np.where(report == 1, key, np.inf), axis=1)
     minus_rank = np.argsort(np.where(report == -1, key, np.inf), axis=1)
@@ -59,3 +67,30 @@ def randomized_response_overlaps(
     guess[rows, plus_rank[:, : r // 2]] = 1
     guess[rows, minus_rank[:, : r // 2]] = -1
     return np.maximum(guess.astype(np.int64) * truth, 0).sum(axis=1)
+
+
+#: Largest m for :func:`hamming_exponential_overlaps` (it holds an n_runs × M' table).
+HAMMING_MAX_M = 12
+
+
+def hamming_exponential_overlaps(m: int, r: int, epsilon: float, n_runs: int, rng: np.random.Generator) -> np.ndarray:
+    """Overlaps V of ``n_runs`` independent runs of Algorithm 1 against the exponential mechanism
+    with Hamming utility: report t ∈ S_m with probability ∝ exp(−β·Hamming(S, t)).
+
+    Two elements of S_m differ in at most D = 2⌊m/2⌋ coordinates, so with β = ε/D the mechanism is
+    exactly ε-LDP (the ratio e^{βD} is reached at t = S against S' with Hamming(S, S') = D).
+    """
+    check_m_r(m, r)
+    if not 0 <= epsilon < math.inf:
+        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon}")
+    if m > HAMMING_MAX_M:
+        raise ValueError(f"hamming_exponential_overlaps enumerates S_m; m = {m} is above {HAMMING_MAX_M}")
+    support = enumerate_sign_vectors(m)
+    beta = epsilon / (2 * (m // 2))
+    truth_index = rng.integers(len(support), size=n_runs)
+    truth = support[truth_index]
+    distance = (truth[:, None, :] != support[None, :, :]).sum(axis=2)
+    weights = np.exp(-beta * (distance - distance.min(axis=1, keepdims=True)))
+    cdf = np.cumsum(weights, axis=1)
+    pick = (rng.random((n_runs, 1)) * cdf[:, -1:] > cdf).sum(axis=1)
+    return _overlaps_of_reports(support[np.minimum(pick, len(support) - 1)], truth, r, rng)
