@@ -87,3 +87,29 @@ def test_ceilings_are_the_perfect_prediction_bound_of_each_experiments_design():
     assert got == {"a": perfect_prediction_bound(4, 4, 8, zeta=0.05, delta=1e-5).epsilon_lb,
                    "b": perfect_prediction_bound(6, 6, 30, zeta=0.05, delta=0.0).epsilon_lb}
     assert np.isfinite(list(got.values())).all() and got["b"] > got["a"] > 0
+
+
+def test_table6_and_figures_1b_1c_carry_the_ceiling_of_each_bound():
+    from unlearn_audit.pipeline.certified import pairwise_ceilings
+    from unlearn_audit.stats.bounds import pairwise_unlearning_epsilon_lower_bound
+
+    bounds = pd.DataFrame([_bound("mc_a", 0.4), _bound("mc_b", 2.5, m=6, L=30)])
+    steps = pd.DataFrame([_bound("mc_a", 0.7, step=1)])
+    metrics = pd.DataFrame(_metrics("mc_a", 40) + _metrics("mc_b", 10))
+    table = table6_frame(bounds, steps, metrics, MC, ceilings=ceilings(bounds)).set_index(pd.Index(list(MC)))
+    assert table.loc["mc_a", "epsilon_lb_ceiling"] == perfect_prediction_bound(4, 4, 8, zeta=0.05, delta=1e-5).epsilon_lb
+    assert table.loc["mc_b", "epsilon_lb_ceiling"] > table.loc["mc_a", "epsilon_lb_ceiling"]
+    assert (table.epsilon_lb_final <= table.epsilon_lb_ceiling).all()
+    # the pairwise auditor's ceiling: Eq. 3 with no error in its n_neg + n_pos decisions
+    pairwise = pd.DataFrame([{"experiment": "r2d_pair", "score": "loss", "fp": 3, "n_neg": 40, "fn": 5, "n_pos": 40, "zeta": 0.05,
+                              "delta": 1e-3, "epsilon_lb": 0.3}])
+    limit = pairwise_ceilings(pairwise)["r2d_pair"]
+    assert limit == pairwise_unlearning_epsilon_lower_bound(0, 40, 0, 40, zeta=0.05, delta=1e-3).epsilon_lb and limit > 0.3
+    experiments = {"r2d": {"split": "uniform", "auditor": "joint", "label": "R2D", "params": {"epsilon": 10.0}},
+                   "r2d_pair": {"split": "uniform", "auditor": "pairwise", "label": "R2D", "score": "loss", "params": {"epsilon": 10.0}}}
+    r2d = pd.DataFrame([_bound("r2d", 1.25, delta=1e-3)])
+    limits = {**ceilings(r2d), "r2d_pair": limit}
+    b = figure1b_frame(r2d, pairwise, experiments, ceilings=limits).set_index("experiment")
+    assert b.ceiling.to_dict() == {"r2d": ceilings(r2d)["r2d"], "r2d_pair": limit}
+    c = figure1c_frame(r2d, {"r2d": experiments["r2d"]}, ceilings=limits)
+    assert c.ceiling.tolist() == [ceilings(r2d)["r2d"]]

@@ -50,15 +50,17 @@ def test_table6_and_model_clipping_records(shared_run):
 def test_figures_write_their_numbers(shared_run):
     fig = shared_run.results / "figures"
     columns = {
-        "figure1a": {"split", "variant", "step", "epsilon_lb"},
-        "figure1b": {"split", "auditor", "epsilon", "epsilon_lb"},
-        "figure1c": {"split", "target_epsilon", "delta", "epsilon_lb"},
+        "figure1a": {"split", "variant", "step", "epsilon_lb", "ceiling"},
+        "figure1b": {"split", "auditor", "epsilon", "epsilon_lb", "ceiling"},
+        "figure1c": {"split", "target_epsilon", "delta", "epsilon_lb", "ceiling"},
     }
     for name, cols in columns.items():
         assert (fig / f"{name}.png").stat().st_size > 1000 and (fig / f"{name}.pdf").exists()
         data = pd.read_csv(fig / f"{name}.csv")
         assert cols <= set(data.columns), name
         assert len(data) > 0 and (data.epsilon_lb >= 0).all()
+        # every bound beside the largest its cell allows, and never above it
+        assert data.ceiling.notna().all() and (data.epsilon_lb <= data.ceiling * (1 + 1e-9)).all(), name
     a = pd.read_csv(fig / "figure1a.csv")
     assert set(a.variant) == {"certified", "uncertified", "control"}
     assert sorted(a[a.variant == "uncertified"].step) == [1, 5, 10]
@@ -70,7 +72,8 @@ def test_figures_write_their_numbers(shared_run):
     assert set(b.auditor) == {"joint", "pairwise"}
     assert {"test_acc", "forget_acc"} <= set(b.columns) and {"test_acc", "forget_acc"} <= set(pd.read_csv(fig / "figure1c.csv").columns)
     table6 = pd.read_csv(shared_run.results / "tables" / "table6.csv")
-    assert {"test_acc_first_step", "forget_acc_first_step", "test_acc", "forget_acc", "at_chance", "no_op"} <= set(table6.columns)
+    assert {"test_acc_first_step", "forget_acc_first_step", "test_acc", "forget_acc", "at_chance", "no_op", "epsilon_lb_ceiling"} <= set(table6.columns)
+    assert (table6.epsilon_lb_final <= table6.epsilon_lb_ceiling * (1 + 1e-9)).all()
     assert table6.method.tolist()[-2:] == ["No unlearning", "Retrain"]
 
 

@@ -26,6 +26,7 @@ from .. import schemas
 from ..auditors.joint import joint_audit_tables
 from ..auditors.pairwise import pairwise_audit_table
 from ..io import empty_frame, read_concat, read_parquet, write_parquet
+from ..stats.bounds import pairwise_unlearning_epsilon_lower_bound
 from ..stats.perfect_prediction import perfect_prediction_bound
 from ..report import write_table
 from ..report.certified import CERTIFIED_FIGURES, draw_figure, table6_frame
@@ -98,7 +99,7 @@ def table6(bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], me
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     warn(diagnostics)
     frame = table6_frame(bounds, read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS), metrics, experiments,
-                         diagnostics=diagnostics, step_accuracies=checkpoint_accuracies(metrics))
+                         diagnostics=diagnostics, step_accuracies=checkpoint_accuracies(metrics), ceilings=ceilings(bounds))
     write_table(frame, Path(table_path).with_suffix(""), caption=CERTIFIED_FIGURES["table6"])
 
 
@@ -112,7 +113,8 @@ def figure(name: str, bound_paths: Sequence[str], checkpoint_bound_paths: Sequen
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     warn(diagnostics)
-    draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""), ceilings=ceilings(steps),
+    limits = {**ceilings(bounds), **ceilings(steps), **pairwise_ceilings(pairwise)}
+    draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""), ceilings=limits,
                 diagnostics=diagnostics, step_accuracies=checkpoint_accuracies(metrics))
 
 
@@ -123,4 +125,15 @@ def ceilings(bounds: pd.DataFrame) -> dict[str, float]:
     for name, sub in bounds.groupby("experiment", sort=True):
         b = sub.iloc[0]
         out[str(name)] = perfect_prediction_bound(int(b.m), int(b.m), int(b.L), zeta=float(b.zeta), delta=float(b.delta)).epsilon_lb
+    return out
+
+
+def pairwise_ceilings(pairwise: pd.DataFrame) -> dict[str, float]:
+    """{experiment: Eq. 3's ε_LB with no false positive and no false negative}: the largest bound the
+    pairwise auditor's (n_neg, n_pos, ζ, δ) allows (App. A.3)."""
+    out = {}
+    for name, sub in pairwise.groupby("experiment", sort=True):
+        b = sub.iloc[0]
+        out[str(name)] = pairwise_unlearning_epsilon_lower_bound(0, int(b.n_neg), 0, int(b.n_pos), zeta=float(b.zeta),
+                                                                 delta=float(b.delta)).epsilon_lb
     return out

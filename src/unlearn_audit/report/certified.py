@@ -66,11 +66,14 @@ def _step_accuracy(step_accuracies: pd.DataFrame | None, experiment: str, step) 
 
 
 def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping],
-                 diagnostics: pd.DataFrame | None = None, step_accuracies: pd.DataFrame | None = None) -> pd.DataFrame:
+                 diagnostics: pd.DataFrame | None = None, step_accuracies: pd.DataFrame | None = None,
+                 ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
     """One row per model-clipping experiment and control: the certified (ε, δ, C2, σ), the
     accountant's noisy steps, ε_LB after the first noisy step and after the whole algorithm, each
     beside the audited models' test and forget accuracy (``*_first_step``, and after the algorithm),
-    and the at-chance / no-op flags of the final models."""
+    the perfect-prediction ceiling of the cell (``epsilon_lb_ceiling``: no larger ε_LB is possible
+    from its (m, L, ζ, δ), App. F), and the at-chance / no-op flags of the final models."""
+    ceilings = ceilings or {}
     final, steps = _reported(bounds), _reported(checkpoint_bounds)
     rows = []
     for name, e in experiments.items():
@@ -93,6 +96,7 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
                 "epsilon_lb_first_step": float(first.epsilon_lb.iloc[0]) if len(first) else np.nan,
                 **at_first,
                 "epsilon_lb_final": float(b.epsilon_lb),
+                "epsilon_lb_ceiling": ceilings.get(name, np.nan),
                 **_diagnostics(diagnostics, name),
                 "m": int(b.m),
                 "L": int(b.L),
@@ -133,10 +137,12 @@ def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Ma
 
 
 def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Mapping[str, Mapping],
-                   diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``split, auditor, method, epsilon, delta, epsilon_lb, experiment, test_acc, forget_acc``: joint
-    (reported cell) and pairwise (the experiment's pre-registered score) bounds against the
-    certified ε; a control's ``epsilon`` is empty."""
+                   diagnostics: pd.DataFrame | None = None, ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """``split, auditor, method, epsilon, delta, epsilon_lb, ceiling, experiment, test_acc, forget_acc``:
+    joint (reported cell) and pairwise (the experiment's pre-registered score) bounds against the
+    certified ε, each beside the largest bound its auditor's sample allows (``ceiling``); a
+    control's ``epsilon`` is empty."""
+    ceilings = ceilings or {}
     final = _reported(bounds)
     rows = []
     for name, e in experiments.items():
@@ -145,20 +151,24 @@ def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Ma
         else:
             r = _one(final, name, "joint")
         rows.append({"split": e["split"], "auditor": e["auditor"], "method": e["label"], "epsilon": e["params"].get("epsilon", np.nan),
-                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "experiment": name, **_diagnostics(diagnostics, name, _ACC)})
-    return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", "epsilon_lb", "experiment", *_ACC])
+                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan),
+                     "experiment": name, **_diagnostics(diagnostics, name, _ACC)})
+    return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", "epsilon_lb", "ceiling", "experiment", *_ACC])
 
 
-def figure1c_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``split, method, target_epsilon, delta, epsilon_lb, experiment, test_acc, forget_acc`` of the
-    rewind-to-delete audits and their controls (``target_epsilon`` empty)."""
+def figure1c_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
+                   ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """``split, method, target_epsilon, delta, epsilon_lb, ceiling, experiment, test_acc, forget_acc``
+    of the rewind-to-delete audits and their controls (``target_epsilon`` empty)."""
+    ceilings = ceilings or {}
     final = _reported(bounds)
     rows = []
     for name, e in experiments.items():
         r = _one(final, name, "joint")
         rows.append({"split": e["split"], "method": e["label"], "target_epsilon": e["params"].get("epsilon", np.nan), "delta": float(r.delta),
-                     "epsilon_lb": float(r.epsilon_lb), "experiment": name, **_diagnostics(diagnostics, name, _ACC)})
-    return pd.DataFrame(rows, columns=["split", "method", "target_epsilon", "delta", "epsilon_lb", "experiment", *_ACC])
+                     "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan), "experiment": name,
+                     **_diagnostics(diagnostics, name, _ACC)})
+    return pd.DataFrame(rows, columns=["split", "method", "target_epsilon", "delta", "epsilon_lb", "ceiling", "experiment", *_ACC])
 
 
 _CONTROL_STYLE = {"No unlearning": "-.", "Retrain": (0, (1, 3))}
@@ -175,6 +185,16 @@ def _control_lines(ax, data: pd.DataFrame, x: str) -> pd.DataFrame:
 
 
 _STYLE = {"uniform": ("tab:blue", "o"), "adversarial": ("tab:red", "s")}
+
+
+def _ceiling_lines(ax, data: pd.DataFrame, x: str) -> None:
+    """A dotted line per visibly distinct perfect-prediction ceiling (no bound of its cell can lie
+    above it), labelled at the right end of the x range."""
+    right = data[x].max() if len(data) and data[x].notna().any() else 1.0
+    for value in sorted({round(float(v), 2) for v in data.ceiling.dropna()}):
+        ax.axhline(value, color="gray", linestyle=":", linewidth=1)
+        ax.annotate(f"perfect-prediction ceiling {value:.2f}", (right, value), textcoords="offset points",
+                    xytext=(-4, 3), ha="right", fontsize=7, color="gray")
 
 
 def _lines(ax, frame: pd.DataFrame, x: str, group: list[str], label) -> None:
@@ -198,19 +218,18 @@ def draw_figure(name: str, bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame
     if name == "figure1a":
         data = figure1a_frame(checkpoint_bounds, experiments, ceilings, bounds, diagnostics, step_accuracies)
         _lines(ax, _control_lines(ax, data, "step"), "step", ["variant", "split"], lambda k: f"{k['variant']}, {k['split']} split")
-        for value in sorted({round(float(v), 2) for v in data.ceiling.dropna()}):  # one line per visibly distinct ceiling
-            ax.axhline(value, color="gray", linestyle=":", linewidth=1)
-            ax.annotate(f"perfect-prediction ceiling {value:.2f}", (data.step.max(), value), textcoords="offset points",
-                        xytext=(-4, 3), ha="right", fontsize=7, color="gray")
+        _ceiling_lines(ax, data, "step")
         ax.set_xlabel("noisy step t (the algorithm stopped at t)")
     elif name == "figure1b":
-        data = figure1b_frame(bounds, pairwise, experiments, diagnostics)
+        data = figure1b_frame(bounds, pairwise, experiments, diagnostics, ceilings)
         _lines(ax, _control_lines(ax, data, "epsilon"), "epsilon", ["auditor", "split"], lambda k: f"{k['auditor']} auditor, {k['split']} split")
+        _ceiling_lines(ax, data, "epsilon")
         ax.set_xscale("log")
         ax.set_xlabel(r"certified $\varepsilon$")
     elif name == "figure1c":
-        data = figure1c_frame(bounds, experiments, diagnostics)
+        data = figure1c_frame(bounds, experiments, diagnostics, ceilings)
         methods = _control_lines(ax, data, "target_epsilon")
+        _ceiling_lines(ax, data, "target_epsilon")
         _lines(ax, methods, "target_epsilon", ["split"], lambda k: f"{k['split']} split")
         if len(methods):
             grid = np.geomspace(methods.target_epsilon.min(), methods.target_epsilon.max(), 50)
