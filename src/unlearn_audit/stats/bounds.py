@@ -69,6 +69,19 @@ STATISTICS = ("mean", "median")
 #: (runs with V = r, docs/bounds.md §4a), which only ``method="exact"`` tests.
 ALL_STATISTICS = (*STATISTICS, "perfect")
 
+#: Bounds at or below this are reported as 0 and not rejected: every test reports
+#: sup{ε ≥ 0 : p_ε ≤ ζ} with ``rejected = bound > 0``, and at p_0 = ζ exactly that sup is 0 but the
+#: solvers can land a rounding error above it (docs/bounds.md §5).
+ZERO_BOUND_TOL = 1e-12
+
+
+def as_bound(value: float) -> float:
+    """A solved bound under the one convention: 0 when it is 0 up to rounding (≤ ZERO_BOUND_TOL)
+    or not a positive number, else the value."""
+    value = float(value)
+    return value if value > ZERO_BOUND_TOL else 0.0
+
+
 # Terms more than this many nats below the largest summand of a log-concave sum are
 # dropped: their total is < 1e-30 of the sum, far below float64 resolution.
 _WINDOW_NATS = 80.0
@@ -349,6 +362,7 @@ def epsilon_lower_bound(
 
 def _result(eps: float, statistic: str, stat: float, m: int, r: int, L: int, zeta: float, delta: float, method: str) -> EpsilonBound:
     """The :class:`EpsilonBound` of a solved ε_LDP (ε_LB = ε_LDP / 2, Lemma 4.1)."""
+    eps = as_bound(eps)
     return EpsilonBound(
         epsilon_ldp=float(eps), epsilon_lb=float(eps) / 2.0, rejected=bool(eps > 0.0), statistic=statistic,
         statistic_value=stat, m=m, r=r, L=int(L), zeta=zeta, delta=delta, method=method,
@@ -643,7 +657,7 @@ def unlearning_epsilon_lower_bound(
             lo = max(lo * (1.0 - 1e-12) - 1e-300, 0.0)
         else:  # pragma: no cover - rounding never needs this many steps
             lo = 0.0
-        eps = lo
+        eps = as_bound(lo)
     return EpsilonBound(
         epsilon_ldp=2.0 * eps,
         epsilon_lb=float(eps),

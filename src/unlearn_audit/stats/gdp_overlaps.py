@@ -25,6 +25,7 @@ from ..checks import check_epsilon
 from ..checks import check_zeta as _check_zeta
 from .bounds import (
     STATISTICS,
+    as_bound,
     _log_g,
     _log_g_threshold,
     _log_tail_bound,
@@ -152,7 +153,7 @@ def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0
     stat, log_g_star = _log_g_threshold(v, m, r, zeta, statistic)
     mu = 0.0
     if stat > r / 2:
-        mu = _largest_rejected_mu(lambda x: min_log_g_gdp(x, m, r) <= log_g_star)
+        mu = as_bound(_largest_rejected_mu(lambda x: min_log_g_gdp(x, m, r) <= log_g_star))
     return MuBound(
         mu_ldp=float(mu),
         mu_lb=float(mu) / 2.0,
