@@ -113,3 +113,10 @@ def test_table6_and_figures_1b_1c_carry_the_ceiling_of_each_bound():
     assert b.ceiling.to_dict() == {"r2d": ceilings(r2d)["r2d"], "r2d_pair": limit}
     c = figure1c_frame(r2d, {"r2d": experiments["r2d"]}, ceilings=limits)
     assert c.ceiling.tolist() == [ceilings(r2d)["r2d"]]
+
+
+def test_nearly_equal_ceilings_share_one_line():
+    from unlearn_audit.report.certified import _ceiling_groups
+
+    assert _ceiling_groups([2.599, 2.591, 0.70, 0.6976]) == [(0.6976, 0.70), (2.591, 2.599)]
+    assert _ceiling_groups([1.0, 2.0]) == [(1.0, 1.0), (2.0, 2.0)]

@@ -179,21 +179,35 @@ def _control_lines(ax, data: pd.DataFrame, x: str) -> pd.DataFrame:
     controls = data[data[x].isna()]
     for r in controls.itertuples(index=False):
         colour, _ = _STYLE.get(r.split, ("tab:gray", "^"))
+        auditor = f", {r.auditor} auditor" if "auditor" in controls.columns else ""
         ax.axhline(r.epsilon_lb, color=colour, linestyle=_CONTROL_STYLE.get(r.method, ":"), linewidth=1.2, alpha=0.8,
-                   label=f"{r.method} (control), {r.split} split")
+                   label=f"{r.method} (control{auditor}), {r.split} split")
     return data[data[x].notna()]
 
 
 _STYLE = {"uniform": ("tab:blue", "o"), "adversarial": ("tab:red", "s")}
 
 
+def _ceiling_groups(values, rtol: float = 0.02) -> list[tuple[float, float]]:
+    """(lowest, highest) of each group of ceilings within ``rtol`` of each other (e.g. the ceilings
+    at δ = 0 and δ = 1e-3 of one (m, L): 2.599 and 2.591), so that one line stands for each."""
+    groups: list[list[float]] = []
+    for v in sorted(float(v) for v in values):
+        if groups and v <= groups[-1][0] * (1 + rtol) + 1e-12:
+            groups[-1].append(v)
+        else:
+            groups.append([v])
+    return [(g[0], g[-1]) for g in groups]
+
+
 def _ceiling_lines(ax, data: pd.DataFrame, x: str) -> None:
-    """A dotted line per visibly distinct perfect-prediction ceiling (no bound of its cell can lie
-    above it), labelled at the right end of the x range."""
+    """A dotted line per group of nearly equal perfect-prediction ceilings (no bound of its cell can
+    lie above it), drawn at the group's highest and labelled at the right end of the x range."""
     right = data[x].max() if len(data) and data[x].notna().any() else 1.0
-    for value in sorted({round(float(v), 2) for v in data.ceiling.dropna()}):
-        ax.axhline(value, color="gray", linestyle=":", linewidth=1)
-        ax.annotate(f"perfect-prediction ceiling {value:.2f}", (right, value), textcoords="offset points",
+    for low, high in _ceiling_groups(data.ceiling.dropna()):
+        text = f"{high:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
+        ax.axhline(high, color="gray", linestyle=":", linewidth=1)
+        ax.annotate(f"perfect-prediction ceiling {text}", (right, high), textcoords="offset points",
                     xytext=(-4, 3), ha="right", fontsize=7, color="gray")
 
 
