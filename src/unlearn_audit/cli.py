@@ -10,6 +10,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -227,6 +228,12 @@ def _check_output_file(path: Path, option: str) -> None:
     existing = next((p for p in [parent, *parent.parents] if p.exists()), Path("."))
     if not os.access(existing, os.W_OK):
         raise UsageError(f"{option} {path}: {existing} is not writable")
+    if existing == parent:  # a file must be creatable there (permissions alone do not say so, e.g. /proc)
+        try:
+            with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{path.name}.", suffix=".check"):
+                pass
+        except OSError as exc:
+            raise UsageError(f"{option} {path}: cannot create a file in {parent} ({exc.strerror or exc}); give another path") from None
 
 
 def _cmd_audit(args) -> dict:
