@@ -97,9 +97,11 @@ BOUNDS = pa.schema(
         ("rejected", pa.bool_()),
         ("selection", pa.string()),    # "preregistered" or "bonferroni" (unlearn_audit.stats.selection)
         ("role", pa.string()),         # preregistered | exploratory (or selected | candidate under Bonferroni)
-        ("test", pa.string()),         # the pre-registered test: "theorem4.2" (epsilon_lb) or "exact" (epsilon_lb_exact)
+        ("test", pa.string()),         # the pre-registered test: theorem4.2 | exact | mgf | adaptive (unlearn_audit.stats.selection)
         ("epsilon_ldp_exact", pa.float64()),  # the exact convolution test (docs/bounds.md); NaN when delta > 0
         ("epsilon_lb_exact", pa.float64()),
+        ("epsilon_ldp_test", pa.float64()),   # this row's bound under the pre-registered `test`: the claim
+        ("epsilon_lb_test", pa.float64()),
         ("mu_ldp", pa.float64()),      # mu-GDP lower bound of the induced mechanism (docs/bounds.md §6)
         ("mu_lb", pa.float64()),       # ... of a mu-GDP unlearning claim (mu_ldp / 2)
     ]

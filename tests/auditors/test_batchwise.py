@@ -199,7 +199,27 @@ def test_bounds_table_argument_checks():
     with pytest.raises(ValueError, match="the pre-registered cell's test is 'theorem4.2' but test='exact'"):
         bounds_table(df, m, primary=Cell(10, "mean", "logit"), test="exact")
     with pytest.raises(ValueError, match="test must be one of"):
-        bounds_table(df, m, test="mgf")
+        bounds_table(df, m, test="perfect")
+    with pytest.raises(ValueError, match="test 'adaptive' supports delta = 0 only"):
+        bounds_table(df, m, delta=1e-5, test="adaptive")
+
+
+@pytest.mark.parametrize("test", ["theorem4.2", "exact", "mgf", "adaptive"])
+def test_each_row_carries_its_bound_under_the_preregistered_test(test):
+    """epsilon_ldp_test is the row's bound under the pre-registered test (the median's under mgf and
+    adaptive: the exact binomial tail), and the Bonferroni choice is made on it."""
+    df, m = _planted_overlaps()
+    table = bounds_table(df, m, primary=Cell(10, "mean", "logit", test))
+    assert set(table.test) == {test}
+    for row in table.itertuples():
+        v = df[(df.score == row.score) & (df.r == row.r)].sort_values("run").overlap.to_numpy()
+        method = test if (row.statistic == "mean" or test in ("theorem4.2", "exact")) else "exact"
+        expected = epsilon_lower_bound(v, m, row.r, zeta=row.zeta, statistic=row.statistic, method=method).epsilon_ldp
+        assert row.epsilon_ldp_test == expected and row.epsilon_lb_test == expected / 2
+        if test == "adaptive" and row.statistic == "mean":
+            assert row.epsilon_ldp_test >= row.epsilon_ldp_exact >= row.epsilon_ldp  # never looser (docs/bounds.md §3a)
+    bonf = bounds_table(df, m, selection="bonferroni", test=test)
+    assert bonf.loc[bonf.role == "selected", "epsilon_ldp_test"].iloc[0] == bonf.epsilon_ldp_test.max()
 
 
 # ---------------------------------------------------------------------------------------------

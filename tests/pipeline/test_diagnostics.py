@@ -70,3 +70,7 @@ def test_the_no_op_verdict_compares_the_bounds_of_the_preregistered_test():
     assert experiment_diagnostics(bounds, metrics, experiments).set_index("experiment").loc["m", "no_op"]  # 11.5 >= 0.9 x 12
     theorem = bounds.assign(test="theorem4.2")
     assert not experiment_diagnostics(theorem, metrics, experiments).set_index("experiment").loc["m", "no_op"]  # 9.5 < 0.9 x 11
+    # with the claim column (any pre-registered test, e.g. adaptive), the verdict reads it
+    adaptive = bounds.assign(test="adaptive", epsilon_lb_test=[12.5, 11.4])
+    assert experiment_diagnostics(adaptive, metrics, experiments).set_index("experiment").loc["m", "no_op"]  # 11.4 >= 0.9 x 12.5
+    assert not experiment_diagnostics(adaptive.assign(epsilon_lb_test=[12.5, 9.0]), metrics, experiments).set_index("experiment").loc["m", "no_op"]

@@ -185,3 +185,23 @@ def test_the_divergence_script_recomputes_its_numbers_from_a_finished_run(shared
     assert float(retrain[header.index("epsilon_lb")]) == 0.0  # exact unlearning: no bound
     missing = subprocess.run([sys.executable, str(REPO / "analysis" / "divergences.py"), str(shared_run.workdir / "nope")], capture_output=True, text=True)
     assert missing.returncode == 2 and "config.yaml not found" in missing.stderr
+
+
+def test_a_preregistered_adaptive_test_is_the_claim_in_bounds_table_and_log(shared_run):
+    """.test/all.yaml pre-registers `test: adaptive` for tiny_hessian: every row carries its bound under
+    that test (never below the exact test's for the mean), Table 7 shows it as epsilon_lb_adaptive
+    beside the others, and the job log names the test and its claim."""
+    import pandas as pd
+
+    bounds = pd.read_parquet(shared_run.results / "tiny_hessian" / "bounds.parquet")
+    assert set(bounds.test) == {"adaptive"}
+    mean = bounds[bounds.statistic == "mean"]
+    assert (mean.epsilon_ldp_test >= mean.epsilon_ldp_exact - 1e-12).all() and (mean.epsilon_ldp_exact >= mean.epsilon_ldp - 1e-12).all()
+    median = bounds[bounds.statistic == "median"]
+    assert (median.epsilon_ldp_test == median.epsilon_ldp_exact).all()  # the median's test under adaptive: exact
+    reported = bounds[bounds.role == "preregistered"].iloc[0]
+    table7 = pd.read_csv(shared_run.results / "tables" / "table7.csv")
+    row = table7[table7.method == "Hessian"].iloc[0]
+    assert row.epsilon_lb_adaptive == reported.epsilon_lb_test and "adaptive test" in row.cell
+    last = (shared_run.results / "logs" / "tiny_hessian" / "audit.log").read_text().strip().splitlines()[-1]
+    assert "adaptive test): epsilon_LB = " in last and f"{reported.epsilon_lb_test:.4g}" in last

@@ -214,8 +214,8 @@ def _nn_method_params(config: dict) -> list[tuple[str, str]]:
             problems.append((f"nn.experiments.{name}.params", str(exc)))
             continue
         claim = getattr(params, "claim", None)
-        if exp.get("test") == "exact" and claim is not None and claim[1] > 0:
-            problems.append((f"nn.experiments.{name}.test", f"the exact test supports delta = 0 only, and this experiment is audited at its certified delta = {claim[1]:g}: pre-register test: theorem4.2 (Lemma C.1)"))
+        if exp.get("test", "theorem4.2") != "theorem4.2" and claim is not None and claim[1] > 0:
+            problems.append((f"nn.experiments.{name}.test", f"the {exp['test']} test supports delta = 0 only, and this experiment is audited at its certified delta = {claim[1]:g}: pre-register test: theorem4.2 (Lemma C.1)"))
         design = nn.get("designs", {}).get(exp.get("design"))
         if design is not None:
             problems += _certified_problems(f"nn.experiments.{name}", exp["method"], params, exp["design"], design)

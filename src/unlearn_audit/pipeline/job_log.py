@@ -51,7 +51,9 @@ def _preregistered(path: Path) -> str:
         return ""
     row = rows.iloc[0]
     cell = ", ".join(str(row[c]) for c in ("r", "statistic", "score") if c in bounds.columns)
-    return f"; {row['role']} cell ({cell}): epsilon_LB = {float(row['epsilon_lb']):.4g}"
+    claim = row["epsilon_lb_test"] if "epsilon_lb_test" in row.index else row["epsilon_lb"]
+    test = f", {row['test']} test" if "test" in row.index else ""
+    return f"; {row['role']} cell ({cell}{test}): epsilon_LB = {float(claim):.4g}"
 
 
 def output_summary(outputs: Iterable[str | os.PathLike], seconds: float | None = None) -> str:

@@ -94,8 +94,11 @@ def _cell_text(row: pd.Series) -> str:
 
 
 def _other_bounds(row: pd.Series) -> dict[str, float]:
-    """The exact test's ε_LB and μ_LB of the reported cell, in their own columns (docs/bounds.md)."""
-    return {"epsilon_lb_exact": row.epsilon_lb_exact, "mu_lb": row.mu_lb}
+    """The exact test's ε_LB and μ_LB of the reported cell, in their own columns (docs/bounds.md),
+    and under a pre-registered "mgf" or "adaptive" test its bound as ``epsilon_lb_<test>``."""
+    test = row.get("test", "theorem4.2")
+    extra = {f"epsilon_lb_{test}": row.epsilon_lb_test} if test not in ("theorem4.2", "exact") and "epsilon_lb_test" in row.index else {}
+    return {"epsilon_lb_exact": row.epsilon_lb_exact, **extra, "mu_lb": row.mu_lb}
 
 
 def _has_ceilings(bounds: pd.DataFrame) -> bool:
