@@ -205,3 +205,28 @@ def test_a_preregistered_adaptive_test_is_the_claim_in_bounds_table_and_log(shar
     assert row.epsilon_lb_adaptive == reported.epsilon_lb_test and "adaptive test" in row.cell
     last = (shared_run.results / "logs" / "tiny_hessian" / "audit.log").read_text().strip().splitlines()[-1]
     assert "adaptive test): epsilon_LB = " in last and f"{reported.epsilon_lb_test:.4g}" in last
+
+
+def test_the_tests_side_by_side_script_reads_a_finished_run(shared_run):
+    """analysis/tests_side_by_side.py: every test on each pre-registered cell; the adaptive test is
+    never below exact or mgf, exact never below Theorem 4.2, and Retrain stays at 0 under all."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    proc = subprocess.run([sys.executable, str(REPO / "analysis" / "tests_side_by_side.py"), str(shared_run.results)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    header = lines[0].split()
+    table = pd.DataFrame([line.split() for line in lines[1:]], columns=header)
+    zero_delta = table[table.delta.astype(float) == 0].copy()
+    for col in ("theorem4.2/mean", "exact/mean", "mgf/mean", "adaptive/mean", "exact/perfect"):
+        zero_delta[col] = zero_delta[col].astype(float)
+    assert len(zero_delta) >= 5
+    assert (zero_delta["adaptive/mean"] >= zero_delta[["exact/mean", "mgf/mean"]].max(axis=1) - 1e-9).all()
+    assert (zero_delta["exact/mean"] >= zero_delta["theorem4.2/mean"] - 1e-9).all()
+    retrain = zero_delta[zero_delta.experiment == "tiny_retrain"].iloc[0]
+    assert retrain[["theorem4.2/mean", "exact/mean", "mgf/mean", "adaptive/mean", "exact/perfect"]].astype(float).max() == 0.0
+    assert "tiny_hessian" in set(table.experiment) and "adaptive/mean" in set(table.preregistered)
