@@ -117,7 +117,9 @@ REPORTED_ROLES = ("preregistered", "selected")
 CHECKPOINT_SCORES = pa.schema([("step", pa.int32())] + list(zip(SCORES.names, SCORES.types)))
 
 #: Bounds of the checkpoint audits, one set per step.
-CHECKPOINT_BOUNDS = pa.schema([("step", pa.int32())] + list(zip(BOUNDS.names, BOUNDS.types)))
+CHECKPOINT_BOUNDS = pa.schema([("step", pa.int32())] + list(zip(BOUNDS.names, BOUNDS.types))
+                              # the row's claim at ζ/K for the K checkpoint steps (Bonferroni over steps)
+                              + [("epsilon_lb_bonferroni_steps", pa.float64())])
 
 #: The pairwise baseline (App. A.3): one row per score.
 PAIRWISE = pa.schema(

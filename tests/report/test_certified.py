@@ -120,3 +120,11 @@ def test_nearly_equal_ceilings_share_one_line():
 
     assert _ceiling_groups([2.599, 2.591, 0.70, 0.6976]) == [(0.6976, 0.70), (2.591, 2.599)]
     assert _ceiling_groups([1.0, 2.0]) == [(1.0, 1.0), (2.0, 2.0)]
+
+
+def test_figure1a_carries_the_bonferroni_over_steps_reading():
+    steps = pd.DataFrame([_bound("mc_a", 1.5, step=20, epsilon_lb_bonferroni_steps=1.1), _bound("mc_a", 0.7, step=1, epsilon_lb_bonferroni_steps=0.3)])
+    frame = figure1a_frame(steps, {"mc_a": MC["mc_a"]})
+    assert frame.epsilon_lb_bonferroni_steps.tolist() == [0.3, 1.1] and frame.step.tolist() == [1, 20]
+    legacy = figure1a_frame(steps.drop(columns="epsilon_lb_bonferroni_steps"), {"mc_a": MC["mc_a"]})
+    assert legacy.epsilon_lb_bonferroni_steps.isna().all()  # checkpoint bounds written before the column

@@ -45,6 +45,18 @@ def test_table6_and_model_clipping_records(shared_run):
     assert sorted(steps.step.unique()) == [1, 20]
     uncert = pd.read_parquet(res / "mc_uncertified" / "bounds.parquet")
     assert set(uncert.delta) == {0.0}  # the fixed-step variant makes no (ε, δ) claim
+    # each step also at ζ/K (K steps): never above the step's own level-ζ bound, and the audit at ζ/K
+    u_steps = pd.read_parquet(res / "mc_uncertified" / "checkpoint_bounds.parquet")
+    k = u_steps.step.nunique()
+    assert k >= 2 and (u_steps.epsilon_lb_bonferroni_steps <= u_steps.epsilon_lb_test + 1e-12).all()
+    from unlearn_audit import epsilon_lower_bound
+
+    over = pd.read_parquet(res / "mc_uncertified" / "overlaps.parquet")
+    row = uncert[uncert.role == "preregistered"].iloc[0]
+    v = over[(over.r == row.r) & (over.score == row.score)].sort_values("run").overlap.to_numpy()
+    at_k = epsilon_lower_bound(v, int(row.m), int(row.r), zeta=0.05 / k, statistic=row.statistic).epsilon_lb
+    at_1 = epsilon_lower_bound(v, int(row.m), int(row.r), zeta=0.05, statistic=row.statistic).epsilon_lb
+    assert at_k <= at_1 and row.epsilon_lb == at_1  # the final audit is at ζ; the ζ/K reading is never larger
 
 
 def test_figures_write_their_numbers(shared_run):
@@ -63,6 +75,8 @@ def test_figures_write_their_numbers(shared_run):
         assert data.ceiling.notna().all() and (data.epsilon_lb <= data.ceiling * (1 + 1e-9)).all(), name
     a = pd.read_csv(fig / "figure1a.csv")
     assert set(a.variant) == {"certified", "uncertified", "control"}
+    stepped = a[a.variant != "control"]
+    assert stepped.epsilon_lb_bonferroni_steps.notna().all() and (stepped.epsilon_lb_bonferroni_steps <= stepped.epsilon_lb + 1e-12).all()
     assert sorted(a[a.variant == "uncertified"].step) == [1, 5, 10]
     # the accuracies of the audited models at each step, the controls' one row each (no step)
     assert a.loc[a.variant != "control", ["test_acc", "forget_acc"]].notna().all().all()

@@ -76,8 +76,15 @@ def joint_audit(
     frames = []
     if checkpoint_paths:
         steps = read_concat(checkpoint_paths, schemas.CHECKPOINT_SCORES)
+        n_steps = steps.step.nunique()
+        keys = ["auditor", "score", "r", "statistic"]
         for step, sub in steps.groupby("step", sort=True):
-            _, b = _joint_tables(sub.drop(columns="step"), signs, int(m), cell_cfg, zeta)
+            sub = sub.drop(columns="step")
+            _, b = _joint_tables(sub, signs, int(m), cell_cfg, zeta)
+            # the same audit at ζ/K (K steps): the maximum of these over the steps is one level-ζ claim
+            _, corrected = _joint_tables(sub, signs, int(m), cell_cfg, zeta / n_steps)
+            b = b.merge(corrected[keys + ["epsilon_lb_test"]].rename(columns={"epsilon_lb_test": "epsilon_lb_bonferroni_steps"}),
+                        on=keys, how="left", validate="one_to_one")
             frames.append(b.assign(step=int(step)))
     table = pd.concat(frames, ignore_index=True) if frames else empty_frame(schemas.CHECKPOINT_BOUNDS)
     write_parquet(table[schemas.CHECKPOINT_BOUNDS.names], checkpoint_bounds_path, schemas.CHECKPOINT_BOUNDS)
