@@ -196,12 +196,12 @@ def _bonferroni_lines(ax, steps: pd.DataFrame) -> None:
     """Figure 1a's second reading: each step's bound at ζ/K (K steps), thin and dotted in the colour
     of its line; the largest of these over the steps is one level-ζ claim."""
     for (variant, split), sub in steps.groupby(["variant", "split"], sort=True):
-        if sub.epsilon_lb_bonferroni_steps.isna().all():
-            continue
+        if sub.epsilon_lb_bonferroni_steps.isna().all() or not (sub.epsilon_lb_bonferroni_steps > 0).any():
+            continue  # nothing to read beside a line at 0
         colour, _ = _STYLE.get(split, ("tab:gray", "^"))
         sub = sub.sort_values("step")
         ax.plot(sub.step, sub.epsilon_lb_bonferroni_steps, color=colour, linestyle=(0, (1, 1)), linewidth=1.5,
-                label=f"{variant}, {split} split, each step at ζ/{len(sub)} (max over steps: one level-ζ claim)")
+                label=f"{variant}, {split} split, each step at ζ/{len(sub)}\n(their maximum: one level-ζ claim)")
 
 
 def _ceiling_groups(values, rtol: float = 0.02) -> list[tuple[float, float]]:
@@ -244,7 +244,7 @@ def draw_figure(name: str, bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame
     """Draw Figure 1a, 1b or 1c from its frame, saved with the frame as ``stem``.csv; Figure 1a
     draws each distinct perfect-prediction ceiling (``ceilings``) as a dotted line; the controls
     (No unlearning, Retrain) are horizontal lines."""
-    fig, ax = new_figure(6.0, 4.0)
+    fig, ax = new_figure(8.5 if name == "figure1a" else 6.0, 4.0)
     if name == "figure1a":
         data = figure1a_frame(checkpoint_bounds, experiments, ceilings, bounds, diagnostics, step_accuracies)
         methods = _control_lines(ax, data, "step")
@@ -274,5 +274,8 @@ def draw_figure(name: str, bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame
     ax.set_ylabel(r"$\varepsilon_{LB}$ (level $\zeta$, at the certified $\delta$)")
     ax.set_title(CERTIFIED_FIGURES[name].split(": ", 1)[1], fontsize=9)
     if len(data):
-        ax.legend(loc="best", fontsize=7)
+        if name == "figure1a":  # many lines: the legend beside the axes, not over the data
+            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, borderaxespad=0.0)
+        else:
+            ax.legend(loc="best", fontsize=7)
     return save_figure(fig, stem, data=data)
