@@ -133,3 +133,72 @@ def test_the_public_names_of_the_package_tops_resolve():
     assert unlearn_audit.stats.bounds.epsilon_lower_bound is unlearn_audit.epsilon_lower_bound
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         unlearn_audit.not_a_name
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """{module: the package modules it imports}, lazy imports (inside functions) included."""
+    modules = {}
+    for path in SRC.rglob("*.py"):
+        parts = path.relative_to(SRC.parent).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {}
+    for name, path in modules.items():
+        deps = set()
+        for imported in _imports_of(path):
+            target = imported  # "pkg.mod.name" -> the longest prefix that is a module
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target.startswith("unlearn_audit") and target != name:
+                deps.add(target)
+        graph[name] = deps
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan): every import circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(circles)
+
+
+#: Import circles not yet taken apart (issue "One house, second generation"): none may be added.
+KNOWN_CIRCLES = [
+    ["unlearn_audit.pipeline.plan", "unlearn_audit.pipeline.tradeoff"],
+    ["unlearn_audit.stats.bounds", "unlearn_audit.stats.posterior_tests"],
+]
+
+
+def test_no_new_import_circle_lazy_imports_included():
+    assert import_circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]  # the detector finds one
+    circles = import_circles(_module_graph())
+    new = [c for c in circles if c not in KNOWN_CIRCLES]
+    assert not new, f"import circle(s) {new}: move the shared code into a module both can import"
+    assert circles == KNOWN_CIRCLES, f"a known circle is gone ({[c for c in KNOWN_CIRCLES if c not in circles]}): drop it from KNOWN_CIRCLES"

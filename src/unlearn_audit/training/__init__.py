@@ -2,8 +2,9 @@
 
 * :mod:`.config` — :class:`TrainConfig` and the learning-rate schedules (numpy only, no torch);
 * :mod:`.sgd` — the one SGD loop :func:`sgd_run` and its update :class:`MomentumSGD` (torch);
-* :mod:`.base` — π (:func:`shuffle_orders`), :func:`train_model`, :func:`train_many` (Section 3, G.1.2);
-* :mod:`.batched` — K TinyNets as one grouped-convolution network (DESIGN §8).
+* :mod:`.base` — π (:func:`shuffle_orders`), :func:`train_model` (Section 3, G.1.2);
+* :mod:`.batched` — K TinyNets as one grouped-convolution network (DESIGN §8);
+* :mod:`.many` — :func:`train_many`: many models from one x0 and π, one by one or grouped.
 
 Names are imported from their modules on first access, so ``import unlearn_audit.training.config``
 does not import torch.
@@ -16,7 +17,7 @@ import importlib
 _EXPORTS = {
     "ANNEALING": "config", "SCHEDULES": "config", "TrainConfig": "config", "lr_schedule": "config",
     "MomentumSGD": "sgd", "loss_fn": "sgd", "random_batches": "sgd", "sgd_run": "sgd",
-    "epoch_batches": "base", "epoch_rows": "base", "shuffle_orders": "base", "train_many": "base",
+    "epoch_batches": "base", "epoch_rows": "base", "shuffle_orders": "base", "train_many": "many",
     "train_model": "base", "training_batches": "base",
     "grouped_applicable": "batched", "train_models_grouped": "batched",
 }

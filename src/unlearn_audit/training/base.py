@@ -23,7 +23,7 @@ the number of torch threads must be fixed per experiment for A(D(S)) to depend o
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -33,7 +33,7 @@ from ..seeds import SeedLike, as_generator
 from ..torch_utils import as_torch_generator, check_xy, model_device
 from .sgd import TrainConfig, random_batches, sgd_run
 
-__all__ = ["shuffle_orders", "epoch_rows", "epoch_batches", "training_batches", "train_model", "train_many"]
+__all__ = ["shuffle_orders", "epoch_rows", "epoch_batches", "training_batches", "train_model"]
 
 
 def shuffle_orders(n_universe: int, epochs: int, seed: SeedLike) -> np.ndarray:
@@ -126,54 +126,3 @@ def train_model(
         model, xt, yt, batches, cfg.lrs(len(batches)), momentum=cfg.momentum, weight_decay=cfg.weight_decay,
         nesterov=cfg.nesterov, grad_clip=cfg.grad_clip, show_progress=progress, desc="base training",
     )
-
-
-def train_many(
-    model_name: str,
-    model_params: Mapping[str, Any] | None,
-    init_state: Mapping[str, torch.Tensor],
-    x: Any,
-    y: Any,
-    example_ids_list: Sequence[np.ndarray],
-    orders: np.ndarray,
-    cfg: TrainConfig,
-    *,
-    grouped: bool | None = False,
-    group_size: int = 8,
-    progress: bool | None = None,
-) -> list[dict[str, torch.Tensor]]:
-    """Train one model per training set from the shared x0 ``init_state`` and order π.
-
-    ``x, y`` hold the universe (row u = universe example u).  ``grouped=False`` (default) trains
-    the runs one by one with :func:`train_model`; ``True`` trains them ``group_size`` at a time
-    with :func:`train_models_grouped` (TinyNet, training sets of equal size; an error otherwise);
-    ``None`` picks the grouped path when it applies.  Every group is padded to
-    ``group_size`` models, so a model's weights do not depend on how the runs were chunked — but
-    they do depend, in the last bits (amplified by training), on the path, the group size and
-    the number of torch threads: keep all three fixed within an experiment.  Returns the trained
-    state dicts in the order of ``example_ids_list``.
-    """
-    from ..models import build_model
-    from .batched import grouped_applicable, train_models_grouped
-
-    ids_list = [np.asarray(e, dtype=np.int64) for e in example_ids_list]
-    can_group = grouped_applicable(model_name, ids_list)
-    if grouped and not can_group:
-        raise ValueError("grouped training needs a TinyNet model and training sets of equal size")
-    if group_size < 1:
-        raise ValueError("group_size must be >= 1")
-    if grouped or (grouped is None and can_group):
-        out: list[dict[str, torch.Tensor]] = []
-        for i in range(0, len(ids_list), group_size):
-            out += train_models_grouped(init_state, x, y, ids_list[i : i + group_size], orders, cfg, model_params,
-                                        group_size=group_size, progress=progress)
-        return out
-    xt, yt = check_xy(x, y)
-    out = []
-    for ids in ids_list:
-        model = build_model(model_name, **dict(model_params or {}))
-        model.load_state_dict(init_state)
-        idx = torch.from_numpy(ids)
-        train_model(model, xt.index_select(0, idx), yt.index_select(0, idx), ids, orders, cfg, progress=progress)
-        out.append({k: v.detach().clone() for k, v in model.state_dict().items()})
-    return out
