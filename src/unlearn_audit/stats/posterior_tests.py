@@ -28,7 +28,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from .bounds import (
+from .theorem42 import (
     _WINDOW_NATS,
     ALL_STATISTICS,
     _log_comb,
