@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import betainccinv, betaincinv, gammaln, logsumexp, ndtri
+from scipy.special import betainccinv, betaincinv, logsumexp, ndtri
 
 from ..checks import check_count as _check_count
 from ..checks import check_delta as _check_delta
