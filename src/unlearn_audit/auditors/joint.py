@@ -40,7 +40,7 @@ from .batchwise import SCORES, bounds_table
 from .gaussian_fit import REL_VAR_FLOOR, PerClassFit, fit_per_class
 from .runs import check_single_phase, score_matrix, sign_matrix
 
-__all__ = ["joint_fit", "joint_guesses", "joint_audit_tables"]
+__all__ = ["joint_fit", "joint_guesses", "joint_overlaps", "joint_bounds", "joint_audit_tables"]
 
 
 def _check_sign_vectors(signs: np.ndarray, what: str) -> np.ndarray:
@@ -158,7 +158,8 @@ def joint_audit_tables(
     selection: str = "preregistered",
     auditor: str = "joint",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(overlaps, bounds) of Algorithm 3 from score and sign tables (OVERLAPS, BOUNDS schemas).
+    """(overlaps, bounds) of Algorithm 3 from score and sign tables (OVERLAPS, BOUNDS schemas):
+    :func:`joint_overlaps`, then :func:`joint_bounds`.
 
     Parameters
     ----------
@@ -171,6 +172,22 @@ def joint_audit_tables(
     primary, selection : the pre-registered cell (r must be m) or ``"bonferroni"``, exactly as
         :func:`~.batchwise.bounds_table`.
     """
+    overlaps = joint_overlaps(calib_scores, eval_scores, eval_signs, calib_signs, m, scores=scores, auditor=auditor)
+    return overlaps, joint_bounds(overlaps, m, zeta=zeta, delta=delta, statistics=statistics, primary=primary, selection=selection)
+
+
+def joint_overlaps(
+    calib_scores: pd.DataFrame,
+    eval_scores: pd.DataFrame,
+    eval_signs: pd.DataFrame,
+    calib_signs: pd.DataFrame,
+    m: int,
+    *,
+    scores: Sequence[str] = SCORES,
+    auditor: str = "joint",
+) -> pd.DataFrame:
+    """OVERLAPS of Algorithm 3: per score, the Gaussian fit on the calibration runs and the overlap of
+    each evaluation run's argmax guess (r = m) with its true S."""
     check_m_r(m)
     if m % 2:
         raise ValueError(f"the joint auditor guesses all m entries (r = m), so m must be even, got m = {m}")
@@ -181,8 +198,13 @@ def joint_audit_tables(
         v = np.atleast_1d(overlap(joint_guesses(fit, values, m), true_signs))
         for run, idx, val in zip(runs, sign_index, v):
             rows.append({"experiment": experiment, "auditor": auditor, "score": score, "run": int(run), "sign_index": int(idx), "m": int(m), "r": int(m), "overlap": int(val)})
-    overlaps = pd.DataFrame(rows)
-    bounds = bounds_table(
-        overlaps, m, zeta=zeta, statistics=statistics, delta=delta, primary=primary, selection=selection, delta_kind="unlearning"
-    )
-    return overlaps, bounds
+    return pd.DataFrame(rows)
+
+
+def joint_bounds(overlaps: pd.DataFrame, m: int, *, zeta: float = 0.05, delta: float = 0.0, statistics: Sequence[str] = STATISTICS,
+                 primary: Cell | None = None, selection: str = "preregistered") -> pd.DataFrame:
+    """BOUNDS of Algorithm 3's overlaps: each row bounds the (ε, δ) unlearning claim
+    (:func:`~.batchwise.bounds_table` with ``delta_kind="unlearning"``), so the overlaps of one fit can
+    be bounded at several levels without fitting again."""
+    return bounds_table(overlaps, m, zeta=zeta, statistics=statistics, delta=delta, primary=primary, selection=selection,
+                        delta_kind="unlearning")

@@ -23,7 +23,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from .. import schemas
-from ..auditors.joint import joint_audit_tables
+from ..auditors.joint import joint_bounds, joint_overlaps
 from ..auditors.pairwise import pairwise_audit_table
 from ..io import empty_frame, read_concat, read_parquet, write_parquet
 from ..stats.bounds import pairwise_unlearning_epsilon_lower_bound
@@ -42,13 +42,15 @@ def _split_phases(scores: pd.DataFrame, signs: pd.DataFrame):
     return calib, evals, signs[signs.phase == "calib"], signs[signs.phase == "eval"]
 
 
-def _joint_tables(scores: pd.DataFrame, signs: pd.DataFrame, m: int, cell_cfg: Mapping, zeta: float):
+def _joint_overlaps(scores: pd.DataFrame, signs: pd.DataFrame, m: int) -> pd.DataFrame:
     calib, evals, calib_signs, eval_signs = _split_phases(scores, signs)
+    return joint_overlaps(calib, evals, eval_signs, calib_signs, m)
+
+
+def _joint_bounds(overlaps: pd.DataFrame, m: int, cell_cfg: Mapping, zeta: float) -> pd.DataFrame:
     cell = preregistered_cell({**cell_cfg, "r": [m], "report_r": m})
-    return joint_audit_tables(
-        calib, evals, eval_signs, calib_signs, m, zeta=zeta, delta=float(cell_cfg["delta"]), primary=cell,
-        selection=cell_cfg.get("selection", "preregistered"),
-    )
+    return joint_bounds(overlaps, m, zeta=zeta, delta=float(cell_cfg["delta"]), primary=cell,
+                        selection=cell_cfg.get("selection", "preregistered"))
 
 
 def joint_audit(
@@ -68,7 +70,8 @@ def joint_audit(
     (:func:`.plan.audit_delta`)."""
     scores = read_concat(score_paths, schemas.SCORES)
     signs = read_parquet(signs_path, schemas.SIGNS)
-    overlaps, bounds = _joint_tables(scores, signs, int(m), cell_cfg, zeta)
+    overlaps = _joint_overlaps(scores, signs, int(m))
+    bounds = _joint_bounds(overlaps, int(m), cell_cfg, zeta)
     write_parquet(overlaps, overlaps_path, schemas.OVERLAPS)
     write_parquet(bounds, bounds_path, schemas.BOUNDS)
     if checkpoint_bounds_path is None:
@@ -79,10 +82,10 @@ def joint_audit(
         n_steps = steps.step.nunique()
         keys = ["auditor", "score", "r", "statistic"]
         for step, sub in steps.groupby("step", sort=True):
-            sub = sub.drop(columns="step")
-            _, b = _joint_tables(sub, signs, int(m), cell_cfg, zeta)
-            # the same audit at ζ/K (K steps): the maximum of these over the steps is one level-ζ claim
-            _, corrected = _joint_tables(sub, signs, int(m), cell_cfg, zeta / n_steps)
+            at_step = _joint_overlaps(sub.drop(columns="step"), signs, int(m))
+            b = _joint_bounds(at_step, int(m), cell_cfg, zeta)
+            # the same overlaps at ζ/K (K steps): the maximum of these over the steps is one level-ζ claim
+            corrected = _joint_bounds(at_step, int(m), cell_cfg, zeta / n_steps)
             b = b.merge(corrected[keys + ["epsilon_lb_test"]].rename(columns={"epsilon_lb_test": "epsilon_lb_bonferroni_steps"}),
                         on=keys, how="left", validate="one_to_one")
             frames.append(b.assign(step=int(step)))
@@ -120,7 +123,7 @@ def figure(name: str, bound_paths: Sequence[str], checkpoint_bound_paths: Sequen
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     warn(diagnostics)
-    limits = {**ceilings(bounds), **ceilings(steps), **pairwise_ceilings(pairwise)}
+    limits = {**ceilings(bounds), **pairwise_ceilings(pairwise)}  # a step's (m, L, ζ, δ) is its experiment's
     draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""), ceilings=limits,
                 diagnostics=diagnostics, step_accuracies=checkpoint_accuracies(metrics))
 

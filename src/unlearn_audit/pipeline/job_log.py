@@ -43,10 +43,12 @@ def _preregistered(path: Path) -> str:
     """'; pre-registered ... ε_LB = x' for a BOUNDS file with a pre-registered (or selected) row."""
     import pandas as pd
 
+    from ..schemas import REPORTED_ROLES
+
     bounds = pd.read_parquet(path)
     if "role" not in bounds.columns:
         return ""
-    rows = bounds[bounds["role"].isin(["preregistered", "selected"])]
+    rows = bounds[bounds["role"].isin(REPORTED_ROLES)]
     if rows.empty:
         return ""
     row = rows.iloc[0]
