@@ -68,10 +68,10 @@ def config_summary(config: dict, configfiles) -> str:
     nn = config.get("nn", {})
     if "nn" in on:
         on[on.index("nn")] = f"nn ({len(nn.get('designs', {}))} designs, {len(nn.get('experiments', {}))} experiments)"
-    files = ", ".join(map(str, configfiles))
-    merged = "" if len(list(configfiles)) != 1 or str(list(configfiles)[0]).endswith("config/config.yaml") else \
+    files = [str(f) for f in configfiles]  # read once: a generator would be empty the second time
+    merged = "" if len(files) != 1 or files[0].endswith("config/config.yaml") else \
         "; the default config/config.yaml is not merged under it (name both to merge)"
-    return f"unlearn-audit: config {files}{merged}; sections enabled: {', '.join(on) or 'none'}; off: {', '.join(off) or 'none'}"
+    return f"unlearn-audit: config {', '.join(files)}{merged}; sections enabled: {', '.join(on) or 'none'}; off: {', '.join(off) or 'none'}"
 
 
 def _with_defaults(validator_class):
