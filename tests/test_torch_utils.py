@@ -68,3 +68,37 @@ def test_compile_off_returns_the_module_untouched():
     keys = list(model.state_dict())
     assert compile_model(model, False) is model
     assert list(model.state_dict()) == keys
+
+
+def test_deterministic_algorithms_drops_the_nan_fill_and_restores_both_switches():
+    from unlearn_audit.torch_utils import deterministic_algorithms
+
+    before = (torch.are_deterministic_algorithms_enabled(), torch.utils.deterministic.fill_uninitialized_memory)
+    with deterministic_algorithms():
+        assert torch.are_deterministic_algorithms_enabled()
+        assert not torch.utils.deterministic.fill_uninitialized_memory
+    assert (torch.are_deterministic_algorithms_enabled(), torch.utils.deterministic.fill_uninitialized_memory) == before
+
+
+def test_training_without_the_nan_fill_gives_bitwise_the_weights_with_it():
+    """The fill only detects kernels that read memory they never wrote: none of a training step does."""
+    from unlearn_audit.training import sgd as sgd_module
+
+    def with_fill():
+        prev = torch.utils.deterministic.fill_uninitialized_memory
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        torch.utils.deterministic.fill_uninitialized_memory = True
+        try:
+            yield
+        finally:
+            torch.use_deterministic_algorithms(False)
+            torch.utils.deterministic.fill_uninitialized_memory = prev
+
+    plain = _trained("fp32").state_dict()
+    saved = sgd_module.deterministic_algorithms
+    sgd_module.deterministic_algorithms = __import__("contextlib").contextmanager(with_fill)
+    try:
+        filled = _trained("fp32").state_dict()
+    finally:
+        sgd_module.deterministic_algorithms = saved
+    assert all(torch.equal(plain[k], filled[k]) for k in plain)

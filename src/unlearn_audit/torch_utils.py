@@ -48,13 +48,22 @@ __all__ = [
 
 @contextlib.contextmanager
 def deterministic_algorithms(enabled: bool = True) -> Iterator[None]:
-    """Temporarily set ``torch.use_deterministic_algorithms`` (warn-only), restoring the previous state."""
+    """Temporarily set ``torch.use_deterministic_algorithms`` (warn-only), restoring the previous state.
+
+    PyTorch's companion switch ``torch.utils.deterministic.fill_uninitialized_memory`` (on by
+    default) is turned off meanwhile: it fills every newly allocated tensor with NaN so that a
+    kernel reading memory it never wrote shows up, a check that costs ~90 fills per training step
+    of the digits model and changes no result (the weights are bitwise equal with and without
+    it, ``benchmarks/step_cost.py``)."""
     prev, prev_warn = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    prev_fill = torch.utils.deterministic.fill_uninitialized_memory
     torch.use_deterministic_algorithms(enabled, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = False
     try:
         yield
     finally:
         torch.use_deterministic_algorithms(prev, warn_only=prev_warn)
+        torch.utils.deterministic.fill_uninitialized_memory = prev_fill
 
 
 #: The design's ``precision`` values: plain fp32, or bf16 autocast of the training and unlearning steps.
