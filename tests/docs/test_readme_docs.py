@@ -283,7 +283,8 @@ def test_layout_names_exist():
             for sub in re.findall(r"`([a-z_0-9]+)`", cells[1]):
                 if sub in ("__init__.py",):
                     continue
-                assert (src / module / f"{sub}.py").exists(), f"docs/development.md names {module}{sub}.py, which does not exist"
+                exists = (src / module / f"{sub}.py").exists() or (src / module / sub / "__init__.py").exists()
+                assert exists, f"docs/development.md names {module}{sub}.py (or the package {module}{sub}/), which does not exist"
     for path in src.iterdir():
         if path.name.startswith(("_", ".")):
             continue

@@ -1,4 +1,4 @@
-"""What a config runs (pipeline/plan.py, WorkflowPlan): the pre-registered cell, chunks of runs,
+"""What a config runs (pipeline/plan/, WorkflowPlan): the pre-registered cell, chunks of runs,
 unlearning groups, joint designs, the certified delta of a claim, targets and input functions,
 on the default config."""
 

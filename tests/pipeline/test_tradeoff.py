@@ -19,6 +19,7 @@ from unlearn_audit.pipeline import tradeoff
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.gaussian_unlearning import run_audit
 from unlearn_audit.pipeline.plan import WorkflowPlan, certified_claim
+from unlearn_audit.pipeline.plan import tradeoff as tradeoff_plan
 from unlearn_audit.stats.selection import Cell
 from unlearn_audit.stats.tradeoff import confidence_tradeoff_point, gaussian_mechanism_mu
 
@@ -140,23 +141,23 @@ def _plan(overrides: dict | None = None) -> WorkflowPlan:
 
 def test_default_config_panels():
     plan = _plan()
-    cells = tradeoff.convex_cells(plan)
+    cells = tradeoff_plan.convex_cells(plan)
     assert 0 < len(cells) <= tradeoff.MAX_PANELS
     for mech in plan.convex_mechanisms():
         eps = sorted(plan.config["convex"]["mechanisms"][mech]["epsilons"])
         shown = [e for m, e in cells if m == mech]
         assert shown[0] == eps[0] and shown[-1] == eps[-1] and shown == sorted(shown)
         assert len(shown) == min(len(eps), tradeoff.MAX_PANELS // len(plan.convex_mechanisms()))
-    assert tradeoff.convex_inputs(plan) == [plan.convex_file(m, e, "summary.parquet") for m, e in cells]
+    assert tradeoff_plan.convex_inputs(plan) == [plan.convex_file(m, e, "summary.parquet") for m, e in cells]
 
-    names = tradeoff.sign_vector_experiments(plan)
+    names = tradeoff_plan.sign_vector_experiments(plan)
     assert 0 < len(names) <= tradeoff.MAX_PANELS and len(set(names)) == len(names)
     assert all(plan.nn_auditor(e) in ("batchwise", "joint") for e in names)
     claimed = [certified_claim(plan.nn_experiment(e)) is not None for e in names]
     assert claimed == sorted(claimed, reverse=True) and any(claimed) and not all(claimed)  # claims first
     heuristic = [e for e, c in zip(names, claimed) if not c]
     assert heuristic == plan.nn_table_experiments("table1b")[: len(heuristic)]
-    summaries = tradeoff.sign_vector_summaries(plan)
+    summaries = tradeoff_plan.sign_vector_summaries(plan)
     assert list(summaries) == names
     r2d = [s for s in summaries.values() if s["method"] == "rewind_to_delete"]
     assert r2d and all(s["gaussian_claim"] and s["claim"] for s in r2d)

@@ -1,7 +1,8 @@
 # The mu-GDP trade-off figures (docs/bounds.md §8): for each audit with a mu lower bound, the
 # trade-off curve of its claim beside the curve G_{mu_LB} that the audit proves; one figure per
-# audit family, each with the numbers it plots as CSV.  Panels: unlearn_audit.pipeline.tradeoff.
-from unlearn_audit.pipeline import tradeoff as tradeoff_plan
+# audit family, each with the numbers it plots as CSV.  The panels are chosen by
+# unlearn_audit.pipeline.plan.tradeoff and drawn by unlearn_audit.pipeline.tradeoff.
+from unlearn_audit.pipeline.plan import tradeoff as tradeoff_plan
 
 
 rule tradeoff_convex:

@@ -4,19 +4,20 @@ of the claim beside the curve G_{μ_LB} that the audit proves; one function per 
 ``workflow/rules/tradeoff.smk`` → ``workflow/scripts/tradeoff_<name>.py`` → the function here:
 
 * :func:`convex` (rule ``tradeoff_convex``) — the convex audits of Table 2, one panel per selected
-  (mechanism, ε) cell (:func:`convex_cells`): the (ε, δ) claim f_{ε,δ}, the μ = Δ/σ of the exact
+  (mechanism, ε) cell (:func:`.plan.tradeoff.convex_cells`): the (ε, δ) claim f_{ε,δ}, the μ = Δ/σ of the exact
   Gaussian mechanism that certifies it, the true μ of the audited pair, G_{μ_LB} and the audited
   (FP_hi, FN_hi) point;
 * :func:`gaussian_unlearning` (rule ``tradeoff_gaussian_unlearning``) — the audit of one-step
   Newton + Gaussian noise and its two positive controls: the μ-GDP claim, the true μ and G_{μ_LB};
 * :func:`sign_vector` (rule ``tradeoff_sign_vector``) — the sign-vector audits (Algorithms 2 and
   3) on their reported cell (BOUNDS role ``preregistered`` or ``selected``), one panel per
-  experiment of :func:`sign_vector_experiments`: the (ε, δ) claim of a certified algorithm (and
+  experiment of :func:`.plan.tradeoff.sign_vector_experiments`: the (ε, δ) claim of a certified algorithm (and
   G_μ where its release is an exact Gaussian mechanism), or no claim for a heuristic one.
 
 Every curve is a function of :mod:`unlearn_audit.stats.tradeoff`; the figure's CSV holds the
-numbers plotted (columns :data:`CURVE_COLUMNS`).  Which panels a config shows is decided here,
-from the config alone (never from results), at most :data:`MAX_PANELS` per figure.
+numbers plotted (columns :data:`CURVE_COLUMNS`).  Which panels a config shows is decided by the
+plan (:mod:`.plan.tradeoff`, from the config alone, never from results), at most
+:data:`MAX_PANELS` per figure; this module only draws them, so the two never import each other.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -40,36 +41,18 @@ from ..stats.tradeoff import (
     gaussian_mechanism_mu,
     gdp_tradeoff,
 )
-from .plan import certified_claim
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .plan import WorkflowPlan
+from .plan.tradeoff import FIGURES, MAX_PANELS
 
 __all__ = [
-    "FIGURES", "MAX_PANELS", "GRID_COLUMNS", "GAUSSIAN_CLAIM_METHODS", "SIGN_VECTOR_AUDITORS", "SIGN_VECTOR_ORDER", "CURVE_COLUMNS",
+    "FIGURES", "MAX_PANELS", "GRID_COLUMNS", "CURVE_COLUMNS",
     "Panel", "alpha_grid", "curves_frame", "panels_frame",
-    "convex_cells", "convex_inputs", "gaussian_unlearning_inputs", "sign_vector_experiments", "sign_vector_inputs",
-    "sign_vector_summaries", "targets",
     "convex_panels", "gaussian_unlearning_panels", "sign_vector_panels",
     "convex", "gaussian_unlearning", "sign_vector",
 ]
 
-#: The figures' names (``results/figures/<name>.{png,pdf,csv}``), one per audit family.
-FIGURES = ("tradeoff_convex", "tradeoff_gaussian_unlearning", "tradeoff_sign_vector")
-#: The most panels a figure shows (a readable small-multiples grid).
-MAX_PANELS = 12
 #: Panels per row of a figure whose panels are not laid out by (mechanism, ε).
 GRID_COLUMNS = 4
-#: Methods whose certified release is the exact Gaussian mechanism calibrated at the claim's
-#: (ε, δ) (rewind-to-delete, App. G.2: σ from ``gaussian_sigma`` for the sensitivity Δ), hence
-#: μ-GDP with μ = Δ/σ = :func:`~unlearn_audit.stats.tradeoff.gaussian_mechanism_mu` (ε, δ).
-#: Model clipping's claim comes from an accountant over many noisy steps: (ε, δ) only.
-GAUSSIAN_CLAIM_METHODS = ("rewind_to_delete",)
-#: The auditors that write a BOUNDS file with ``mu_lb`` (the pairwise baseline writes its own).
-SIGN_VECTOR_AUDITORS = ("batchwise", "joint")
-#: The order in which experiments are considered for the sign-vector figure (after those with a
-#: claim): Table 1b first (the paper's main result), then the other tables and figures.
-SIGN_VECTOR_ORDER = ("table1b", "table1a", "table3", "table4", "table5", "table7", "table6", "figure1a", "figure1b", "figure1c")
+
 #: The columns of a figure's CSV: one row per plotted (α, β).  ``curve`` is ``diagonal`` (1 − α),
 #: ``claim``, ``true`` (the exact μ of the audited pair, where known), ``proven`` (G_{μ_LB}) or
 #: ``audited_point``; ``form`` is ``gdp`` (a G_μ, with ``mu``), ``dp`` (an f_{ε,δ}, with ``epsilon``
@@ -148,79 +131,6 @@ def _verdict(mu_lb: float, claim_mu: float) -> str:
 def _flow(i: int, n: int) -> tuple[int, int]:
     cols = min(GRID_COLUMNS, max(n, 1))
     return i // cols, i % cols
-
-
-# ---------------------------------------------------------------------------------------- the plan
-def convex_cells(plan: WorkflowPlan) -> list[tuple[str, float]]:
-    """(mechanism, ε) of every convex panel: per enabled mechanism (config order) at most
-    ``MAX_PANELS // n_mechanisms`` of its certified ε, evenly spaced over the sorted list (its
-    smallest and largest always in), so that the figure has at most :data:`MAX_PANELS` panels."""
-    mechs = plan.convex_mechanisms()
-    if not mechs:
-        return []
-    per = max(1, MAX_PANELS // len(mechs))
-    cells = []
-    for m in mechs:
-        eps = sorted(plan.config["convex"]["mechanisms"][m]["epsilons"], key=float)
-        picks = sorted({int(round(k)) for k in np.linspace(0, len(eps) - 1, min(per, len(eps)))})
-        cells += [(m, eps[k]) for k in picks]
-    return cells[:MAX_PANELS]
-
-
-def convex_inputs(plan: WorkflowPlan) -> list[str]:
-    """The summaries of the selected convex cells (:func:`convex_cells`)."""
-    return [plan.convex_file(m, e, "summary.parquet") for m, e in convex_cells(plan)]
-
-
-def gaussian_unlearning_inputs(plan: WorkflowPlan) -> list[str]:
-    """The raw audit table of the Gaussian-unlearning audit, when that section is enabled."""
-    return [plan.gaussian_unlearning_file("audit.parquet")] if plan.config["gaussian_unlearning"]["enabled"] else []
-
-
-def sign_vector_experiments(plan: WorkflowPlan) -> list[str]:
-    """The experiments of the sign-vector figure: those shown in a table or figure of
-    :data:`SIGN_VECTOR_ORDER` whose auditor writes BOUNDS (:data:`SIGN_VECTOR_AUDITORS`); those with
-    a certified claim first (config order), then the others in table order; at most :data:`MAX_PANELS`."""
-    shown = plan.nn_target_experiments()
-    ordered: list[str] = []
-    for name in SIGN_VECTOR_ORDER:
-        ordered += [e for e in shown.get(name, []) if e not in ordered and plan.nn_auditor(e) in SIGN_VECTOR_AUDITORS]
-    claimed = [e for e in plan.nn_experiments() if e in ordered and certified_claim(plan.nn_experiment(e)) is not None]
-    return (claimed + [e for e in ordered if e not in claimed])[:MAX_PANELS]
-
-
-def sign_vector_inputs(plan: WorkflowPlan) -> list[str]:
-    return [plan.experiment_file(e, "bounds.parquet") for e in sign_vector_experiments(plan)]
-
-
-def sign_vector_summaries(plan: WorkflowPlan) -> dict[str, dict]:
-    """What the sign-vector figure shows of each experiment (the rule's ``params``): label, dataset,
-    split, method, auditor, the (ε, δ) claim (``None`` for a heuristic algorithm) and whether the
-    claim is also a μ-GDP one (:data:`GAUSSIAN_CLAIM_METHODS`)."""
-    out = {}
-    for e in sign_vector_experiments(plan):
-        exp = plan.nn_experiment(e)
-        summary = plan.nn_experiment_summary(e)
-        claim = certified_claim(exp)
-        out[e] = {
-            **{key: summary[key] for key in ("label", "dataset", "split", "method")},
-            "auditor": plan.nn_auditor(e),
-            "claim": None if claim is None else [float(claim[0]), float(claim[1])],
-            "gaussian_claim": claim is not None and exp["method"] in GAUSSIAN_CLAIM_METHODS,
-        }
-    return out
-
-
-def targets(plan: WorkflowPlan) -> list[str]:
-    """The trade-off figures whose inputs' sections the config enables (PNG and PDF; the CSV comes with them)."""
-    out = []
-    if convex_cells(plan):
-        out += plan.figure_files("tradeoff_convex")
-    if gaussian_unlearning_inputs(plan):
-        out += plan.figure_files("tradeoff_gaussian_unlearning")
-    if sign_vector_experiments(plan):
-        out += plan.figure_files("tradeoff_sign_vector")
-    return out
 
 
 # ---------------------------------------------------------------------------------------- panels

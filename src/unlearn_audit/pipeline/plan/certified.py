@@ -1,0 +1,79 @@
+"""The certified audits' plan (Section 7.1, Table 6, Figures 1a–c): the joint and pairwise audits'
+inputs and params and what the table and figures show of each experiment.  Torch-free."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ...stats.selection import DEFAULT_CELL
+from .base import PHASES, PlanBase, audit_delta, certified_claim, method_params
+
+__all__ = ["CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CertifiedPlan"]
+
+#: The certified audits' table and figures (paper Table 6, Figures 1a–c).
+CERTIFIED_TABLES = ("table6",)
+CERTIFIED_FIGURES = ("figure1a", "figure1b", "figure1c")
+
+
+class CertifiedPlan(PlanBase):
+    """Inputs of the certified audit, table and figure rules (experiments through :class:`.nn.NNPlan`)."""
+
+    # the certified audits (joint and pairwise auditors; Table 6, Figures 1a–c)
+    def nn_all_scores(self, wildcards) -> list[str]:
+        return self.nn_calibration_scores(wildcards) + self.nn_evaluation_scores(wildcards)
+
+    def nn_all_checkpoint_scores(self, wildcards) -> list[str]:
+        if not self.nn_checkpoint_steps(wildcards.experiment):
+            return []
+        return [f for phase in PHASES for f in self.nn_run_files(wildcards.experiment, phase, "checkpoint_scores.parquet")]
+
+    def nn_certified_cell(self, wildcards) -> dict:
+        """What a joint or pairwise audit's result depends on: the pre-registered statistic and score,
+        the selection rule and the δ it is audited at."""
+        exp = self.nn_experiment(wildcards.experiment)
+        cell = {k: exp[k] for k in ("statistic", "score", "test", "selection") if k in exp}
+        return {**cell, "delta": audit_delta(exp)}
+
+    def nn_certified_summary(self, name: str) -> dict:
+        """What Table 6 and Figures 1a–c show of an experiment."""
+        exp = self.nn_experiment(name)
+        design = self.nn_design(exp["design"])
+        resolved = method_params(exp)  # a dataclass, or a plain dict for an unannotated import-path method
+        params = dataclasses.asdict(resolved) if dataclasses.is_dataclass(resolved) else dict(resolved)
+        return {
+            "design": exp["design"],
+            "dataset": design["dataset"],
+            "split": design["split"],
+            "m": design["m"],
+            "method": exp["method"],
+            "base": exp.get("base", "trained"),
+            "label": exp.get("label") or exp["method"],
+            "params": params,
+            "auditor": self.nn_auditor(name),
+            "score": exp.get("score", DEFAULT_CELL["score"]),
+            "variant": "control" if exp["method"] == "no_unlearning" else ("uncertified" if certified_claim(exp) is None else "certified"),
+        }
+
+    def nn_certified_table_inputs(self, wildcards) -> dict[str, list[str]]:
+        names = self.nn_table_experiments(wildcards.table)
+        return {
+            "bounds": [self.experiment_file(e, "bounds.parquet") for e in names],
+            "checkpoint_bounds": [self.experiment_file(e, "checkpoint_bounds.parquet") for e in names],
+            "metrics": [f for e in names for f in self.nn_run_files(e, "eval", "metrics.parquet")],
+        }
+
+    def nn_certified_figure_inputs(self, wildcards) -> dict[str, list[str]]:
+        names = self.nn_figure_experiments(wildcards.figure)
+        joint = [e for e in names if self.nn_auditor(e) == "joint"]
+        return {
+            "bounds": [self.experiment_file(e, "bounds.parquet") for e in joint],
+            "checkpoint_bounds": [self.experiment_file(e, "checkpoint_bounds.parquet") for e in joint if wildcards.figure == "figure1a"],
+            "pairwise": [self.experiment_file(e, "pairwise.parquet") for e in names if self.nn_auditor(e) == "pairwise"],
+            "metrics": [f for e in names for f in self.nn_run_files(e, "eval", "metrics.parquet")],
+        }
+
+    def nn_certified_table_summaries(self, wildcards) -> dict:
+        return {e: self.nn_certified_summary(e) for e in self.nn_table_experiments(wildcards.table)}
+
+    def nn_certified_figure_summaries(self, wildcards) -> dict:
+        return {e: self.nn_certified_summary(e) for e in self.nn_figure_experiments(wildcards.figure)}
