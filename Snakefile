@@ -8,7 +8,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-from unlearn_audit.pipeline.config import ConfigError, check_config_files, config_summary, result_config, validate_config
+from unlearn_audit.pipeline.config import ConfigError, check_config_files, config_summary, validate_config
 
 min_version("9.0")
 
@@ -32,23 +32,7 @@ print(config_summary(config, CONFIG_FILES), file=sys.stderr)
 
 
 include: "workflow/rules/common.smk"
-
-
-rule config_snapshot:
-    """<results_dir>/config.yaml: the configuration the results depend on, defaults filled in."""
-    output:
-        f"{RESULTS}/config.yaml",
-    params:
-        config=result_config(config),
-    log:
-        f"{LOGS}/config_snapshot.log",
-    localrule: True
-    conda:
-        "envs/cpu.yaml"
-    script:
-        "workflow/scripts/config_snapshot.py"
-
-
+include: "workflow/rules/config.smk"
 include: "workflow/rules/statistics.smk"
 include: "workflow/rules/convex.smk"
 include: "workflow/rules/gaussian_unlearning.smk"

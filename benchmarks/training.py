@@ -16,7 +16,7 @@ import time
 import numpy as np
 import torch
 
-from unlearn_audit.models import build_model, initial_model
+from unlearn_audit.models import build_model, initial_model, model_factories
 from unlearn_audit.training import TrainConfig, shuffle_orders, train_model, train_models_grouped
 
 
@@ -51,7 +51,8 @@ def run_case(k: int, epochs: int, width: float, size: int, channels: int, classe
     warm = TrainConfig(epochs=1, batch_size=batch)  # first calls create the oneDNN kernels
     model = build_model("tinynet", **params)
     train_model(model, xt[torch.from_numpy(sets[0])], yt[torch.from_numpy(sets[0])], sets[0], orders, warm, progress=False)
-    train_models_grouped(x0, xt, yt, sets, orders, warm, params, progress=False)
+    make_grouped = model_factories("tinynet", params)[1]
+    train_models_grouped(make_grouped, x0, xt, yt, sets, orders, warm, progress=False)
 
     def loop() -> list[dict[str, torch.Tensor]]:
         states = []
@@ -64,7 +65,7 @@ def run_case(k: int, epochs: int, width: float, size: int, channels: int, classe
         return states
 
     def grouped() -> list[dict[str, torch.Tensor]]:
-        return train_models_grouped(x0, xt, yt, sets, orders, cfg, params, progress=False)
+        return train_models_grouped(make_grouped, x0, xt, yt, sets, orders, cfg, progress=False)
 
     times: dict[str, list[float]] = {"loop": [], "grouped": []}
     for _ in range(repeats):  # interleaved, best of `repeats`: robust to other load on the machine

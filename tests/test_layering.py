@@ -52,6 +52,13 @@ def test_auditors_never_import_torch_or_training():
             assert not name.startswith(("unlearn_audit.training", "unlearn_audit.models", "unlearn_audit.unlearning", "unlearn_audit.pipeline")), f"{path.name} imports {name}"
 
 
+def test_training_never_looks_models_up_by_name():
+    """``training`` takes model factories (``models.model_factories``); it never imports the registry."""
+    for path in (SRC / "training").glob("*.py"):
+        for name in _imports_of(path):
+            assert not name.startswith(("unlearn_audit.models", "unlearn_audit.unlearning", "unlearn_audit.pipeline")), f"training/{path.name} imports {name}"
+
+
 def test_report_computes_no_statistics():
     for path in (SRC / "report").glob("*.py"):
         for name in _imports_of(path):

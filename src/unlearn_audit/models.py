@@ -17,7 +17,7 @@ from torch import nn
 
 from .seeds import torch_seed_of
 
-__all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "MODELS", "build_model", "initial_model", "count_parameters"]
+__all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "MODELS", "build_model", "model_factories", "initial_model", "count_parameters"]
 
 GROUPNORM_GROUPS = 8
 
@@ -224,6 +224,17 @@ def build_model(name: str, **params: Any) -> nn.Module:
     if unknown:
         raise ValueError(f"unknown parameter(s) {unknown} for model {key!r}; allowed: {sorted(allowed)}")
     return cls(**params)
+
+
+def model_factories(name: str, params: Mapping[str, Any] | None = None) -> tuple[Callable[[], nn.Module], Callable[[int], nn.Module] | None]:
+    """What :mod:`unlearn_audit.training` builds models with, by name: a function that builds one model
+    and, for TinyNet, one that builds K of them as one :class:`GroupedTinyNet` (``None`` for a
+    model that cannot be grouped).  The parameters are checked here, once."""
+    params = dict(params or {})
+    build_model(name, **params)  # an unknown model or parameter fails here, before any training
+    key = canonical_model_name(name)
+    grouped = (lambda k: GroupedTinyNet(k, **params)) if key == "tinynet" else None
+    return (lambda: build_model(key, **params)), grouped
 
 
 def initial_model(name: str, params: Mapping[str, Any] | None, seed: int | np.random.SeedSequence | np.random.Generator) -> dict[str, torch.Tensor]:

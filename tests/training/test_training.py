@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from unlearn_audit.models import build_model, initial_model
+from unlearn_audit.models import build_model, initial_model, model_factories
 from unlearn_audit.training import (
     MomentumSGD,
     TrainConfig,
@@ -173,18 +173,21 @@ def test_grouped_training_matches_the_loop_and_ignores_group_mates():
     orders = shuffle_orders(100, 1, 4)
     cfg = TrainConfig(epochs=1, batch_size=16, lr=0.05, grad_clip=1.0)
     A, B, C = np.r_[0:80, 80:90], np.r_[0:80, 90:100], np.r_[0:80, 85:95]
-    ab = train_models_grouped(x0, x, y, [A, B], orders, cfg, PARAMS, progress=False)
-    cb = train_models_grouped(x0, x, y, [C, A], orders, cfg, PARAMS, progress=False)
+    one, grouped = model_factories("tinynet", PARAMS)
+    ab = train_models_grouped(grouped, x0, x, y, [A, B], orders, cfg, progress=False)
+    cb = train_models_grouped(grouped, x0, x, y, [C, A], orders, cfg, progress=False)
     assert _same(ab[0], cb[1])  # model A does not depend on the other training set in its group
-    padded = train_models_grouped(x0, x, y, [A], orders, cfg, PARAMS, group_size=2, progress=False)
+    padded = train_models_grouped(grouped, x0, x, y, [A], orders, cfg, group_size=2, progress=False)
     assert len(padded) == 1 and _same(padded[0], ab[0])
-    loop = train_many("tinynet", PARAMS, x0, x, y, [A, B], orders, cfg, progress=False)
+    loop = train_many(one, x0, x, y, [A, B], orders, cfg, make_grouped=grouped, progress=False)
     for g, lp in zip(ab, loop):
         assert _maxdiff(g, lp) < 1e-4
-    via = train_many("tinynet", PARAMS, x0, x, y, [A, B, C], orders, cfg, grouped=True, group_size=2, progress=False)
+    via = train_many(one, x0, x, y, [A, B, C], orders, cfg, make_grouped=grouped, grouped=True, group_size=2, progress=False)
     assert _same(via[0], ab[0]) and _same(via[1], ab[1])
     with pytest.raises(ValueError, match="equal size"):
-        train_models_grouped(x0, x, y, [A, np.r_[0:50]], orders, cfg, PARAMS)
+        train_models_grouped(grouped, x0, x, y, [A, np.r_[0:50]], orders, cfg)
+    with pytest.raises(ValueError, match="grouped-network factory"):
+        train_many(model_factories("charlstm", {})[0], x0, x, y, [A, B], orders, cfg, make_grouped=None, grouped=True)
 
 
 def _torch_optim_run(model, x, y, batches, lrs, *, momentum, weight_decay, nesterov, ascent):

@@ -102,6 +102,7 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
 
     from unlearn_audit.data import load_audit_data
     from unlearn_audit.pipeline.nn_runs import base_training_setup, train, training_ids, universe_tensors
+    from unlearn_audit.models import model_factories
     from unlearn_audit.training import train_many
 
     res = shared_run.results / "designs" / "tiny"
@@ -119,7 +120,9 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
     ids = [training_ids(data, np.asarray(signs[signs.run == r].signs.iloc[0])) for r in range(3)]
     x0, tcfg, orders = base_training_setup("tiny", design, config["seed"], data)
     model = design["model"]
-    expected = train_many(model["name"], model["params"], x0, *universe_tensors(data), ids, orders, tcfg, grouped=True, group_size=3, progress=False)
+    make_model, make_grouped = model_factories(model["name"], model["params"])
+    expected = train_many(make_model, x0, *universe_tensors(data), ids, orders, tcfg, make_grouped=make_grouped, grouped=True,
+                          group_size=3, progress=False)
     for r in range(3):
         grouped, chunked = torch.load(one[r]), torch.load(two[r])
         assert all(torch.equal(grouped[k], expected[r][k]) for k in grouped)

@@ -17,7 +17,7 @@ import torch
 from .. import schemas
 from ..data import load_audit_data
 from ..io import read_parquet, write_parquet
-from ..models import build_model, initial_model
+from ..models import build_model, initial_model, model_factories
 from ..scores import model_scores
 from ..seeds import seed_sequence, torch_seed
 from ..stats.signs import sign_vector_rank, sign_vector_unrank
@@ -134,12 +134,13 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     # A(D_r) is one model of its own job: trained alone, not padded to a group of K
     k = 1 if runs and runs[0][0] == "retrain" else int(cfg.get("models_per_group", 1))
     if k > 1:
+        make_model, make_grouped = model_factories(model_cfg["name"], model_cfg.get("params", {}))
         universe = tuple(t.to(dev) for t in universe_tensors(data))
         for i in range(0, len(runs), k):
             group = list(zip(runs[i : i + k], outputs[i : i + k]))
             ids_list = [training_ids(data, signs[key]) for key, _ in group]
             with compute_precision(precision, dev):
-                states = train_many(model_cfg["name"], model_cfg.get("params", {}), x0, *universe, ids_list, orders, tcfg,
+                states = train_many(make_model, x0, *universe, ids_list, orders, tcfg, make_grouped=make_grouped,
                                     grouped=True, group_size=k, progress=False)
             for ((phase, run), out), state in zip(group, states):
                 save_state_dict(state, out)

@@ -12,11 +12,12 @@ those of every earlier run of the default config.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from ..torch_utils import check_xy, deterministic_algorithms
 from ..torch_utils import progress as show
@@ -26,30 +27,27 @@ from .sgd import MomentumSGD, TrainConfig
 __all__ = ["grouped_applicable", "train_models_grouped"]
 
 
-def grouped_applicable(model_name: str, example_ids_list: Sequence[np.ndarray]) -> bool:
-    """Whether :func:`train_models_grouped` can train these runs: TinyNet and equal training-set sizes."""
-    from ..models import canonical_model_name
-
-    try:
-        key = canonical_model_name(model_name)
-    except ValueError:
-        return False
-    return key == "tinynet" and len(example_ids_list) > 0 and len({len(e) for e in example_ids_list}) == 1
+def grouped_applicable(make_grouped: Callable[[int], nn.Module] | None, example_ids_list: Sequence[np.ndarray]) -> bool:
+    """Whether :func:`train_models_grouped` can train these runs: a grouped-network factory and equal
+    training-set sizes."""
+    return make_grouped is not None and len(example_ids_list) > 0 and len({len(e) for e in example_ids_list}) == 1
 
 
 def train_models_grouped(
+    make_grouped: Callable[[int], nn.Module],
     init_states: Mapping[str, torch.Tensor] | Sequence[Mapping[str, torch.Tensor]],
     x: Any,
     y: Any,
     example_ids_list: Sequence[np.ndarray],
     orders: np.ndarray,
     cfg: TrainConfig,
-    model_params: Mapping[str, Any] | None = None,
     *,
     group_size: int | None = None,
     progress: bool | None = None,
 ) -> list[dict[str, torch.Tensor]]:
-    """Train K TinyNets on K training sets at once as one :class:`~unlearn_audit.models.GroupedTinyNet`.
+    """Train K TinyNets on K training sets at once as one grouped network ``make_grouped(K)`` (a
+    :class:`~unlearn_audit.models.GroupedTinyNet`, from :func:`~unlearn_audit.models.model_factories`:
+    its ``load_state_dicts``, ``state_dicts`` and per-model ``clip_grad_norms_`` are what is used).
 
     ``x, y`` hold the universe of examples (row u is universe example u); training set k is
     ``example_ids_list[k]``, and all K sets must have the same size (then every model takes the
@@ -65,8 +63,6 @@ def train_models_grouped(
     exactly as a full one.  ``init_states`` is one x0 shared by all models or one state dict per
     model.  Returns the K trained ``TinyNetCIFAR100`` state dicts.
     """
-    from ..models import GroupedTinyNet
-
     ids_list = [np.asarray(e, dtype=np.int64) for e in example_ids_list]
     k_real = len(ids_list)
     if k_real == 0:
@@ -86,7 +82,7 @@ def train_models_grouped(
     orders = check_orders(orders, cfg.epochs)
     if orders.shape[1] != len(xt):
         raise ValueError(f"x must hold the whole universe ({orders.shape[1]} rows), got {len(xt)}")
-    net = GroupedTinyNet(k, **dict(model_params or {})).load_state_dicts(states).to(xt.device)  # the data's device
+    net = make_grouped(k).load_state_dicts(states).to(xt.device)  # the data's device
     # universe rows of every batch of every model: (K, b) per step
     per_model = [training_batches(orders, ids, cfg) for ids in ids_list]
     steps = len(per_model[0])
