@@ -28,6 +28,7 @@ from .stats.bounds import (
 )
 from .stats.gdp_overlaps import mu_lower_bound
 from .stats.posterior_tests import METHODS
+from .stats.selection import SCORE_NAMES
 
 
 class UsageError(Exception):
@@ -365,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--glob", default="*.parquet", help="file names read under --scores (default: *.parquet; the "
                    "workflow's results/<experiment>/runs: scores.parquet)")
     a.add_argument("--r", required=True, help="comma-separated guess budgets, each even and <= m, e.g. 20,40,60")
-    a.add_argument("--score", choices=("logit", "loss"), default="logit", help="the score column audited (default: logit)")
+    a.add_argument("--score", choices=SCORE_NAMES, default="logit", help="the score column audited (default: logit)")
     a.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
     a.add_argument("--signs", help="SIGNS Parquet file giving each run's sign vector (matched by phase and run); "
                    "in_forget must agree with it")

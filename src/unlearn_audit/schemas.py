@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from .stats.selection import SCORE_NAMES, score_column
+
 __all__ = [
     "SIGNS", "SCORES", "CHECKPOINT_SCORES", "RUN_METRICS", "FIT", "OVERLAPS", "BOUNDS", "CHECKPOINT_BOUNDS", "PAIRWISE",
     "CONVEX_DECISIONS", "CONVEX_SUMMARY",
@@ -30,9 +32,10 @@ SCORES = pa.schema(
         ("batch", pa.int32()),         # candidate batch j
         ("example", pa.int64()),       # global id of the example in the candidate pool
         ("in_forget", pa.bool_()),     # S_j = +1
-        ("score_logit", pa.float64()),  # φ = log p_y − log(1 − p_y) (text: −mean CE)
-        ("score_loss", pa.float64()),   # cross-entropy (text: mean per-character CE)
     ]
+    # one float column per membership score, score_<name> (stats.selection.SCORE_NAMES): score_logit
+    # φ = log p_y − log(1 − p_y) (text: −mean CE), score_loss the cross-entropy (text: mean per-character CE)
+    + [(score_column(name), pa.float64()) for name in SCORE_NAMES]
 )
 
 RUN_METRICS = pa.schema(

@@ -154,3 +154,32 @@ def test_the_start_line_names_the_enabled_sections_and_says_the_default_is_not_m
     assert "mine.yaml" in line and "not merged" in line and "sections enabled: perfect_prediction;" in line and "off: convex, gaussian_unlearning, nn" in line
     line = config_summary(validate_config(copy.deepcopy(DEFAULT), SCHEMA), [REPO / "config" / "config.yaml"])
     assert "not merged" not in line and "nn (" in line and "off: none" in line
+
+
+def _enums_of(node, key: str) -> list[list]:
+    """Every ``enum`` of a property named ``key`` anywhere in a JSON schema."""
+    found = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key and isinstance(v, dict) and "enum" in v:
+                found.append(v["enum"])
+            found += _enums_of(v, key)
+    elif isinstance(node, list):
+        for v in node:
+            found += _enums_of(v, key)
+    return found
+
+
+def test_the_schema_enums_are_the_libraries_one_lists():
+    """One list per concept: the config schema names the scores and datasets the library defines."""
+    import yaml
+
+    from unlearn_audit.data import DATASETS
+    from unlearn_audit.stats.selection import SCORE_NAMES
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    scores, datasets = _enums_of(schema, "score"), _enums_of(schema, "dataset")
+    assert scores and all(sorted(e) == sorted(SCORE_NAMES) for e in scores), scores
+    assert datasets and all(sorted(e) == sorted(DATASETS) for e in datasets), datasets
+    images = [spec for spec in DATASETS.values() if spec.kind == "image"]
+    assert images and all(spec.train_portion and spec.n_test and spec.image for spec in images)

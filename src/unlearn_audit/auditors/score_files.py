@@ -84,7 +84,7 @@ def read_score_files(path: str | os.PathLike, pattern: str = "*.parquet") -> tup
     for f, cols in zip(files, columns):
         missing = [c for c in REQUIRED if c not in cols]
         if missing:
-            raise ValueError(f"--scores: {f} has no column(s) {', '.join(missing)} (SCORES schema: {', '.join(REQUIRED)}, score_logit, score_loss); "
+            raise ValueError(f"--scores: {f} has no column(s) {', '.join(missing)} (SCORES schema: {', '.join(REQUIRED)}, {', '.join(SCORE_COLUMNS.values())}); "
                              "choose the score files with --glob, e.g. --glob scores.parquet")
     scores = pd.concat(frames, ignore_index=True)
     if scores.empty:

@@ -60,7 +60,15 @@ __all__ = [
 @dataclass(frozen=True)
 class DatasetSpec:
     """A registered dataset: ``load(resources_dir, **load_params)`` reads the source and
-    ``build(source, split=, batch_size=, forget_fraction=, m=, seed=, **split_params)`` splits it."""
+    ``build(source, split=, batch_size=, forget_fraction=, m=, seed=, **split_params)`` splits it.
+
+    The facts the workflow plans with, the one place they are kept: ``job_mem_mb``, the host
+    memory (MB) a training or unlearning job needs for the dataset's arrays beyond the Python and
+    torch process (the SLURM ``mem_mb`` of :class:`~unlearn_audit.pipeline.plan.resources.ResourcesPlan`);
+    for an image dataset ``train_portion`` (images of the training portion before the forget pool
+    is cut out of it, :func:`.splits.split_image_source`), ``n_test`` (test images) and
+    ``image`` (side, channels), which ``unlearn-audit plan``'s cost model reads
+    (:mod:`unlearn_audit.pipeline.cost`); ``None`` where only the data tell (text)."""
 
     name: str
     kind: str
@@ -68,6 +76,10 @@ class DatasetSpec:
     load: Callable[..., Any]
     build: Callable[..., AuditData]
     default_forget_fraction: float | None = None
+    job_mem_mb: int = 4000
+    train_portion: int | None = None
+    n_test: int | None = None
+    image: tuple[int, int] | None = None
 
 
 def _load_digits(resources_dir: str | os.PathLike) -> ImageSource:
@@ -90,10 +102,12 @@ _BUILD_SHAKESPEARE_PARAMS = tuple(
 )
 
 DATASETS: dict[str, DatasetSpec] = {
-    "digits": DatasetSpec("digits", "image", "scikit-learn 8x8 digits, 10 classes, offline", _load_digits, _build_images, 0.1),
-    "cifar100": DatasetSpec("cifar100", "image", "CIFAR-100 (App. D.1), 100 classes, 32x32 RGB", load_cifar100_source, _build_images, 0.1),
+    "digits": DatasetSpec("digits", "image", "scikit-learn 8x8 digits, 10 classes, offline", _load_digits, _build_images, 0.1,
+                          job_mem_mb=500, train_portion=1_294, n_test=359, image=(8, 1)),
+    "cifar100": DatasetSpec("cifar100", "image", "CIFAR-100 (App. D.1), 100 classes, 32x32 RGB", load_cifar100_source, _build_images, 0.1,
+                            job_mem_mb=4000, train_portion=45_000, n_test=10_000, image=(32, 3)),
     "shakespeare": DatasetSpec("shakespeare", "text", "Shakespeare (play, role) clients, 80-character windows (App. D.2)",
-                               load_shakespeare_corpus, _build_shakespeare, 0.1),
+                               load_shakespeare_corpus, _build_shakespeare, 0.1, job_mem_mb=1000),
 }
 
 

@@ -53,7 +53,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..io import atomic_path
+from ..atomic import atomic_path
 from .splits import AuditData, DatasetError, DatasetNotFoundError, split_generator
 from .vocab import CharVocab, default_vocab, normalise_text
 

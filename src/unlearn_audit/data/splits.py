@@ -16,12 +16,14 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
-import pandas as pd
 
-from ..io import atomic_path
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+from ..atomic import atomic_path
 from ..seeds import name_key
 
 __all__ = [
@@ -416,6 +418,8 @@ def split_indices_frame(data: AuditData) -> pd.DataFrame:
     ``label`` is the class for images and -1 for text windows (their targets are sequences).
     Rows are in the order of the arrays in ``data`` (retain, forget by batch, val, test).
     """
+    import pandas as pd
+
     frames = []
     for part, _x, y, ids in data.parts():
         n = len(ids)

@@ -24,14 +24,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Mapping
 
+from ..data import DATASETS
 from .plan import WorkflowPlan
 
 __all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
 
-#: Images of each image dataset's training portion, before the forget pool is cut out of it
-#: (data.splits.split_image_source: CIFAR-100 45,000 of 50,000; digits 1,294 of 1,797).
-TRAIN_PORTION = {"cifar100": 45_000, "digits": 1_294}
-INPUTS = {"cifar100": (32, 3), "digits": (8, 1)}
 FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
 HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
 
@@ -58,10 +55,10 @@ def design_sizes(design: Mapping) -> tuple[float, float, float]:
     if design["dataset"] == "shakespeare":
         dp = design.get("dataset_params", {})
         return float(dp.get("max_retain_windows", math.nan)), pool, float(dp.get("max_eval_windows", math.nan))
-    if design["dataset"] not in TRAIN_PORTION:
+    spec = DATASETS.get(design["dataset"])
+    if spec is None or spec.train_portion is None or spec.n_test is None:
         raise ValueError(f"no size model for dataset {design['dataset']!r}")
-    n_test = 10_000 if design["dataset"] == "cifar100" else 359
-    return TRAIN_PORTION[design["dataset"]] - pool, pool, n_test
+    return spec.train_portion - pool, pool, spec.n_test
 
 
 def tinynet_training_flops(width: float, size: int, channels: int, classes: int) -> float:
@@ -138,9 +135,10 @@ def _model_key(design: Mapping) -> tuple[str, str, float]:
     if model["name"] != "tinynet":  # the schema's model names: tinynet, charlstm
         return model["name"], "-", math.nan
     p = model.get("params", {})
-    if design["dataset"] not in INPUTS:
+    spec = DATASETS.get(design["dataset"])
+    if spec is None or spec.image is None:
         return model["name"], "-", math.nan
-    size, channels = INPUTS[design["dataset"]]
+    size, channels = spec.image
     width = float(p.get("width", 1.0))
     return f"tinynet w={width:g}", f"{size}x{size}x{channels}", tinynet_training_flops(width, size, channels, int(p.get("num_classes", 100)))
 

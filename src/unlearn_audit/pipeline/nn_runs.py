@@ -20,6 +20,7 @@ from ..io import read_parquet, write_parquet
 from ..models import build_model, initial_model, model_factories
 from ..scores import model_scores
 from ..seeds import seed_sequence, torch_seed
+from ..stats.selection import SCORE_NAMES, score_column
 from ..stats.signs import sign_vector_rank, sign_vector_unrank
 from ..torch_utils import ProgressLog, compile_model, compute_precision, save_state_dict
 from ..training import TrainConfig, shuffle_orders, train_many, train_model
@@ -235,8 +236,7 @@ def _score_frame(experiment: str, phase: str, run: int, row, data, in_forget: np
             "batch": data.forget_batch.astype(np.int32),
             "example": _forget_ids(data),
             "in_forget": in_forget,
-            "score_logit": sc["logit"],
-            "score_loss": sc["loss"],
+            **{score_column(name): sc[name] for name in SCORE_NAMES},
         }
     )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...checks import check_positive_int
+from ...data import DATASETS
 from .base import PlanBase
 
 __all__ = ["ResourcesPlan"]
@@ -17,8 +18,7 @@ class ResourcesPlan(PlanBase):
     # ------------------------------------------------------------------ job resources (SLURM)
     #: Host memory (MB) of one neural-network job: the Python + torch process ...
     NN_BASE_MEM_MB = 1500
-    #: ... plus its dataset's arrays and loaders (by ``dataset``; an unlisted one gets the largest) ...
-    NN_DATASET_MEM_MB = {"digits": 500, "shakespeare": 1000, "cifar100": 4000}
+    #: ... plus its dataset's arrays and loaders (``DatasetSpec.job_mem_mb`` of ``unlearn_audit.data.DATASETS``) ...
     #: ... plus the host side of a CUDA context when the job requests a GPU.
     NN_CUDA_MEM_MB = 2000
     #: CPU cores per GPU of a GPU job (the nn rules run one thread, ``threads: 1``).
@@ -36,7 +36,7 @@ class ResourcesPlan(PlanBase):
         ``--retries`` asks for more)."""
         self._check_resource_args(design, attempt)
         dataset = self.nn_design(design)["dataset"]
-        base = self.NN_BASE_MEM_MB + self.NN_DATASET_MEM_MB.get(dataset, max(self.NN_DATASET_MEM_MB.values()))
+        base = self.NN_BASE_MEM_MB + DATASETS[dataset].job_mem_mb
         cuda = bool(self.nn_gpus()) if cuda is None else cuda
         return (base + (self.NN_CUDA_MEM_MB if cuda else 0)) * attempt
 
