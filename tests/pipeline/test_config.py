@@ -183,3 +183,33 @@ def test_the_schema_enums_are_the_libraries_one_lists():
     assert datasets and all(sorted(e) == sorted(DATASETS) for e in datasets), datasets
     images = [spec for spec in DATASETS.values() if spec.kind == "image"]
     assert images and all(spec.train_portion and spec.n_test and spec.image for spec in images)
+
+
+def test_the_schema_names_the_catalogues_tables_figures_and_mechanisms():
+    """The config schema's table and figure enums and its convex mechanisms are the catalogue's."""
+    import yaml
+
+    from unlearn_audit import catalogue
+    from unlearn_audit.pipeline.convex import MECHANISMS
+
+    schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    tables = [e["items"]["enum"] for e in _items_of(schema, "tables")]
+    figures = [e["items"]["enum"] for e in _items_of(schema, "figures")]
+    assert tables and all(sorted(t) == sorted([*catalogue.NN_TABLES, *catalogue.CERTIFIED_TABLES]) for t in tables), tables
+    assert figures and all(sorted(f) == sorted(catalogue.CERTIFIED_FIGURES) for f in figures), figures
+    mechanisms = [set(v["properties"]) for v in _items_of(schema, "mechanisms") if "properties" in v]
+    assert mechanisms and all(m == set(catalogue.CONVEX_MECHANISMS) == set(MECHANISMS) for m in mechanisms), mechanisms
+
+
+def _items_of(node, key: str) -> list:
+    """Every value of a property named ``key`` anywhere in a JSON schema that is itself a schema (a dict)."""
+    found = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key and isinstance(v, dict) and ("items" in v or "properties" in v):
+                found.append(v)
+            found += _items_of(v, key)
+    elif isinstance(node, list):
+        for v in node:
+            found += _items_of(v, key)
+    return found

@@ -64,7 +64,7 @@ rule certified_table6:
     params:
         experiments=plan.nn_certified_table_summaries,
     wildcard_constraints:
-        table="table6",
+        table=catalogue.pattern(catalogue.CERTIFIED_TABLES),
     log:
         f"{LOGS}/tables/{{table}}.log",
     localrule: True
@@ -89,7 +89,7 @@ rule certified_figure:
     params:
         experiments=plan.nn_certified_figure_summaries,
     wildcard_constraints:
-        figure="figure1a|figure1b|figure1c",
+        figure=catalogue.pattern(catalogue.CERTIFIED_FIGURES),
     log:
         f"{LOGS}/figures/{{figure}}.log",
     localrule: True

@@ -1,5 +1,6 @@
 # The plan of the run (unlearn_audit.pipeline.plan.WorkflowPlan): experiments, chunks, input
 # functions and targets, tested as plain Python; plus the rules' global constants and wildcards.
+from unlearn_audit import catalogue
 from unlearn_audit.pipeline.plan import GAUSSIAN_UNLEARNING_EXPERIMENTS, WorkflowPlan
 
 plan = WorkflowPlan(config)
@@ -17,7 +18,7 @@ wildcard_constraints:
     experiment="[A-Za-z0-9][A-Za-z0-9_\-]*",
     phase="calib|eval",
     run="[0-9]+",
-    mechanism="cubic_newton|output_perturbation|logistic_newton",
+    mechanism=catalogue.pattern(catalogue.CONVEX_MECHANISMS),
     epsilon="[0-9][0-9.e+\-]*",
     gu_experiment="|".join(GAUSSIAN_UNLEARNING_EXPERIMENTS),
     x="[0-9][0-9.e+\-]*",

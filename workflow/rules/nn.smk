@@ -194,7 +194,7 @@ rule nn_table:
     params:
         experiments=plan.nn_table_summaries,
     wildcard_constraints:
-        table="table1a|table1b|table3|table4|table5|table7",
+        table=catalogue.pattern(catalogue.NN_TABLES),
     log:
         f"{LOGS}/tables/{{table}}.log",
     localrule: True

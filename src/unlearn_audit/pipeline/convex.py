@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import schemas
+from .. import catalogue, schemas
 from ..auditors.weight_space import WeightSpaceSettings
 from ..checks import dataclass_from_mapping
 from ..convex.experiments import (
@@ -32,11 +32,14 @@ from ..seeds import generator
 
 __all__ = ["MECHANISMS", "make_params", "make_settings", "audit_cell", "audit", "table", "figure"]
 
+#: The audit and parameter class of every mechanism of :data:`unlearn_audit.catalogue.CONVEX_MECHANISMS`.
 MECHANISMS: dict[str, tuple[Callable[..., ConvexAuditResult], type]] = {
     "cubic_newton": (audit_cubic_newton, CubicNewtonParams),
     "output_perturbation": (audit_output_perturbation, OutputPerturbationParams),
     "logistic_newton": (audit_logistic_newton, LogisticNewtonParams),
 }
+if set(MECHANISMS) != set(catalogue.CONVEX_MECHANISMS):  # pragma: no cover - a programming error, caught by any import
+    raise ImportError(f"convex mechanisms {sorted(MECHANISMS)} differ from the catalogue's {sorted(catalogue.CONVEX_MECHANISMS)}")
 
 
 def make_params(mechanism: str, values: Mapping):

@@ -31,7 +31,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import schemas
+from .. import catalogue, schemas
 from ..checks import check_zeta
 from ..io import read_concat, read_parquet
 from ..schemas import REPORTED_ROLES
@@ -134,8 +134,7 @@ def _flow(i: int, n: int) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------------------------- panels
-_CONVEX_NAMES = {"cubic_newton": "perturbed Newton, cubic loss", "output_perturbation": "output perturbation, linear regression",
-                 "logistic_newton": "perturbed Newton, logistic loss"}
+_CONVEX_NAMES = catalogue.CONVEX_MECHANISMS
 
 
 def convex_panels(summaries: pd.DataFrame) -> list[Panel]:

@@ -17,20 +17,16 @@ import pandas as pd
 
 from ..schemas import REPORTED_ROLES
 from .figures import new_figure, save_figure
+from .. import catalogue
 from .tables import DIAGNOSTIC_FLAGS, diagnostics_row
 
 __all__ = ["CERTIFIED_FIGURES", "FIGURE_NAMES", "table6_frame", "figure1a_frame", "figure1b_frame", "figure1c_frame", "draw_figure"]
 
 
-FIGURE_NAMES = ("figure1a", "figure1b", "figure1c")
+FIGURE_NAMES = tuple(catalogue.CERTIFIED_FIGURES)
 
-CERTIFIED_FIGURES = {
-    "table6": "Table 6: model clipping on the certified (epsilon, C2, sigma) grid: noisy steps from the accountant, "
-    "epsilon_LB at the first noisy step and after fine-tuning (joint auditor, r = m, audited at the certified delta)",
-    "figure1a": "Figure 1a: epsilon_LB(t) along the model-clipping trajectory, uncertified variant vs certified runs",
-    "figure1b": "Figure 1b: joint sign-vector auditor vs pairwise auditor (rewind-to-delete, uniform split)",
-    "figure1c": "Figure 1c: rewind-to-delete, epsilon_LB against the target epsilon",
-}
+#: Caption of Table 6 and of each of Figures 1a–c (:mod:`unlearn_audit.catalogue`).
+CERTIFIED_FIGURES = {**catalogue.CERTIFIED_TABLES, **catalogue.CERTIFIED_FIGURES}
 
 
 def _reported(bounds: pd.DataFrame) -> pd.DataFrame:

@@ -30,6 +30,7 @@ from typing import Callable, Mapping
 
 import pandas as pd
 
+from .. import catalogue
 from ..schemas import REPORTED_ROLES as _REPORTED
 from .tables import diagnostics_row, format_cell, format_latex, format_markdown, write_table
 
@@ -253,11 +254,6 @@ def write_nn_table(df: pd.DataFrame, stem: str | os.PathLike, *, caption: str | 
     return write_table(df, stem, caption=caption, digits=digits, markdown=markdown, latex=latex)
 
 
-NN_TABLES: dict[str, tuple[Callable, str]] = {
-    "table1a": (table1, "Table 1a: epsilon lower bounds on Shakespeare (uncertified methods)"),
-    "table1b": (table1, "Table 1b: epsilon lower bounds on images, uniform and adversarial splits"),
-    "table3": (table3, "Table 3: logit score vs cross-entropy loss score over r"),
-    "table4": (table4, "Table 4: mean vs median aggregation of overlaps over r"),
-    "table5": (table5, "Table 5: batch size B and guess budget r, forget ascent"),
-    "table7": (table7, "Table 7: Hessian-based unlearning, final noise sigma"),
-}
+_RENDERERS: dict[str, Callable] = {"table1a": table1, "table1b": table1, "table3": table3, "table4": table4, "table5": table5, "table7": table7}
+#: Every neural-network table of :data:`unlearn_audit.catalogue.NN_TABLES` → (renderer, caption).
+NN_TABLES: dict[str, tuple[Callable, str]] = {name: (_RENDERERS[name], caption) for name, caption in catalogue.NN_TABLES.items()}

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 
+from ... import catalogue
 from ...stats.selection import DEFAULT_CELL
 from .base import PHASES, PlanBase, audit_delta, certified_claim, method_params
 
 __all__ = ["CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CertifiedPlan"]
 
-#: The certified audits' table and figures (paper Table 6, Figures 1a–c).
-CERTIFIED_TABLES = ("table6",)
-CERTIFIED_FIGURES = ("figure1a", "figure1b", "figure1c")
+#: The certified audits' table and figures (paper Table 6, Figures 1a–c; :mod:`unlearn_audit.catalogue`).
+CERTIFIED_TABLES = tuple(catalogue.CERTIFIED_TABLES)
+CERTIFIED_FIGURES = tuple(catalogue.CERTIFIED_FIGURES)
 
 
 class CertifiedPlan(PlanBase):

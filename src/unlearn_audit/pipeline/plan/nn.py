@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ... import catalogue
 from .. import paths
 from ...stats.signs import num_sign_vectors
 from .base import DEVICE_PATH_KEYS, PHASES, PlanBase, chunks as _chunks, preregistered_cell
@@ -12,8 +13,8 @@ from .certified import CERTIFIED_FIGURES, CERTIFIED_TABLES
 
 __all__ = ["NN_TABLES", "NN_DATA_KEYS", "NN_SIGNS_KEYS", "NN_TRAIN_KEYS", "NN_UNLEARN_KEYS", "NNPlan"]
 
-#: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7); an experiment lists the ones it fills.
-NN_TABLES = ("table1a", "table1b", "table3", "table4", "table5", "table7")
+#: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7; :data:`unlearn_audit.catalogue.NN_TABLES`).
+NN_TABLES = tuple(catalogue.NN_TABLES)
 # The design keys each neural-network step reads, and so the params of its rules: a change to one
 # reruns the step; keys outside (chunk_size, runtime_minutes_per_run, ...) rerun nothing.
 NN_DATA_KEYS = ("dataset", "split", "batch_size", "m", "dataset_params")

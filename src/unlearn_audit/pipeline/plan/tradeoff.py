@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import catalogue
 from .base import PlanBase, certified_claim
 
 __all__ = ["FIGURES", "MAX_PANELS", "GAUSSIAN_CLAIM_METHODS", "SIGN_VECTOR_AUDITORS", "SIGN_VECTOR_ORDER",
@@ -27,7 +28,7 @@ GAUSSIAN_CLAIM_METHODS = ("rewind_to_delete",)
 SIGN_VECTOR_AUDITORS = ("batchwise", "joint")
 #: The order in which experiments are considered for the sign-vector figure (after those with a
 #: claim): Table 1b first (the paper's main result), then the other tables and figures.
-SIGN_VECTOR_ORDER = ("table1b", "table1a", "table3", "table4", "table5", "table7", "table6", "figure1a", "figure1b", "figure1c")
+SIGN_VECTOR_ORDER = ("table1b", *(t for t in catalogue.NN_TABLES if t != "table1b"), *catalogue.CERTIFIED_TABLES, *catalogue.CERTIFIED_FIGURES)
 
 
 def convex_cells(plan: PlanBase) -> list[tuple[str, float]]:
