@@ -26,6 +26,8 @@ __all__ = [
     "as_seed_sequence",
     "as_generator",
     "spawn_generators",
+    "named_generator",
+    "child_generator",
     "torch_seed",
     "torch_seed_of",
     "check_phase_separation",
@@ -61,6 +63,18 @@ def seed_sequence(root: int, design: str, stream: str, phase: str | None = None,
 def generator(root: int, design: str, stream: str, phase: str | None = None, run: int | None = None) -> np.random.Generator:
     """numpy Generator of :func:`seed_sequence`."""
     return np.random.default_rng(seed_sequence(root, design, stream, phase, run))
+
+
+def named_generator(seed: int, *names: str) -> np.random.Generator:
+    """A numpy Generator of ``SeedSequence(seed, spawn_key=(name_key(n) for n in names))``: one stream per
+    tuple of names (the dataset splits: ``(dataset, "holdout")``, ``(dataset, "forget", split)``, ...)."""
+    return np.random.default_rng(np.random.SeedSequence(entropy=int(seed), spawn_key=tuple(name_key(k) for k in names)))
+
+
+def child_generator(root: np.random.SeedSequence, *key: int) -> np.random.Generator:
+    """A numpy Generator of the SeedSequence ``root`` extended by the integer ``key`` (a sub-stream of
+    ``root``, e.g. one replication's data, test points and removal sets)."""
+    return np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + tuple(key)))
 
 
 def as_seed_sequence(seed: SeedLike) -> np.random.SeedSequence:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 from ..atomic import atomic_path
-from ..seeds import name_key
+from ..seeds import named_generator
 
 __all__ = [
     "AuditData",
@@ -171,8 +171,8 @@ class ImageSource:
 
 
 def split_generator(seed: int, *keys: str) -> np.random.Generator:
-    """A numpy Generator from ``SeedSequence(seed, spawn_key=keys)``: one independent stream per key tuple."""
-    return np.random.default_rng(np.random.SeedSequence(entropy=int(seed), spawn_key=tuple(name_key(k) for k in keys)))
+    """The stream of one split decision: :func:`unlearn_audit.seeds.named_generator` of ``keys``."""
+    return named_generator(seed, *keys)
 
 
 def resolve_forget_size(n_train: int, *, batch_size: int, forget_fraction: float | None, m: int | None) -> int:

@@ -47,7 +47,7 @@ from ..auditors.weight_space import ProjectionAudit, ProjectionSettings, Sampler
 from ..seeds import SeedLike, as_seed_sequence
 from .data import make_data
 from .glm import DEFAULT_TOL, RegularizedGLM, fit_newton, get_loss
-from .noise import check_epsilon, noise_radius, noise_scale
+from .noise import check_positive_epsilon, noise_radius, noise_scale
 from .removal import remove, sample_removal_set
 
 __all__ = [
@@ -161,7 +161,7 @@ def mechanism_sigma(pair: PrivacyPair, epsilon: float, mechanism: str, *, undern
     so that the true μ equals the claimed ε; ``control_undernoised``: the tight σ divided by
     ``undernoise_factor`` (true μ = factor · ε, which the audit must detect).
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_positive_epsilon(epsilon)
     if mechanism == "certified":
         return noise_scale(pair.r, epsilon)
     if mechanism not in MECHANISMS:
@@ -198,7 +198,7 @@ def audit_table_rows(
     μ_LB-GDP mechanism), ``accuracy, alg1_accuracy, separation, falsified`` (μ_LB > claimed μ),
     plus ``n, m, epsilon, zeta``.  Each mechanism is audited with its own spawned seed.
     """
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_positive_epsilon(epsilon)
     children = as_seed_sequence(seed).spawn(len(mechanisms))
     rows: list[dict] = []
     for mech, child in zip(mechanisms, children):

@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from .glm import DEFAULT_TOL, GLMLoss, RegularizedGLM, error_loss_name
-from .noise import NOISE_KINDS, StandardNoise, check_epsilon, noise_radius, noise_scale
+from .noise import NOISE_KINDS, StandardNoise, check_positive_epsilon, noise_radius, noise_scale
 from .removal import check_removal_set, remove
 
 __all__ = [
@@ -174,7 +174,7 @@ def estimate_error_divergences(
     :func:`.glm.error_loss_name`, ``prob_clip`` NaN when unclipped; ``true_mu`` =
     ‖β̂⁽¹⁾ − β̂_{\\M}‖/σ for Gaussian noise, the exact μ of the released pair; NaN for Laplace noise).
     """
-    epsilons = [check_epsilon(e) for e in epsilons]
+    epsilons = [check_positive_epsilon(e) for e in epsilons]
     error_losses = (problem.loss,) if error_losses is None else tuple(error_losses)
     if not error_losses:
         raise ValueError("error_losses is empty")

@@ -36,11 +36,11 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 from ..checks import check_int
-from ..seeds import as_seed_sequence
+from ..seeds import as_seed_sequence, child_generator
 from .data import make_data, make_test_points
 from .estimators import RemovalPlan, estimate_error_divergences
 from .glm import DEFAULT_TOL, LOSSES, RegularizedGLM, error_loss_name, fit_newton, get_loss
-from .noise import NOISE_KINDS, check_epsilon
+from .noise import NOISE_KINDS, check_positive_epsilon
 
 __all__ = [
     "GLMUnlearningConfig",
@@ -141,10 +141,6 @@ def n_for(p: int, n_over_p: float) -> int:
     return n
 
 
-def _child(root: np.random.SeedSequence, *key: int) -> np.random.Generator:
-    return np.random.default_rng(np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + tuple(key)))
-
-
 def run_replication(
     n: int,
     p: int,
@@ -177,18 +173,18 @@ def run_replication(
     for m in ms:
         if not (1 <= m < n):
             raise ValueError(f"m must satisfy 1 <= m < n = {n}, got m = {m}")
-    epsilons = [check_epsilon(e) for e in epsilons]
+    epsilons = [check_positive_epsilon(e) for e in epsilons]
     if not epsilons:
         raise ValueError("epsilons is empty")
     error_losses = config.error_losses(prob_clips)
     root = as_seed_sequence(seed)
     key = (n, p, replication)
-    data = make_data(_child(root, *key, _STREAM_DATA), n, p, config.loss)
-    X_test, y_test = make_test_points(_child(root, *key, _STREAM_TEST), data, config.n_test, config.loss)
+    data = make_data(child_generator(root, *key, _STREAM_DATA), n, p, config.loss)
+    X_test, y_test = make_test_points(child_generator(root, *key, _STREAM_TEST), data, config.n_test, config.loss)
     problem = RegularizedGLM(data.X, data.y, config.model(), config.lam, config.nu)
     fit = fit_newton(problem, tol=config.tol)
     plan = RemovalPlan.sample(
-        [_child(root, *key, _STREAM_REMOVAL, k) for k in range(config.n_removal_sets)],
+        [child_generator(root, *key, _STREAM_REMOVAL, k) for k in range(config.n_removal_sets)],
         n,
         p,
         max(ms),

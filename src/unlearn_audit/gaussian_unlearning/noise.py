@@ -23,7 +23,7 @@ from ..checks import check_positive
 
 __all__ = [
     "NOISE_KINDS",
-    "check_epsilon",
+    "check_positive_epsilon",
     "noise_radius",
     "noise_scale",
     "StandardNoise",
@@ -36,7 +36,7 @@ __all__ = [
 NOISE_KINDS = ("gaussian", "laplace")
 
 
-def check_epsilon(epsilon: float) -> float:
+def check_positive_epsilon(epsilon: float) -> float:
     """ε must be a finite number > 0."""
     return check_positive(epsilon, "epsilon")
 
@@ -61,7 +61,7 @@ def noise_radius(m: int, n: int, lam: float, *, nu: float = 2.0, c: float = 1.0)
 
 def noise_scale(r: float, epsilon: float) -> float:
     """σ = r/ε: the Gaussian standard deviation, and the ℓ2-Laplace Gamma scale."""
-    epsilon = check_epsilon(epsilon)
+    epsilon = check_positive_epsilon(epsilon)
     r = float(r)
     if not (math.isfinite(r) and r >= 0):
         raise ValueError(f"r must be a finite number >= 0, got {r!r}")

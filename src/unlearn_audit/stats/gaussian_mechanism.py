@@ -20,7 +20,15 @@ from scipy.special import log_ndtr
 
 from ..checks import check_epsilon as _check_epsilon
 
-__all__ = ["hockey_stick_delta", "hockey_stick_delta_scalar", "gaussian_sigma", "gaussian_sigma_ratio", "classic_gaussian_sigma"]
+__all__ = ["log_delta_terms", "hockey_stick_delta", "hockey_stick_delta_scalar", "gaussian_sigma", "gaussian_sigma_ratio", "classic_gaussian_sigma"]
+
+
+def log_delta_terms(epsilon, mu):
+    """(a, b) with δ_G(ε; μ) = e^a − e^b: a = log Φ(μ/2 − ε/μ), b = ε + log Φ(−μ/2 − ε/μ) (Dong, Roth &
+    Su 2022, Cor. 2.13), for μ > 0, in log space (``log_ndtr``) so that tiny δ keep their precision.
+    The one copy of the formula: :func:`hockey_stick_delta`, :func:`hockey_stick_delta_scalar` and
+    :func:`~unlearn_audit.stats.gdp_overlaps.log_gdp_delta` combine it.  Floats or arrays."""
+    return log_ndtr(mu / 2 - epsilon / mu), epsilon + log_ndtr(-mu / 2 - epsilon / mu)
 
 
 def hockey_stick_delta(epsilon, mu):
@@ -41,9 +49,7 @@ def hockey_stick_delta(epsilon, mu):
     inf = pos & np.isinf(mu)
     out[inf] = 1.0
     fin = pos & ~np.isinf(mu)
-    e, m = eps[fin], mu[fin]
-    a = log_ndtr(m / 2 - e / m)
-    b = e + log_ndtr(-m / 2 - e / m)
+    a, b = log_delta_terms(eps[fin], mu[fin])
     diff = b - a
     with np.errstate(divide="ignore"):  # diff = 0 gives log1p(-1) = -inf, masked to 0 below
         val = np.where(diff < 0, np.exp(a + np.log1p(-np.exp(np.minimum(diff, 0.0)))), 0.0)
@@ -62,8 +68,7 @@ def hockey_stick_delta_scalar(epsilon: float, mu: float) -> float:
         return 1.0
     if math.isinf(epsilon):
         return 0.0
-    a = float(log_ndtr(mu / 2 - epsilon / mu))
-    b = epsilon + float(log_ndtr(-mu / 2 - epsilon / mu))
+    a, b = (float(t) for t in log_delta_terms(epsilon, mu))
     if not b < a:
         return 0.0
     return min(1.0, max(0.0, math.exp(a + math.log1p(-math.exp(b - a)))))

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import log_ndtr
 
 from ..checks import check_epsilon
 from ..checks import check_zeta as _check_zeta
@@ -32,6 +31,7 @@ from .bounds import (
     _prepare_overlaps,
     log_num_sign_vectors,
 )
+from .gaussian_mechanism import log_delta_terms
 from .signs import check_m_r
 
 __all__ = ["MuBound", "log_gdp_delta", "min_log_g_gdp", "mu_log_p_value", "mu_lower_bound", "mu_tail_bound"]
@@ -69,8 +69,7 @@ def log_gdp_delta(mu: float, epsilon) -> np.ndarray | float:
     if mu == 0.0:
         out = np.full(eps.shape, _NEG_INF)
     else:
-        a = log_ndtr(mu / 2 - eps / mu)
-        b = eps + log_ndtr(-mu / 2 - eps / mu)
+        a, b = log_delta_terms(eps, mu)
         with np.errstate(divide="ignore"):
             out = a + np.log(-np.expm1(np.minimum(b - a, 0.0)))
     return float(out) if out.ndim == 0 else out
