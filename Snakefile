@@ -31,6 +31,9 @@ except ConfigError as error:
 print(config_summary(config, CONFIG_FILES), file=sys.stderr)
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/config.smk"
 include: "workflow/rules/statistics.smk"

@@ -5,6 +5,7 @@ on the default config."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 import re
 from types import SimpleNamespace
 
@@ -161,3 +162,18 @@ def test_plan_input_functions_name_the_phase_files():
     summary = plan.nn_experiment_summary("digits_uniform_ida_q1")
     assert summary["report_r"] == 60 and summary["m"] == 144 and summary["label"] == "IDA q=1"
     assert plan.nn_runtime_minutes("digits_uniform", 25) == 25 + 5
+
+
+def test_report_subcategories_are_plan_functions_and_no_rule_holds_a_lambda():
+    from types import SimpleNamespace as W
+
+    from unlearn_audit.pipeline.plan import WorkflowPlan
+
+    rules = Path(__file__).resolve().parents[2] / "workflow" / "rules"
+    assert not [p.name for p in rules.glob("*.smk") if "lambda" in p.read_text()]
+    assert WorkflowPlan.report_table_subcategory(W(table="table1a")) == "Table 1a"
+    assert WorkflowPlan.report_figure_subcategory(W(figure="figure1c")) == "Figure 1c"
+    assert WorkflowPlan.report_convex_subcategory(W(table="table2b")) == "Table 2b"
+    assert WorkflowPlan.report_convex_subcategory(W(table="table2c")) == "Logistic loss (App. H.4.2)"
+    assert WorkflowPlan.report_gaussian_unlearning_subcategory(W(gu_error="ued", gu_axis="eps")) == "Figure: UED vs eps"
+    assert WorkflowPlan.report_clip_subcategory(W(gu_error="ged")) == "Figure: GED-vs-m slope against the clip c"

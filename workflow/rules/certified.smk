@@ -83,7 +83,7 @@ rule certified_figure:
             plan.figure_stem("{figure}") + ".png",
             caption="../report/certified_figure.rst",
             category="Certified unlearning audits",
-            subcategory=lambda wildcards: f"Figure {wildcards.figure.removeprefix('figure')}",
+            subcategory=plan.report_figure_subcategory,
         ),
         multiext(plan.figure_stem("{figure}"), ".pdf", ".csv"),
     params:

@@ -34,18 +34,14 @@ rule convex_table:
             plan.table_stem("{table}") + ".csv",
             caption="../report/convex_table.rst",
             category="Convex audits (Table 2)",
-            subcategory=lambda wildcards: {"table2c": "Logistic loss (App. H.4.2)"}.get(
-                wildcards.table, f"Table {wildcards.table.removeprefix('table')}"
-            ),
+            subcategory=plan.report_convex_subcategory,
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
         details=report(
             plan.convex_file_details("{table}"),
             caption="../report/convex_details.rst",
             category="Convex audits (Table 2)",
-            subcategory=lambda wildcards: {"table2c": "Logistic loss (App. H.4.2)"}.get(
-                wildcards.table, f"Table {wildcards.table.removeprefix('table')}"
-            ),
+            subcategory=plan.report_convex_subcategory,
         ),
     params:
     wildcard_constraints:

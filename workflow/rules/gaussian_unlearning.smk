@@ -48,7 +48,7 @@ rule gaussian_unlearning_figure:
             plan.figure_stem("gaussian_unlearning_{gu_error}_vs_{gu_axis}") + ".png",
             caption="../report/gaussian_unlearning_figure.rst",
             category="Gaussian certified unlearning",
-            subcategory=lambda wildcards: f"Figure: {wildcards.gu_error.upper()} vs {wildcards.gu_axis}",
+            subcategory=plan.report_gaussian_unlearning_subcategory,
         ),
         other=multiext(plan.figure_stem("gaussian_unlearning_{gu_error}_vs_{gu_axis}"), ".pdf", ".csv"),
     wildcard_constraints:
@@ -72,7 +72,7 @@ rule gaussian_unlearning_clip_figure:
             plan.figure_stem("gaussian_unlearning_{gu_error}_m_slope_vs_clip") + ".png",
             caption="../report/gaussian_unlearning_clip_figure.rst",
             category="Gaussian certified unlearning",
-            subcategory=lambda wildcards: f"Figure: {wildcards.gu_error.upper()}-vs-m slope against the clip c",
+            subcategory=plan.report_clip_subcategory,
         ),
         other=multiext(plan.figure_stem("gaussian_unlearning_{gu_error}_m_slope_vs_clip"), ".pdf", ".csv"),
     wildcard_constraints:

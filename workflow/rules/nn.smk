@@ -188,7 +188,7 @@ rule nn_table:
             plan.table_stem("{table}") + ".csv",
             caption="../report/nn_table.rst",
             category="Neural-network audits",
-            subcategory=lambda wildcards: f"Table {wildcards.table.removeprefix('table')}",
+            subcategory=plan.report_table_subcategory,
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
     params:
