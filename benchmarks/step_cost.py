@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import resource
 import time
@@ -28,6 +29,7 @@ import numpy as np
 import torch
 
 from unlearn_audit.models import build_model, initial_model
+from unlearn_audit.torch_utils import deterministic_algorithms
 from unlearn_audit.training import TrainConfig
 from unlearn_audit.training import sgd as sgd_module
 from unlearn_audit.training.sgd import random_batches, sgd_run
@@ -67,16 +69,6 @@ def per_tensor_clip(params, max_norm: float) -> None:
 
 
 @contextlib.contextmanager
-def deterministic_with_fill():
-    torch.use_deterministic_algorithms(True, warn_only=True)
-    torch.utils.deterministic.fill_uninitialized_memory = True
-    try:
-        yield
-    finally:
-        torch.use_deterministic_algorithms(False)
-
-
-@contextlib.contextmanager
 def patched(**names):
     saved = {k: getattr(sgd_module, k) for k in names}
     for k, v in names.items():
@@ -89,7 +81,8 @@ def patched(**names):
 
 
 VARIANTS = {
-    "before": lambda: patched(deterministic_algorithms=deterministic_with_fill, MomentumSGD=PerTensorSGD, _clip_grad_norm=per_tensor_clip),
+    "before": lambda: patched(deterministic_algorithms=functools.partial(deterministic_algorithms, fill_uninitialized_memory=True),
+                              MomentumSGD=PerTensorSGD, _clip_grad_norm=per_tensor_clip),
     "library": contextlib.nullcontext,
     "no deterministic switch": lambda: patched(deterministic_algorithms=contextlib.nullcontext),
     "channels_last": contextlib.nullcontext,

@@ -82,21 +82,14 @@ def test_deterministic_algorithms_drops_the_nan_fill_and_restores_both_switches(
 
 def test_training_without_the_nan_fill_gives_bitwise_the_weights_with_it():
     """The fill only detects kernels that read memory they never wrote: none of a training step does."""
-    from unlearn_audit.training import sgd as sgd_module
+    import functools
 
-    def with_fill():
-        prev = torch.utils.deterministic.fill_uninitialized_memory
-        torch.use_deterministic_algorithms(True, warn_only=True)
-        torch.utils.deterministic.fill_uninitialized_memory = True
-        try:
-            yield
-        finally:
-            torch.use_deterministic_algorithms(False)
-            torch.utils.deterministic.fill_uninitialized_memory = prev
+    from unlearn_audit.torch_utils import deterministic_algorithms
+    from unlearn_audit.training import sgd as sgd_module
 
     plain = _trained("fp32").state_dict()
     saved = sgd_module.deterministic_algorithms
-    sgd_module.deterministic_algorithms = __import__("contextlib").contextmanager(with_fill)
+    sgd_module.deterministic_algorithms = functools.partial(deterministic_algorithms, fill_uninitialized_memory=True)
     try:
         filled = _trained("fp32").state_dict()
     finally:

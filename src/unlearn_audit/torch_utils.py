@@ -47,18 +47,18 @@ __all__ = [
 
 
 @contextlib.contextmanager
-def deterministic_algorithms(enabled: bool = True) -> Iterator[None]:
+def deterministic_algorithms(enabled: bool = True, *, fill_uninitialized_memory: bool = False) -> Iterator[None]:
     """Temporarily set ``torch.use_deterministic_algorithms`` (warn-only), restoring the previous state.
 
     PyTorch's companion switch ``torch.utils.deterministic.fill_uninitialized_memory`` (on by
-    default) is turned off meanwhile: it fills every newly allocated tensor with NaN so that a
-    kernel reading memory it never wrote shows up, a check that costs ~90 fills per training step
-    of the digits model and changes no result (the weights are bitwise equal with and without
-    it, ``benchmarks/step_cost.py``)."""
+    default in PyTorch) is off here unless asked for: it fills every newly allocated tensor with
+    NaN so that a kernel reading memory it never wrote shows up, a check that costs ~90 fills per
+    training step of the digits model and changes no result (the weights are bitwise equal with
+    and without it, ``benchmarks/step_cost.py``)."""
     prev, prev_warn = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
     prev_fill = torch.utils.deterministic.fill_uninitialized_memory
     torch.use_deterministic_algorithms(enabled, warn_only=True)
-    torch.utils.deterministic.fill_uninitialized_memory = False
+    torch.utils.deterministic.fill_uninitialized_memory = bool(fill_uninitialized_memory)
     try:
         yield
     finally:
