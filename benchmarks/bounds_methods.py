@@ -3,7 +3,9 @@ the time of each method at m = 4500, r = 3000, L = 10; and the time of one p-val
 of "exact", "mgf" and "adaptive" side by side on six (m, r, L) (docs/bounds.md).
 
 Run: `python benchmarks/bounds_methods.py`.  ε_ldp bounds the induced LDP mechanism
-(ε_lb = ε_ldp / 2 the unlearning algorithm); μ_ldp the induced mechanism's μ-GDP (μ_lb = μ_ldp / 2).
+(ε_lb = ε_ldp / 2 the unlearning algorithm); μ_ldp the induced mechanism's μ-GDP and μ_lb the
+unlearning claim's, by Lemma C.1 (μ_lb = μ_ldp / 2) and by the trade-off function (docs/bounds.md §6a),
+side by side with their times.
 """
 
 from __future__ import annotations
@@ -57,8 +59,18 @@ def main() -> None:
         t = best_time(lambda stat=stat, meth=meth: epsilon_lower_bound(ov, m, r, statistic=stat, method=meth))
         print(f"  epsilon_lower_bound method={meth:<10} statistic={stat:<6} {t * 1e3:9.2f} ms")
     for stat in ("mean", "median"):
-        t = best_time(lambda stat=stat: mu_lower_bound(ov, m, r, statistic=stat))
-        print(f"  mu_lower_bound                        statistic={stat:<6} {t * 1e3:9.2f} ms")
+        for mu_method in ("lemma_c1", "tradeoff"):
+            t = best_time(lambda stat=stat, mu_method=mu_method: mu_lower_bound(ov, m, r, statistic=stat, method=mu_method))
+            print(f"  mu_lower_bound method={mu_method:<10} statistic={stat:<6} {t * 1e3:9.2f} ms")
+
+
+def mu_table() -> None:
+    """μ_lb (the unlearning claim's μ) by Lemma C.1 and by the trade-off function, mean statistic."""
+    print()
+    print(f"{'case':<32}{'mu_lb lemma_c1':>16}{'mu_lb tradeoff':>16}")
+    for name, m, r, ov in CASES + TIMING_CASES:
+        a, b = (mu_lower_bound(ov, m, r, method=k).mu_lb for k in ("lemma_c1", "tradeoff"))
+        print(f"{name:<32}{a:>16.4f}{b:>16.4f}")
 
 
 def timing_table() -> None:
@@ -81,4 +93,5 @@ def timing_table() -> None:
 
 if __name__ == "__main__":
     main()
+    mu_table()
     timing_table()

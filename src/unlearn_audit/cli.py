@@ -26,7 +26,7 @@ from .stats.bounds import (
     gdp_mu_lower_bound_from_accuracy,
     pairwise_epsilon_lower_bound,
 )
-from .stats.gdp_overlaps import mu_lower_bound
+from .stats.gdp_overlaps import MU_METHODS, mu_lower_bound
 from .stats.posterior_tests import METHODS
 from .stats.selection import SCORE_NAMES
 
@@ -164,8 +164,8 @@ def _cmd_bound(args) -> dict:
                               method=args.method)
     if args.statistic not in STATISTICS:  # the perfect-guess count has no μ-GDP test
         return {**used, **asdict(res), "mu_ldp": None, "mu_lb": None}
-    mu = mu_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic)
-    return {**used, **asdict(res), "mu_ldp": mu.mu_ldp, "mu_lb": mu.mu_lb}
+    mu = mu_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, method=args.mu_method)
+    return {**used, **asdict(res), "mu_ldp": mu.mu_ldp, "mu_lb": mu.mu_lb, "mu_method": mu.method}
 
 
 def _cmd_pairwise(args) -> dict:
@@ -333,7 +333,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="test: theorem4.2 (Eq. 1/2, Lemma C.1), exact (delta = 0: exact convolution / binomial "
                    "tail), mgf (delta = 0, mean: max-MGF Chernoff) or adaptive (delta = 0, mean: the worst case "
                    "over adaptive runs); see docs/bounds.md. The output also "
-                   "gives mu_ldp and mu_lb = mu_ldp / 2, the mu-GDP bound from the same overlaps")
+                   "gives mu_ldp and mu_lb, the mu-GDP bounds from the same overlaps (--mu-method)")
+    b.add_argument("--mu-method", choices=MU_METHODS, default="lemma_c1",
+                   help="the mu-GDP test: lemma_c1 (default; mu_lb = mu_ldp / 2) or tradeoff (never smaller: "
+                   "also the trade-off-function bound of docs/bounds.md section 6a, which needs no halving)")
     b.set_defaults(func=_cmd_bound)
 
     pw = sub.add_parser("pairwise", help="Eq. 3 pairwise bound from error counts (prints JSON)")

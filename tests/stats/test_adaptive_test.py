@@ -167,10 +167,10 @@ GRID = [(m, r, L, frac, eps) for m, r in [(6, 6), (8, 4), (20, 10), (100, 60)] f
 def best_fixed_vertex(m, r, L, c, eps):
     """max_v log P(p_v^{*L} ≥ c) over every ⌈r/10⌉-th v: every run uses the same vertex (a
     non-adaptive strategy), a lower bound on the adaptive worst case."""
-    log_n, log_t, log_b = pt._log_blocks(m, r)
+    log_n, log_t, log_b = pt.log_overlap_blocks(m, r)
     log_d = pt._log_d(eps, log_t, log_b)
     u = np.arange(r + 1)
-    return max(pt._log_sum_tail(log_n + np.where(u >= v, eps, 0.0) - log_d[v], L, c)
+    return max(pt.log_sum_tail(log_n + np.where(u >= v, eps, 0.0) - log_d[v], L, c)
                for v in range(0, r + 1, max(1, r // 10)))
 
 

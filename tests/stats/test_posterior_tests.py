@@ -247,7 +247,7 @@ def test_extreme_mechanism_attains_zeta_one_run():
 def test_extreme_mechanism_attains_zeta_exact_median():
     """L = 25: P(median ≥ v*) = P(Binomial(25, q_ε(v*)) ≥ 13) exactly; set to ζ."""
     m, vstar, L, reps = 8, 8, 25, 1000
-    q_star = brentq(lambda q: pt._log_binom_upper_tail(L, 13, math.log(q), math.log1p(-q)) - math.log(ZETA * (1 - 1e-9)),
+    q_star = brentq(lambda q: pt.log_binom_upper_tail(L, 13, math.log(q), math.log1p(-q)) - math.log(ZETA * (1 - 1e-9)),
                     1e-6, 1 - 1e-6)
     eps = brentq(lambda e: pt.log_dominating_tail(m, m, e)[0][vstar] - math.log(q_star), 0.0, 20.0)
     V = extreme_mechanism(m, vstar, eps, reps * L, np.random.default_rng(4)).reshape(reps, L)

@@ -1,4 +1,8 @@
-"""μ-GDP lower bounds from the overlaps of the sign-vector audit (docs/bounds.md §6; Lemma C.1).
+"""μ-GDP lower bounds from the overlaps of the sign-vector audit (docs/bounds.md §6 and §6a).
+
+Two tests of H0(μ), chosen by ``method``: ``"tradeoff"`` (§6a), the dominating law of one run's
+overlap under G_μ itself, t_μ(v) = Φ(Φ⁻¹(q₀(v)) + μ) ≥ P(V ≥ v), with the exact tail of the mean
+(or the median's binomial tail) over L runs; and ``"lemma_c1"`` (§6, below), the (ε, δ) route.
 
 A μ-GDP mechanism is (ε, δ_μ(ε))-DP for every ε ≥ 0 at once (Dong, Roth & Su 2022,
 Cor. 2.13), δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2).  Lemma C.1 at each (ε, δ_μ(ε)) bounds
@@ -19,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize_scalar
+from scipy.special import log_ndtr, ndtri_exp
 
 from ..checks import check_epsilon
 from ..checks import check_zeta as _check_zeta
@@ -32,9 +37,17 @@ from .bounds import (
     log_num_sign_vectors,
 )
 from .gaussian_mechanism import log_delta_terms
+from .posterior_tests import log_binom_upper_tail, log_overlap_blocks, log_sum_tail, sum_threshold
 from .signs import check_m_r
 
-__all__ = ["MuBound", "log_gdp_delta", "min_log_g_gdp", "mu_log_p_value", "mu_lower_bound", "mu_tail_bound"]
+__all__ = ["MU_METHODS", "MuBound", "log_gdp_delta", "min_log_g_gdp", "log_gdp_dominating_tail", "log_gdp_dominating_pmf",
+           "mu_log_p_value", "mu_lower_bound", "mu_tail_bound"]
+
+#: The tests of H0(μ): the trade-off-function test (docs/bounds.md §6a) and Lemma C.1's (§6).
+MU_METHODS = ("tradeoff", "lemma_c1")
+#: Added to μ in the trade-off test's Φ(Φ⁻¹(q₀) + μ): an upward margin far above the rounding of
+#: ``ndtri_exp``/``log_ndtr`` (~1e-15 relative), so that rounding can only make the test conservative.
+_MU_MARGIN = 1e-9
 
 _NEG_INF = -math.inf
 # Beyond ε = log M' + 40, g(ε; δ) ≥ e^ε/(e^ε + M') > 1 − e^{−40}: no useful ε lies there.
@@ -46,7 +59,8 @@ class MuBound:
     """Result of :func:`mu_lower_bound`.
 
     ``mu_ldp`` bounds the μ of the induced mechanism on S_m (μ-GDP between any two sign
-    vectors); ``mu_lb = mu_ldp / 2`` bounds a μ-GDP unlearning claim (docs/bounds.md §6).
+    vectors); ``mu_lb`` bounds a μ-GDP unlearning claim: ``mu_ldp / 2`` for ``method="lemma_c1"``
+    (docs/bounds.md §6), the larger of that and §6a's μ for ``"tradeoff"`` (§6a).
     ``rejected`` is True iff ``mu_ldp > 0``.
     """
 
@@ -59,6 +73,7 @@ class MuBound:
     r: int
     L: int
     zeta: float
+    method: str = "lemma_c1"
 
 
 def log_gdp_delta(mu: float, epsilon) -> np.ndarray | float:
@@ -101,20 +116,76 @@ def min_log_g_gdp(mu: float, m: int, r: int) -> float:
     return best
 
 
-def mu_log_p_value(value: float, m: int, r: int, L: int, mu: float, *, statistic: str = "mean") -> float:
-    """log p(μ): log of min_ε of Lemma C.1's bound (Eq. 9 mean, Eq. 10 median) at (ε, δ_μ(ε)),
-    an upper bound on P(statistic ≥ value) for every μ-GDP induced mechanism (docs/bounds.md §6)."""
+def _gdp_shift(m: int, r: int, mu: float) -> np.ndarray:
+    """Φ⁻¹(q₀(v)) + μ (+ the margin), v = 0..r+1: q₀(v) = T_v / M' is the tail of the overlap of a
+    random guess (+inf at v = 0, −inf at v = r + 1)."""
+    check_m_r(m, r)
+    mu = check_epsilon(mu, "mu")
+    _, log_t, _ = log_overlap_blocks(int(m), int(r))
+    return ndtri_exp(log_t - log_t[0]) + (mu + _MU_MARGIN)
+
+
+def log_gdp_dominating_tail(m: int, r: int, mu: float) -> tuple[np.ndarray, np.ndarray]:
+    """(log t_μ(v), log(1 − t_μ(v))) for v = 0..r+1, t_μ(v) = Φ(Φ⁻¹(q₀(v)) + μ): the largest P(V ≥ v)
+    of one run of a μ-GDP induced mechanism on S_m with S uniform (docs/bounds.md §6a)."""
+    w = _gdp_shift(m, r, mu)
+    return log_ndtr(w), log_ndtr(-w)
+
+
+def log_gdp_dominating_pmf(m: int, r: int, mu: float) -> np.ndarray:
+    """log D_μ(u), u = 0..r, the law with tail t_μ (docs/bounds.md §6a): t_μ(u) − t_μ(u + 1), from the
+    lower tails where t_μ(u) ≤ 1/2 and from the upper tails 1 − t_μ where it is above (no cancellation)."""
+    w = _gdp_shift(m, r, mu)
+    a, b = log_ndtr(w[:-1]), log_ndtr(w[1:])
+    ca, cb = log_ndtr(-w[:-1]), log_ndtr(-w[1:])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        from_lower = a + np.log1p(-np.exp(b - a))
+        from_upper = cb + np.log1p(-np.exp(ca - cb))
+    return np.where(w[:-1] > 0, from_upper, from_lower)
+
+
+def _check_mu_args(m: int, r: int, L: int, statistic: str, method: str) -> None:
     check_m_r(m, r)
     if statistic not in STATISTICS:
         raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    if method not in MU_METHODS:
+        raise ValueError(f"method must be one of {MU_METHODS} for a μ-GDP bound, got {method!r}")
     if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
         raise ValueError(f"L (number of runs) must be an integer >= 1, got {L!r}")
-    return _log_tail_bound(value, m, r, int(L), min_log_g_gdp(mu, m, r), statistic)
 
 
-def mu_tail_bound(value: float, m: int, r: int, L: int, mu: float, *, statistic: str = "mean") -> float:
+def _tradeoff_log_p(value: float, m: int, r: int, L: int, mu: float, statistic: str) -> float:
+    if statistic == "median":
+        start = int(math.ceil(float(value)))
+        if start <= 0:
+            return 0.0
+        if start > r:
+            return _NEG_INF
+        log_t, log_1mt = log_gdp_dominating_tail(m, r, mu)
+        return log_binom_upper_tail(L, (L + 1) // 2, float(log_t[start]), float(log_1mt[start]))
+    c = sum_threshold(float(value), L)
+    if c <= 0:
+        return 0.0
+    if c > L * r:
+        return _NEG_INF
+    return log_sum_tail(log_gdp_dominating_pmf(m, r, mu), L, c)
+
+
+def mu_log_p_value(value: float, m: int, r: int, L: int, mu: float, *, statistic: str = "mean", method: str = "lemma_c1") -> float:
+    """log p(μ), an upper bound on P(statistic ≥ value) over L runs of every μ-GDP induced mechanism:
+    ``"lemma_c1"``, min_ε of Lemma C.1's bound (Eq. 9 mean, Eq. 10 median) at (ε, δ_μ(ε)) (§6);
+    ``"tradeoff"``, the smaller of that and the exact tail of the sum (mean) or the binomial tail
+    (median) under the dominating law D_μ (docs/bounds.md §6a)."""
+    _check_mu_args(m, r, L, statistic, method)
+    lemma = _log_tail_bound(value, m, r, int(L), min_log_g_gdp(mu, m, r), statistic)
+    if method == "tradeoff":
+        return min(lemma, _tradeoff_log_p(value, int(m), int(r), int(L), float(mu), statistic))
+    return lemma
+
+
+def mu_tail_bound(value: float, m: int, r: int, L: int, mu: float, *, statistic: str = "mean", method: str = "lemma_c1") -> float:
     """:func:`mu_log_p_value`, exponentiated (in [0, 1])."""
-    return float(math.exp(mu_log_p_value(value, m, r, L, mu, statistic=statistic)))
+    return float(math.exp(mu_log_p_value(value, m, r, L, mu, statistic=statistic, method=method)))
 
 
 def _largest_rejected_mu(rejects) -> float:
@@ -136,26 +207,38 @@ def _largest_rejected_mu(rejects) -> float:
     return lo
 
 
-def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0.05, statistic: str = "mean") -> MuBound:
-    """Lower bound on μ from the overlaps of L independent runs (docs/bounds.md §6).
+def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0.05, statistic: str = "mean",
+                   method: str = "lemma_c1") -> MuBound:
+    """Lower bound on μ from the overlaps of L independent runs (docs/bounds.md §6, §6a).
 
-    ``mu_ldp = sup{μ ≥ 0 : p(μ) ≤ ζ}`` with p(μ) = min_ε of Lemma C.1's bound at (ε, δ_μ(ε));
-    p(μ) ≤ ζ iff min_ε log g(ε; δ_μ(ε)) ≤ log g*, the threshold of Eq. 1/2 at level ζ.  0 when
-    the statistic is ≤ r/2 or μ = 0 is not rejected.  ``mu_lb = mu_ldp / 2``.
+    ``mu_ldp = sup{μ ≥ 0 : p(μ) ≤ ζ}``.  ``method="lemma_c1"``: p(μ) = min_ε of Lemma C.1's bound at
+    (ε, δ_μ(ε)); p(μ) ≤ ζ iff min_ε log g(ε; δ_μ(ε)) ≤ log g*, the threshold of Eq. 1/2 at level ζ.
+    ``method="tradeoff"``: p(μ) the smaller of that and the exact tail under the dominating law D_μ
+    of §6a (both bound the same probability, so their minimum does), hence never below
+    ``"lemma_c1"``'s μ (at m = r = 6, L = 100, every V = 4: 0.642 against 0.132).  0 when the
+    statistic is ≤ r/2 or μ = 0 is not rejected.  ``mu_lb`` bounds a μ-GDP unlearning claim:
+    ``mu_ldp / 2`` (Lemma C.1, through the 2μ-GDP induced mechanism) and, with ``"tradeoff"``, also
+    §6a's μ itself, whose argument needs only one common reference, the retrained model.
     """
     check_m_r(m, r)
     m, r = int(m), int(r)
     zeta = _check_zeta(zeta)
-    if statistic not in STATISTICS:
-        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     v = _prepare_overlaps(overlaps, r)
+    _check_mu_args(m, r, int(v.size), statistic, method)
     stat, log_g_star = _log_g_threshold(v, m, r, zeta, statistic)
-    mu = 0.0
+    mu = mu_lb = 0.0
     if stat > r / 2:
         mu = as_bound(_largest_rejected_mu(lambda x: min_log_g_gdp(x, m, r) <= log_g_star))
+        mu_lb = mu / 2.0
+        if method == "tradeoff":  # both p-values bound the same tail: the smaller is valid (§6a)
+            log_zeta = math.log(zeta)
+            common = as_bound(_largest_rejected_mu(lambda x: _tradeoff_log_p(stat, m, r, int(v.size), x, statistic) <= log_zeta))
+            # §6a's bound holds against one common reference: any P_s for the induced mechanism's μ,
+            # and the retrained model A(D_r) itself for the unlearning claim, which needs no halving
+            mu, mu_lb = max(mu, common), max(mu_lb, common)
     return MuBound(
         mu_ldp=float(mu),
-        mu_lb=float(mu) / 2.0,
+        mu_lb=float(mu_lb),
         rejected=bool(mu > 0.0),
         statistic=statistic,
         statistic_value=stat,
@@ -163,4 +246,5 @@ def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0
         r=r,
         L=int(v.size),
         zeta=zeta,
+        method=method,
     )

@@ -40,6 +40,10 @@ from .signs import check_m_r
 
 __all__ = [
     "METHODS",
+    "log_overlap_blocks",
+    "log_sum_tail",
+    "log_binom_upper_tail",
+    "sum_threshold",
     "log_dominating_pmf",
     "log_dominating_tail",
     "log_max_mgf",
@@ -58,7 +62,7 @@ _NEG_INF = -math.inf
 # the dominating law Q_ε (docs/bounds.md §1)
 # --------------------------------------------------------------------------------------
 @lru_cache(maxsize=64)
-def _log_blocks(m: int, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def log_overlap_blocks(m: int, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(log N_u for u = 0..r, log T_v and log B_v = log(M' − T_v) for v = 0..r+1)."""
     log_n = log_overlap_counts(m, r)
     log_t = np.append(np.logaddexp.accumulate(log_n[::-1])[::-1], _NEG_INF)
@@ -79,7 +83,7 @@ def log_dominating_tail(m: int, r: int, epsilon: float) -> tuple[np.ndarray, np.
     q_ε(v) = e^ε T_v / (e^ε T_v + M' − T_v) is the largest P(V ≥ v) of any ε-LDP mechanism on
     S_m with S uniform; q_ε(0) = 1 and q_ε(r + 1) = 0.
     """
-    _, log_t, log_b = _log_blocks(*_check_m_r_eps(m, r, epsilon))
+    _, log_t, log_b = log_overlap_blocks(*_check_m_r_eps(m, r, epsilon))
     log_d = _log_d(epsilon, log_t, log_b)
     return epsilon + log_t - log_d, log_b - log_d
 
@@ -89,7 +93,7 @@ def log_dominating_pmf(m: int, r: int, epsilon: float) -> np.ndarray:
 
     Q_ε(u) = q_ε(u) − q_ε(u + 1) = e^ε N_u M' / (D_u D_{u+1}) (no cancellation).
     """
-    log_n, log_t, log_b = _log_blocks(*_check_m_r_eps(m, r, epsilon))
+    log_n, log_t, log_b = log_overlap_blocks(*_check_m_r_eps(m, r, epsilon))
     log_d = _log_d(epsilon, log_t, log_b)
     return epsilon + log_n + log_t[0] - log_d[:-1] - log_d[1:]
 
@@ -152,7 +156,7 @@ def _power(base: _Scaled, n: int) -> _Scaled:
         base = base * base
 
 
-def _log_sum_tail(log_pmf: np.ndarray, L: int, c: int) -> float:
+def log_sum_tail(log_pmf: np.ndarray, L: int, c: int) -> float:
     """log P(W_1 + … + W_L ≥ c) for W_i iid with log pmf ``log_pmf`` on {0, …, r}.
 
     Exponential tilting by θ (so that the tilted mean is c/L) puts c at the centre of the tilted
@@ -219,13 +223,13 @@ def log_max_mgf(m: int, r: int, epsilon: float, lam: float) -> float:
     H = Σ_u N_u e^{λu}, H_k = sum of the k largest of these M' terms; the maximum over k is taken
     at the block boundaries k = T_v.  Ψ_ε(λ) ≥ E[e^{λV}] for every ε-LDP mechanism on S_m.
     """
-    log_n, log_t, log_b = _log_blocks(*_check_m_r_eps(m, r, epsilon))
+    log_n, log_t, log_b = log_overlap_blocks(*_check_m_r_eps(m, r, epsilon))
     return _max_mgf_parts(float(lam), float(epsilon), log_n, log_t, _log_d(epsilon, log_t, log_b))[0]
 
 
 def _log_mgf_tail(m: int, r: int, L: int, c: int, epsilon: float) -> float:
     """min_{λ ≥ 0} L log Ψ_ε(λ) − λc (convex in λ: bisection on the subgradient)."""
-    log_n, log_t, log_b = _log_blocks(m, r)
+    log_n, log_t, log_b = log_overlap_blocks(m, r)
     log_d = _log_d(epsilon, log_t, log_b)
     if c >= L * r:  # λ → ∞: Ψ_ε(λ) e^{−λr} → q_ε(r)
         return float(L * (epsilon + log_t[r] - log_d[r])) if c == L * r else _NEG_INF
@@ -281,7 +285,7 @@ def _log_adaptive_tail(m: int, r: int, L: int, c: int, epsilon: float, *, dense_
     small.  Kernel columns whose largest entry is below e^{−50} are dropped and their mass added
     (G̃ ≤ 1): every approximation and rounding margin makes the result larger, never smaller.
     """
-    log_n, log_t, log_b = _log_blocks(m, r)
+    log_n, log_t, log_b = log_overlap_blocks(m, r)
     log_d = _log_d(epsilon, log_t, log_b)  # v = 0..r+1, non-increasing in v
     if c >= L * r:  # every run must reach r: max_v p_v(r) = q_ε(r) at v = r
         return float(L * (epsilon + log_t[r] - log_d[r])) if c == L * r else _NEG_INF
@@ -387,7 +391,7 @@ def _log_adaptive_tail(m: int, r: int, L: int, c: int, epsilon: float, *, dense_
 # --------------------------------------------------------------------------------------
 # exact median (docs/bounds.md §4)
 # --------------------------------------------------------------------------------------
-def _log_binom_upper_tail(L: int, k: int, log_q: float, log_1mq: float) -> float:
+def log_binom_upper_tail(L: int, k: int, log_q: float, log_1mq: float) -> float:
     """log P(Binomial(L, q) ≥ k), in log space."""
     j = np.arange(k, L + 1, dtype=float)
     with np.errstate(invalid="ignore"):  # 0 · (−inf) where q or 1 − q is 0
@@ -408,7 +412,7 @@ def _check_method(statistic: str, method: str) -> None:
                          "and the perfect-guess count (exact binomial tails)")
 
 
-def _sum_threshold(value: float, L: int) -> int:
+def sum_threshold(value: float, L: int) -> int:
     """Smallest integer sum c with c ≥ L·value (the sum of integer overlaps; rounding-safe)."""
     return int(math.ceil(L * value - 1e-7))
 
@@ -433,7 +437,7 @@ def posterior_log_p_value(value: float, m: int, r: int, L: int, epsilon: float, 
         if k > L:
             return _NEG_INF
         log_q, log_1mq = log_dominating_tail(m, r, epsilon)
-        return _log_binom_upper_tail(L, k, float(log_q[r]), float(log_1mq[r]))
+        return log_binom_upper_tail(L, k, float(log_q[r]), float(log_1mq[r]))
     if statistic == "median":
         start = int(math.ceil(value))
         if start <= 0:
@@ -441,14 +445,14 @@ def posterior_log_p_value(value: float, m: int, r: int, L: int, epsilon: float, 
         if start > r:
             return _NEG_INF
         log_q, log_1mq = log_dominating_tail(m, r, epsilon)
-        return _log_binom_upper_tail(L, (L + 1) // 2, float(log_q[start]), float(log_1mq[start]))
-    c = _sum_threshold(value, L)
+        return log_binom_upper_tail(L, (L + 1) // 2, float(log_q[start]), float(log_1mq[start]))
+    c = sum_threshold(value, L)
     if c <= 0:
         return 0.0
     if c > L * r:
         return _NEG_INF
     if method == "exact":
-        return _log_sum_tail(log_dominating_pmf(m, r, epsilon), L, c)
+        return log_sum_tail(log_dominating_pmf(m, r, epsilon), L, c)
     if method == "adaptive":
         return _log_adaptive_tail(m, r, L, c, epsilon)
     return _log_mgf_tail(m, r, L, c, epsilon)
@@ -502,7 +506,7 @@ def posterior_epsilon_ldp(overlaps: np.ndarray, m: int, r: int, *, zeta: float,
     if not stat > r / 2:
         return stat, 0.0
     if statistic == "mean":
-        value = float(np.round(v.sum())) / L  # the exact integer sum, through _sum_threshold
+        value = float(np.round(v.sum())) / L  # the exact integer sum, through sum_threshold
     else:
         value = stat
 
