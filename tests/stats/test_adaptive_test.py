@@ -19,7 +19,7 @@ from reference_bounds import overlaps_by_enumeration
 from unlearn_audit import epsilon_lower_bound
 from unlearn_audit.stats import posterior_tests as pt
 from unlearn_audit.stats.bounds import (
-    _log_mgf_min,
+    log_mgf_min,
     clopper_pearson_lower,
     clopper_pearson_upper,
     log_num_sign_vectors,
@@ -177,7 +177,7 @@ def best_fixed_vertex(m, r, L, c, eps):
 def thm42_log_p(value, m, r, L, eps):
     """log of Theorem 4.2's Eq. 1 (uncapped), as in test_posterior_tests.py."""
     log_mp = log_num_sign_vectors(m)
-    return L * (eps - np.logaddexp(eps, log_mp + math.log1p(-math.exp(-log_mp))) + _log_mgf_min(log_overlap_counts(m, r), value))
+    return L * (eps - np.logaddexp(eps, log_mp + math.log1p(-math.exp(-log_mp))) + log_mgf_min(log_overlap_counts(m, r), value))
 
 
 def test_orderings_on_a_grid():

@@ -18,7 +18,7 @@ from reference_bounds import overlaps_by_enumeration
 from unlearn_audit import epsilon_lower_bound
 from unlearn_audit.stats import posterior_tests as pt
 from unlearn_audit.stats.bounds import (
-    _log_mgf_min,
+    log_mgf_min,
     audit_tail_bound,
     log_num_sign_vectors,
     log_overlap_counts,
@@ -96,7 +96,7 @@ def thm42_log_p(value, m, r, L, eps):
     """log of Theorem 4.2's Eq. 1 (uncapped)."""
     log_n = log_overlap_counts(m, r)
     log_mp = log_num_sign_vectors(m)
-    return L * (eps - np.logaddexp(eps, log_mp + math.log1p(-math.exp(-log_mp))) + _log_mgf_min(log_n, value))
+    return L * (eps - np.logaddexp(eps, log_mp + math.log1p(-math.exp(-log_mp))) + log_mgf_min(log_n, value))
 
 
 GRID = [(m, r, L, frac, eps) for m, r in [(6, 6), (8, 4), (20, 10), (100, 60), (300, 100)] for L in (1, 3, 10, 60)
@@ -111,7 +111,7 @@ def test_orderings_on_a_grid():
         exact = pt.posterior_log_p_value(v, m, r, L, eps, method="exact")
         mgf = pt.posterior_log_p_value(v, m, r, L, eps, method="mgf")
         thm = min(0.0, thm42_log_p(v, m, r, L, eps))
-        chernoff_q = min(0.0, L * _log_mgf_min(pt.log_dominating_pmf(m, r, eps), v))
+        chernoff_q = min(0.0, L * log_mgf_min(pt.log_dominating_pmf(m, r, eps), v))
         assert mgf <= thm + 1e-9 * max(1.0, -thm), (m, r, L, v, eps)
         assert exact <= chernoff_q + 1e-9 * max(1.0, -chernoff_q), (m, r, L, v, eps)
         assert chernoff_q <= thm + 1e-9 * max(1.0, -thm), (m, r, L, v, eps)

@@ -43,10 +43,10 @@ from .signs import check_m_r
 from .theorem42 import (  # noqa: F401  (re-exported: the public names and the helpers tests reach)
     ALL_STATISTICS,
     STATISTICS,
-    _log_comb,
-    _log_g_threshold,
-    _log_g_to_epsilon,
-    _log_mgf_min,
+    log_comb,
+    log_g_threshold,
+    log_g_to_epsilon,
+    log_mgf_min,
     log_num_guesses,
     log_num_sign_vectors,
     log_overlap_counts,
@@ -54,6 +54,9 @@ from .theorem42 import (  # noqa: F401  (re-exported: the public names and the h
 )
 
 __all__ = [
+    "prepare_overlaps",
+    "log_g_factor",
+    "log_tail_bound",
     "EpsilonBound",
     "PairwiseBound",
     "STATISTICS",
@@ -113,7 +116,7 @@ class EpsilonBound:
     method: str = "theorem4.2"
 
 
-def _prepare_overlaps(overlaps, r: int) -> np.ndarray:
+def prepare_overlaps(overlaps, r: int) -> np.ndarray:
     try:
         v = np.asarray(overlaps, dtype=float).ravel()
     except (TypeError, ValueError):
@@ -182,11 +185,11 @@ def epsilon_lower_bound(
     if method != "theorem4.2":
         return _posterior_bound(overlaps, m, r, zeta, statistic, delta, method)
     _check_delta_monotone(m, r, delta)
-    v = _prepare_overlaps(overlaps, r)
-    stat, log_g = _log_g_threshold(v, m, r, zeta, statistic)
+    v = prepare_overlaps(overlaps, r)
+    stat, log_g = log_g_threshold(v, m, r, zeta, statistic)
     eps = 0.0
     if stat > r / 2:
-        eps = _log_g_to_epsilon(log_g, m, r, delta)
+        eps = log_g_to_epsilon(log_g, m, r, delta)
         if not eps > 0.0:  # negative, −inf or NaN: not rejected
             eps = 0.0
     return _result(eps, statistic, stat, m, r, v.size, zeta, delta, "theorem4.2")
@@ -207,12 +210,12 @@ def _posterior_bound(overlaps, m: int, r: int, zeta: float, statistic: str, delt
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if delta > 0:
         raise ValueError(f"method={method!r} supports delta = 0 only; use method='theorem4.2' (Lemma C.1) for delta > 0")
-    v = _prepare_overlaps(overlaps, r)
+    v = prepare_overlaps(overlaps, r)
     stat, eps = posterior_epsilon_ldp(v, m, r, zeta=zeta, statistic=statistic, method=method)
     return _result(eps, statistic, stat, m, r, v.size, zeta, delta, method)
 
 
-def _log_g(epsilon, m: int, r: int, log_delta):
+def log_g_factor(epsilon, m: int, r: int, log_delta):
     """log g(ε; δ) = log((e^ε + (M' − 1)/M' · K · δ) / (e^ε + M' − 1)), the per-run factor of the
     tail bounds of Theorem 4.2 (δ = 0, ``log_delta = −inf``) and Lemma C.1.
 
@@ -251,23 +254,23 @@ def audit_tail_bound(
     epsilon = float(epsilon)
     if not epsilon >= 0:
         raise ValueError(f"epsilon must be >= 0, got {epsilon!r}")
-    log_g = _log_g(epsilon, m, r, math.log(delta) if delta > 0 else -math.inf)
-    return float(min(1.0, math.exp(_log_tail_bound(value, m, r, L, log_g, statistic))))
+    log_g = log_g_factor(epsilon, m, r, math.log(delta) if delta > 0 else -math.inf)
+    return float(min(1.0, math.exp(log_tail_bound(value, m, r, L, log_g, statistic))))
 
 
-def _log_tail_bound(value: float, m: int, r: int, L: int, log_g: float, statistic: str) -> float:
+def log_tail_bound(value: float, m: int, r: int, L: int, log_g: float, statistic: str) -> float:
     """log of Eq. 1 (mean: L·(log g + min_λ[log Σ_u e^{λu} N_u − λ·value])) or Eq. 2 (median:
     log C(L, ⌈L/2⌉) + ⌈L/2⌉·(log g + log Σ_{u ≥ ⌈value⌉} N_u)) for the per-run factor ``log_g``,
     capped at 0; −inf for a median above r."""
     log_n = log_overlap_counts(m, r)
     if statistic == "mean":
-        log_p = L * (log_g + _log_mgf_min(log_n, float(value)))
+        log_p = L * (log_g + log_mgf_min(log_n, float(value)))
     else:
         k = (int(L) + 1) // 2
         start = max(int(math.ceil(value)), 0)
         if start > r:
             return -math.inf
-        log_p = float(_log_comb(L, k)) + k * (log_g + float(logsumexp(log_n[start:])))
+        log_p = float(log_comb(L, k)) + k * (log_g + float(logsumexp(log_n[start:])))
     return float(min(log_p, 0.0))
 
 
@@ -454,15 +457,15 @@ def unlearning_epsilon_lower_bound(
             f"which fails already at ε = 0 (need delta < M'/(2K) = {max_delta(m, r) / 2:.6g}); "
             "use a smaller delta or a smaller r"
         )
-    v = _prepare_overlaps(overlaps, r)
-    stat, log_g_star = _log_g_threshold(v, m, r, zeta, statistic)
+    v = prepare_overlaps(overlaps, r)
+    stat, log_g_star = log_g_threshold(v, m, r, zeta, statistic)
     log_delta = math.log(delta)
 
     def rejects(eps: float) -> bool:
         """p(ε) ≤ ζ, i.e. log g(2ε; (1 + e^ε)δ) ≤ log g* (and δ' < M'/K)."""
         if not eps < cap:
             return False
-        return _log_g(2 * eps, m, r, _log_induced_delta(eps, log_delta)) <= log_g_star
+        return log_g_factor(2 * eps, m, r, _log_induced_delta(eps, log_delta)) <= log_g_star
 
     def p_value(eps: float) -> float:
         try:

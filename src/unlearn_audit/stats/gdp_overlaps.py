@@ -30,10 +30,10 @@ from ..checks import check_zeta as _check_zeta
 from .bounds import (
     STATISTICS,
     as_bound,
-    _log_g,
-    _log_g_threshold,
-    _log_tail_bound,
-    _prepare_overlaps,
+    log_g_factor,
+    log_g_threshold,
+    log_tail_bound,
+    prepare_overlaps,
     log_num_sign_vectors,
 )
 from .gaussian_mechanism import log_delta_terms
@@ -105,12 +105,12 @@ def min_log_g_gdp(mu: float, m: int, r: int) -> float:
     check_m_r(m, r)
     mu = check_epsilon(mu, "mu")
     grid = _eps_grid(m)
-    vals = _log_g(grid, m, r, log_gdp_delta(mu, grid))
+    vals = log_g_factor(grid, m, r, log_gdp_delta(mu, grid))
     i = int(np.argmin(vals))
     best = float(vals[i])
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
     if hi > lo:
-        res = minimize_scalar(lambda e: _log_g(e, m, r, log_gdp_delta(mu, e)), bounds=(lo, hi), method="bounded",
+        res = minimize_scalar(lambda e: log_g_factor(e, m, r, log_gdp_delta(mu, e)), bounds=(lo, hi), method="bounded",
                               options={"xatol": 1e-10 * max(1.0, hi)})
         best = min(best, float(res.fun))
     return best
@@ -177,7 +177,7 @@ def mu_log_p_value(value: float, m: int, r: int, L: int, mu: float, *, statistic
     ``"tradeoff"``, the smaller of that and the exact tail of the sum (mean) or the binomial tail
     (median) under the dominating law D_μ (docs/bounds.md §6a)."""
     _check_mu_args(m, r, L, statistic, method)
-    lemma = _log_tail_bound(value, m, r, int(L), min_log_g_gdp(mu, m, r), statistic)
+    lemma = log_tail_bound(value, m, r, int(L), min_log_g_gdp(mu, m, r), statistic)
     if method == "tradeoff":
         return min(lemma, _tradeoff_log_p(value, int(m), int(r), int(L), float(mu), statistic))
     return lemma
@@ -223,9 +223,9 @@ def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0
     check_m_r(m, r)
     m, r = int(m), int(r)
     zeta = _check_zeta(zeta)
-    v = _prepare_overlaps(overlaps, r)
+    v = prepare_overlaps(overlaps, r)
     _check_mu_args(m, r, int(v.size), statistic, method)
-    stat, log_g_star = _log_g_threshold(v, m, r, zeta, statistic)
+    stat, log_g_star = log_g_threshold(v, m, r, zeta, statistic)
     mu = mu_lb = 0.0
     if stat > r / 2:
         mu = as_bound(_largest_rejected_mu(lambda x: min_log_g_gdp(x, m, r) <= log_g_star))

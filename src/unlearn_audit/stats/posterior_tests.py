@@ -31,9 +31,9 @@ from scipy.special import logsumexp
 from .theorem42 import (
     _WINDOW_NATS,
     ALL_STATISTICS,
-    _log_comb,
-    _log_g_threshold,
-    _log_g_to_epsilon,
+    log_comb,
+    log_g_threshold,
+    log_g_to_epsilon,
     log_overlap_counts,
 )
 from .signs import check_m_r
@@ -395,7 +395,7 @@ def log_binom_upper_tail(L: int, k: int, log_q: float, log_1mq: float) -> float:
     """log P(Binomial(L, q) ≥ k), in log space."""
     j = np.arange(k, L + 1, dtype=float)
     with np.errstate(invalid="ignore"):  # 0 · (−inf) where q or 1 − q is 0
-        terms = _log_comb(L, j) + np.where(j > 0, j * log_q, 0.0) + np.where(j < L, (L - j) * log_1mq, 0.0)
+        terms = log_comb(L, j) + np.where(j > 0, j * log_q, 0.0) + np.where(j < L, (L - j) * log_1mq, 0.0)
     return float(min(0.0, logsumexp(terms)))
 
 
@@ -518,7 +518,7 @@ def posterior_epsilon_ldp(overlaps: np.ndarray, m: int, r: int, *, zeta: float,
         return memo[eps]
 
     # Theorem 4.2's ε is rejected by these tighter tests too: a lower end for the bracket
-    _, log_g = _log_g_threshold(v, m, r, zeta, statistic)
-    start = _log_g_to_epsilon(log_g, m, r, 0.0)
+    _, log_g = log_g_threshold(v, m, r, zeta, statistic)
+    start = log_g_to_epsilon(log_g, m, r, 0.0)
     start = start if math.isfinite(start) and start > 0.0 else 0.0
     return stat, _solve_epsilon(log_p, math.log(zeta), start)

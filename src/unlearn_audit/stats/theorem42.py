@@ -18,7 +18,8 @@ from scipy.special import gammaln, logsumexp, polygamma, psi
 
 from .signs import check_m_r
 
-__all__ = ["ALL_STATISTICS", "STATISTICS", "log_num_guesses", "log_num_sign_vectors", "log_overlap_counts", "max_delta"]
+__all__ = ["ALL_STATISTICS", "STATISTICS", "log_num_guesses", "log_num_sign_vectors", "log_overlap_counts", "max_delta",
+           "log_comb", "log_g_threshold", "log_g_to_epsilon", "log_mgf_min"]
 
 STATISTICS = ("mean", "median")
 #: Statistics of :func:`epsilon_lower_bound`: Theorem 4.2's two, and the perfect-guess count
@@ -34,7 +35,7 @@ _WINDOW_NATS = 80.0
 # --------------------------------------------------------------------------------------
 # counting (Theorem 4.2)
 # --------------------------------------------------------------------------------------
-def _log_comb(n, k):
+def log_comb(n, k):
     """log C(n, k) elementwise; −inf where k < 0 or k > n."""
     n = np.asarray(n, dtype=float)
     k = np.asarray(k, dtype=float)
@@ -47,7 +48,7 @@ def _log_comb(n, k):
 def log_num_sign_vectors(m: int) -> float:
     """log M' = log C(m, ⌊m/2⌋)."""
     check_m_r(m)
-    return float(_log_comb(m, m // 2))
+    return float(log_comb(m, m // 2))
 
 
 def log_num_guesses(m: int, r: int) -> float:
@@ -146,7 +147,7 @@ def log_overlap_counts(m: int, r: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-def _log_g_to_epsilon(log_g: float, m: int, r: int, delta: float) -> float:
+def log_g_to_epsilon(log_g: float, m: int, r: int, delta: float) -> float:
     """Invert g(ε) = (e^ε + a)/(e^ε + M' − 1) = exp(log_g) for ε; −inf if no ε ≥ −∞ fits."""
     if log_g >= 0:
         return math.inf
@@ -162,7 +163,7 @@ def _log_g_to_epsilon(log_g: float, m: int, r: int, delta: float) -> float:
     return x + math.log1p(-math.exp(log_a - x)) - log_one_minus_g
 
 
-def _log_mgf_min(log_n: np.ndarray, v: float) -> float:
+def log_mgf_min(log_n: np.ndarray, v: float) -> float:
     """min_{λ≥0} [ log Σ_u e^{λu} N_u − λ v ]  (the ε-free part of Eq. 1)."""
     u = np.arange(log_n.size, dtype=float)
     support = np.isfinite(log_n)
@@ -189,15 +190,15 @@ def _log_mgf_min(log_n: np.ndarray, v: float) -> float:
     return h(lam)
 
 
-def _log_g_threshold(v: np.ndarray, m: int, r: int, zeta: float, statistic: str) -> tuple[float, float]:
+def log_g_threshold(v: np.ndarray, m: int, r: int, zeta: float, statistic: str) -> tuple[float, float]:
     """(statistic value, log g*) such that the bound of Eq. 1/2 (or 9/10) equals ζ at g = g*."""
     log_n = log_overlap_counts(m, r)
     L = v.size
     if statistic == "mean":
         stat = float(v.mean())
-        return stat, math.log(zeta) / L - _log_mgf_min(log_n, stat)
+        return stat, math.log(zeta) / L - log_mgf_min(log_n, stat)
     stat = float(np.median(v))
     k = (L + 1) // 2  # ⌈L/2⌉
-    log_binom = float(_log_comb(L, k))
+    log_binom = float(log_comb(L, k))
     log_tail = float(logsumexp(log_n[int(math.ceil(stat)):]))
     return stat, (math.log(zeta) - log_binom) / k - log_tail
