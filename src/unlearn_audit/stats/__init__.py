@@ -5,8 +5,10 @@
   their forms for an (ε, δ) unlearning claim (Lemma 4.1 with δ, by group privacy);
 * :mod:`.posterior_tests` — tighter δ = 0 tests from the same overlaps, ``method="exact"`` and
   ``method="mgf"`` of :func:`epsilon_lower_bound` (docs/bounds.md §1–5);
-* :mod:`.gdp_overlaps` — :func:`mu_lower_bound`, a μ-GDP bound from the overlaps via Lemma C.1
-  (docs/bounds.md §6);
+* :mod:`.gdp_overlaps` — :func:`mu_lower_bound`, a μ-GDP bound from the overlaps via Lemma C.1 or
+  the trade-off function (docs/bounds.md §6, §6a);
+* :mod:`.reference` — :func:`reference_epsilon_lower_bound`, the ε of an (ε, 0) unlearning claim
+  against the retrained model, without Lemma 4.1's halving (docs/bounds.md §6b);
 * :mod:`.gaussian_mechanism` — hockey-stick δ(ε; μ) and the analytic Gaussian σ;
 * :mod:`.tradeoff` — trade-off curves: G_μ of μ-GDP, f_{ε,δ} of (ε, δ)-DP (Dong, Roth & Su), the
   μ of a calibrated Gaussian mechanism and an audit's proven (α, β) point;
@@ -27,6 +29,7 @@ _EXPORTS = {
     "mu_lower_bound": ".gdp_overlaps",
     "METHODS": ".posterior_tests",
     "posterior_tail_bound": ".posterior_tests",
+    "reference_epsilon_lower_bound": ".reference",
     "dp_tradeoff": ".tradeoff",
     "gdp_tradeoff": ".tradeoff",
 }
