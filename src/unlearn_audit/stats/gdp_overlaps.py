@@ -37,7 +37,7 @@ from .bounds import (
     log_num_sign_vectors,
 )
 from .gaussian_mechanism import log_delta_terms
-from .posterior_tests import log_binom_upper_tail, log_overlap_blocks, log_sum_tail, sum_threshold
+from .posterior_tests import log_dominated_p_value, log_overlap_blocks
 from .signs import check_m_r
 
 __all__ = ["MU_METHODS", "MuBound", "log_gdp_delta", "min_log_g_gdp", "log_gdp_dominating_tail", "log_gdp_dominating_pmf",
@@ -155,20 +155,8 @@ def _check_mu_args(m: int, r: int, L: int, statistic: str, method: str) -> None:
 
 
 def _tradeoff_log_p(value: float, m: int, r: int, L: int, mu: float, statistic: str) -> float:
-    if statistic == "median":
-        start = int(math.ceil(float(value)))
-        if start <= 0:
-            return 0.0
-        if start > r:
-            return _NEG_INF
-        log_t, log_1mt = log_gdp_dominating_tail(m, r, mu)
-        return log_binom_upper_tail(L, (L + 1) // 2, float(log_t[start]), float(log_1mt[start]))
-    c = sum_threshold(float(value), L)
-    if c <= 0:
-        return 0.0
-    if c > L * r:
-        return _NEG_INF
-    return log_sum_tail(log_gdp_dominating_pmf(m, r, mu), L, c)
+    return log_dominated_p_value(float(value), r, L, statistic, lambda: log_gdp_dominating_tail(m, r, mu),
+                                 lambda: log_gdp_dominating_pmf(m, r, mu))
 
 
 def mu_log_p_value(value: float, m: int, r: int, L: int, mu: float, *, statistic: str = "mean", method: str = "lemma_c1") -> float:

@@ -44,6 +44,7 @@ __all__ = [
     "log_sum_tail",
     "log_binom_upper_tail",
     "sum_threshold",
+    "log_dominated_p_value",
     "log_dominating_pmf",
     "log_dominating_tail",
     "log_max_mgf",
@@ -417,6 +418,27 @@ def sum_threshold(value: float, L: int) -> int:
     return int(math.ceil(L * value - 1e-7))
 
 
+def log_dominated_p_value(value: float, r: int, L: int, statistic: str, log_tails, log_pmf) -> float:
+    """log P(statistic ≥ value) over L runs each dominated by one law on {0..r} (the mean through the
+    integer sum, the median through the binomial tail): ``log_tails()`` gives (log tail, log(1 − tail))
+    for v = 0..r+1 and ``log_pmf()`` the law's log pmf, each called only when needed.  The one place
+    that turns a dominating law into a p-value (§2, §4, §6a, §6b)."""
+    if statistic == "median":
+        start = int(math.ceil(value))
+        if start <= 0:
+            return 0.0
+        if start > r:
+            return _NEG_INF
+        log_q, log_1mq = log_tails()
+        return log_binom_upper_tail(L, (L + 1) // 2, float(log_q[start]), float(log_1mq[start]))
+    c = sum_threshold(value, L)
+    if c <= 0:
+        return 0.0
+    if c > L * r:
+        return _NEG_INF
+    return log_sum_tail(log_pmf(), L, c)
+
+
 def posterior_log_p_value(value: float, m: int, r: int, L: int, epsilon: float, *,
                           statistic: str = "mean", method: str = "exact") -> float:
     """log of an upper bound on P(statistic ≥ value) for every ε-LDP mechanism on S_m (S uniform,
@@ -438,21 +460,14 @@ def posterior_log_p_value(value: float, m: int, r: int, L: int, epsilon: float, 
             return _NEG_INF
         log_q, log_1mq = log_dominating_tail(m, r, epsilon)
         return log_binom_upper_tail(L, k, float(log_q[r]), float(log_1mq[r]))
-    if statistic == "median":
-        start = int(math.ceil(value))
-        if start <= 0:
-            return 0.0
-        if start > r:
-            return _NEG_INF
-        log_q, log_1mq = log_dominating_tail(m, r, epsilon)
-        return log_binom_upper_tail(L, (L + 1) // 2, float(log_q[start]), float(log_1mq[start]))
+    if statistic == "median" or method == "exact":
+        return log_dominated_p_value(value, r, L, statistic, lambda: log_dominating_tail(m, r, epsilon),
+                                     lambda: log_dominating_pmf(m, r, epsilon))
     c = sum_threshold(value, L)
     if c <= 0:
         return 0.0
     if c > L * r:
         return _NEG_INF
-    if method == "exact":
-        return log_sum_tail(log_dominating_pmf(m, r, epsilon), L, c)
     if method == "adaptive":
         return _log_adaptive_tail(m, r, L, c, epsilon)
     return _log_mgf_tail(m, r, L, c, epsilon)

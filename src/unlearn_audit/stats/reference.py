@@ -20,12 +20,11 @@ import numpy as np
 
 from ..checks import check_zeta
 from .bounds import STATISTICS, as_bound, prepare_overlaps
-from .posterior_tests import log_binom_upper_tail, log_overlap_blocks, log_sum_tail, sum_threshold
+from .posterior_tests import log_dominated_p_value, log_overlap_blocks
 from .signs import check_m_r
 
 __all__ = ["log_reference_tail", "log_reference_pmf", "reference_log_p_value", "reference_epsilon_lower_bound"]
 
-_NEG_INF = -math.inf
 #: Added to ε inside t_ε: rounding can then only make the test conservative.
 _EPS_MARGIN = 1e-9
 
@@ -70,21 +69,8 @@ def reference_log_p_value(value: float, m: int, r: int, L: int, epsilon: float, 
         raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 1:
         raise ValueError(f"L (number of runs) must be an integer >= 1, got {L!r}")
-    L = int(L)
-    if statistic == "median":
-        start = int(math.ceil(float(value)))
-        if start <= 0:
-            return 0.0
-        if start > r:
-            return _NEG_INF
-        log_t, log_c = _log_tails(m, r, epsilon)
-        return log_binom_upper_tail(L, (L + 1) // 2, float(log_t[start]), float(log_c[start]))
-    c = sum_threshold(float(value), L)
-    if c <= 0:
-        return 0.0
-    if c > L * r:
-        return _NEG_INF
-    return log_sum_tail(log_reference_pmf(m, r, epsilon), L, c)
+    return log_dominated_p_value(float(value), int(r), int(L), statistic, lambda: _log_tails(m, r, epsilon),
+                                 lambda: log_reference_pmf(m, r, epsilon))
 
 
 def reference_epsilon_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0.05,
