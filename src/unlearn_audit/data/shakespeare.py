@@ -54,7 +54,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from ..atomic import atomic_path
-from .splits import AuditData, DatasetError, DatasetNotFoundError, split_generator
+from ..seeds import named_generator
+from .splits import AuditData, DatasetError, DatasetNotFoundError
 from .vocab import CharVocab, default_vocab, normalise_text
 
 __all__ = [
@@ -670,7 +671,7 @@ def build_shakespeare_data(
     eligible = corpus.eligible(min_blocks)
     if not eligible:
         raise DatasetError(f"no role has {min_blocks} or more dialogue blocks")
-    rng_roles = split_generator(seed, "shakespeare", "roles")
+    rng_roles = named_generator(seed, "shakespeare", "roles")
     k = len(eligible) if num_roles is None else int(num_roles)
     if k < 2:
         raise DatasetError(f"num_roles must be at least 2, got {num_roles}")
@@ -689,7 +690,7 @@ def build_shakespeare_data(
     train_chars = np.array([sum(len(b) + 1 for b in bl) for bl in train_blocks], dtype=np.int64)
     total = int(train_chars.sum())
 
-    rng_forget = split_generator(seed, "shakespeare", "forget", split)
+    rng_forget = named_generator(seed, "shakespeare", "forget", split)
     forget_idx = _greedy_forget(rng_forget.permutation(k), train_chars, forget_fraction * total)
     if not forget_idx or len(forget_idx) == k:
         raise DatasetError(f"forget_fraction {forget_fraction} selects {len(forget_idx)} of {k} roles; need at least one forget and one retain role")
@@ -718,7 +719,7 @@ def build_shakespeare_data(
         fy.append(y[keep])
     forget_x, forget_y = np.concatenate(fx), np.concatenate(fy)
 
-    rng_win = split_generator(seed, "shakespeare", "windows")
+    rng_win = named_generator(seed, "shakespeare", "windows")
     retain_text = vocab.encode("".join("\n".join(train_blocks[i]) + "\n" for i in range(k) if not is_forget[i]))
     retain_x, retain_y = sliding_windows(retain_text, window, stride)
     sel = _subsample(len(retain_x), max_retain_windows, rng_win)

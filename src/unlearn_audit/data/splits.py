@@ -32,7 +32,6 @@ __all__ = [
     "DatasetNotFoundError",
     "ImageSource",
     "PARTS",
-    "split_generator",
     "resolve_forget_size",
     "select_forget",
     "split_image_source",
@@ -170,11 +169,6 @@ class ImageSource:
     meta: dict = field(default_factory=dict)
 
 
-def split_generator(seed: int, *keys: str) -> np.random.Generator:
-    """The stream of one split decision: :func:`unlearn_audit.seeds.named_generator` of ``keys``."""
-    return named_generator(seed, *keys)
-
-
 def resolve_forget_size(n_train: int, *, batch_size: int, forget_fraction: float | None, m: int | None) -> int:
     """Number m of candidate batches: ``m`` if given, else ``floor(forget_fraction * n_train / B)``."""
     if batch_size is None or int(batch_size) < 1:
@@ -269,7 +263,7 @@ def split_image_source(
         raise DatasetError(f"unknown split {split!r} for {src.name}; expected one of {SPLITS}")
     if not 0.0 <= val_fraction < 1.0:
         raise DatasetError(f"val_fraction must lie in [0, 1), got {val_fraction}")
-    rng_hold = split_generator(seed, src.name, "holdout")
+    rng_hold = named_generator(seed, src.name, "holdout")
     n = len(src.x)
     perm = rng_hold.permutation(n)
     if src.test_x is None:
@@ -284,7 +278,7 @@ def split_image_source(
 
     m = resolve_forget_size(len(train_pos), batch_size=batch_size, forget_fraction=forget_fraction, m=m)
     n_forget = m * int(batch_size)
-    rng_forget = split_generator(seed, src.name, "forget", split)
+    rng_forget = named_generator(seed, src.name, "forget", split)
     f_local, class_info = select_forget(src.y[train_pos], n_forget, split, rng_forget)
     is_forget = np.zeros(len(train_pos), dtype=bool)
     is_forget[f_local] = True

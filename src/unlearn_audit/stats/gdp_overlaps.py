@@ -37,7 +37,7 @@ from .bounds import (
     log_num_sign_vectors,
 )
 from .gaussian_mechanism import log_delta_terms
-from .posterior_tests import log_dominated_p_value, log_overlap_blocks
+from .posterior_tests import largest_rejected, log_dominated_p_value, log_overlap_blocks, log_pmf_from_tails
 from .signs import check_m_r
 
 __all__ = ["MU_METHODS", "MuBound", "log_gdp_delta", "min_log_g_gdp", "log_gdp_dominating_tail", "log_gdp_dominating_pmf",
@@ -133,15 +133,8 @@ def log_gdp_dominating_tail(m: int, r: int, mu: float) -> tuple[np.ndarray, np.n
 
 
 def log_gdp_dominating_pmf(m: int, r: int, mu: float) -> np.ndarray:
-    """log D_μ(u), u = 0..r, the law with tail t_μ (docs/bounds.md §6a): t_μ(u) − t_μ(u + 1), from the
-    lower tails where t_μ(u) ≤ 1/2 and from the upper tails 1 − t_μ where it is above (no cancellation)."""
-    w = _gdp_shift(m, r, mu)
-    a, b = log_ndtr(w[:-1]), log_ndtr(w[1:])
-    ca, cb = log_ndtr(-w[:-1]), log_ndtr(-w[1:])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        from_lower = a + np.log1p(-np.exp(b - a))
-        from_upper = cb + np.log1p(-np.exp(ca - cb))
-    return np.where(w[:-1] > 0, from_upper, from_lower)
+    """log D_μ(u), u = 0..r, the law with tail t_μ (docs/bounds.md §6a; :func:`.posterior_tests.log_pmf_from_tails`)."""
+    return log_pmf_from_tails(*log_gdp_dominating_tail(m, r, mu))
 
 
 def _check_mu_args(m: int, r: int, L: int, statistic: str, method: str) -> None:
@@ -176,25 +169,6 @@ def mu_tail_bound(value: float, m: int, r: int, L: int, mu: float, *, statistic:
     return float(math.exp(mu_log_p_value(value, m, r, L, mu, statistic=statistic, method=method)))
 
 
-def _largest_rejected_mu(rejects) -> float:
-    """sup{μ ≥ 0 : rejects(μ)} for a monotone test (rejects(μ) ⇒ rejects(μ') for μ' < μ), by
-    doubling and bisection to 1e-10 relative; the returned μ is rejected (0 if none is)."""
-    if not rejects(0.0):
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while rejects(hi):
-        lo, hi = hi, 2.0 * hi
-        if hi > 2.0**30:  # pragma: no cover - δ_μ → 1 makes Lemma C.1 trivial (docs/bounds.md §6)
-            return math.inf
-    while hi - lo > 1e-10 * hi:
-        mid = 0.5 * (lo + hi)
-        if rejects(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
 def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0.05, statistic: str = "mean",
                    method: str = "lemma_c1") -> MuBound:
     """Lower bound on μ from the overlaps of L independent runs (docs/bounds.md §6, §6a).
@@ -208,7 +182,6 @@ def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0
     ``mu_ldp / 2`` (Lemma C.1, through the 2μ-GDP induced mechanism) and, with ``"tradeoff"``, also
     §6a's μ itself, whose argument needs only one common reference, the retrained model.
     """
-    check_m_r(m, r)
     m, r = int(m), int(r)
     zeta = _check_zeta(zeta)
     v = prepare_overlaps(overlaps, r)
@@ -216,11 +189,11 @@ def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0
     stat, log_g_star = log_g_threshold(v, m, r, zeta, statistic)
     mu = mu_lb = 0.0
     if stat > r / 2:
-        mu = as_bound(_largest_rejected_mu(lambda x: min_log_g_gdp(x, m, r) <= log_g_star))
+        mu = as_bound(largest_rejected(lambda x: min_log_g_gdp(x, m, r) <= log_g_star))
         mu_lb = mu / 2.0
         if method == "tradeoff":  # both p-values bound the same tail: the smaller is valid (§6a)
             log_zeta = math.log(zeta)
-            common = as_bound(_largest_rejected_mu(lambda x: _tradeoff_log_p(stat, m, r, int(v.size), x, statistic) <= log_zeta))
+            common = as_bound(largest_rejected(lambda x: _tradeoff_log_p(stat, m, r, int(v.size), x, statistic) <= log_zeta))
             # §6a's bound holds against one common reference: any P_s for the induced mechanism's μ,
             # and the retrained model A(D_r) itself for the unlearning claim, which needs no halving
             mu, mu_lb = max(mu, common), max(mu_lb, common)

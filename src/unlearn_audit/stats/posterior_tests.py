@@ -45,6 +45,8 @@ __all__ = [
     "log_binom_upper_tail",
     "sum_threshold",
     "log_dominated_p_value",
+    "log_pmf_from_tails",
+    "largest_rejected",
     "log_dominating_pmf",
     "log_dominating_tail",
     "log_max_mgf",
@@ -416,6 +418,36 @@ def _check_method(statistic: str, method: str) -> None:
 def sum_threshold(value: float, L: int) -> int:
     """Smallest integer sum c with c ≥ L·value (the sum of integer overlaps; rounding-safe)."""
     return int(math.ceil(L * value - 1e-7))
+
+
+def log_pmf_from_tails(log_tail: np.ndarray, log_comp: np.ndarray) -> np.ndarray:
+    """log of the law on {0..r} whose tail is t (``log_tail`` = log t(v), ``log_comp`` = log(1 − t(v)),
+    v = 0..r+1): t(u) − t(u + 1), from the tails where t(u) ≤ 1/2 and from the complements above, so
+    that neither subtraction cancels (§6a, §6b)."""
+    a, b, ca, cb = log_tail[:-1], log_tail[1:], log_comp[:-1], log_comp[1:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        from_tail = a + np.log1p(-np.exp(b - a))
+        from_comp = cb + np.log1p(-np.exp(ca - cb))
+    return np.where(a > math.log(0.5), from_comp, from_tail)
+
+
+def largest_rejected(rejects) -> float:
+    """sup{x ≥ 0 : rejects(x)} for a monotone test (rejects(x) ⇒ rejects(x') for x' < x), by doubling
+    and bisection to 1e-10 relative; the returned x is rejected (0 if none is, inf past 2^30)."""
+    if not rejects(0.0):
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while rejects(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 2.0**30:  # pragma: no cover - a test that rejects every parameter
+            return math.inf
+    while hi - lo > 1e-10 * hi:
+        mid = 0.5 * (lo + hi)
+        if rejects(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def log_dominated_p_value(value: float, r: int, L: int, statistic: str, log_tails, log_pmf) -> float:

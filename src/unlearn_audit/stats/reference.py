@@ -18,9 +18,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..checks import check_zeta
+from ..checks import check_epsilon, check_zeta
 from .bounds import STATISTICS, as_bound, prepare_overlaps
-from .posterior_tests import log_dominated_p_value, log_overlap_blocks
+from .posterior_tests import largest_rejected, log_dominated_p_value, log_overlap_blocks, log_pmf_from_tails
 from .signs import check_m_r
 
 __all__ = ["log_reference_tail", "log_reference_pmf", "reference_log_p_value", "reference_epsilon_lower_bound"]
@@ -32,9 +32,7 @@ _EPS_MARGIN = 1e-9
 def _log_tails(m: int, r: int, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """(log t_ε(v), log(1 − t_ε(v))) for v = 0..r+1, from log q₀ and log(1 − q₀) (no cancellation)."""
     check_m_r(m, r)
-    if not (math.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
-    e = float(epsilon) + _EPS_MARGIN
+    e = check_epsilon(epsilon) + _EPS_MARGIN
     _, log_t, log_b = log_overlap_blocks(int(m), int(r))
     log_q0, log_1mq0 = log_t - log_t[0], log_b - log_t[0]  # q₀(v) and 1 − q₀(v), v = 0..r+1
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -53,14 +51,8 @@ def log_reference_tail(m: int, r: int, epsilon: float) -> np.ndarray:
 
 
 def log_reference_pmf(m: int, r: int, epsilon: float) -> np.ndarray:
-    """log of the law with tail t_ε on {0..r}: t_ε(u) − t_ε(u + 1), from the tails where t_ε(u) ≤ 1/2
-    and from the complements 1 − t_ε above."""
-    log_t, log_c = _log_tails(m, r, epsilon)
-    a, b, ca, cb = log_t[:-1], log_t[1:], log_c[:-1], log_c[1:]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        from_tail = a + np.log1p(-np.exp(b - a))
-        from_comp = cb + np.log1p(-np.exp(ca - cb))
-    return np.where(a > math.log(0.5), from_comp, from_tail)
+    """log of the law with tail t_ε on {0..r} (:func:`.posterior_tests.log_pmf_from_tails`)."""
+    return log_pmf_from_tails(*_log_tails(m, r, epsilon))
 
 
 def reference_log_p_value(value: float, m: int, r: int, L: int, epsilon: float, *, statistic: str = "mean") -> float:
@@ -83,18 +75,4 @@ def reference_epsilon_lower_bound(overlaps: Sequence[float], m: int, r: int, *, 
     L = int(v.size)
     value = float(np.mean(v)) if statistic == "mean" else float(np.median(v))
     log_zeta = math.log(zeta)
-
-    def rejects(eps: float) -> bool:
-        return reference_log_p_value(value, m, r, L, eps, statistic=statistic) <= log_zeta
-
-    if not rejects(0.0):
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while rejects(hi):
-        lo, hi = hi, 2.0 * hi
-        if hi > 2.0**20:  # pragma: no cover - every guess right in every run: no finite ε is rejected away
-            return math.inf
-    while hi - lo > 1e-10 * hi:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
-    return as_bound(lo)
+    return as_bound(largest_rejected(lambda eps: reference_log_p_value(value, m, r, L, eps, statistic=statistic) <= log_zeta))

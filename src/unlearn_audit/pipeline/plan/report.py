@@ -11,23 +11,31 @@ __all__ = ["ReportPlan"]
 CONVEX_TABLE_SUBCATEGORIES = {"table2c": "Logistic loss (App. H.4.2)"}
 
 
+def paper_label(name: str) -> str:
+    """``Table 1a`` for ``table1a``, ``Figure 1c`` for ``figure1c``: the paper's name of an output."""
+    for kind in ("table", "figure"):
+        if name.startswith(kind):
+            return f"{kind.title()} {name.removeprefix(kind)}"
+    raise ValueError(f"{name!r} is neither a table nor a figure of the paper")
+
+
 class ReportPlan(PlanBase):
     """The ``subcategory`` of each reported output, a function of the rule's wildcards."""
 
     @staticmethod
     def report_table_subcategory(wildcards) -> str:
-        """``Table 1a`` for ``{table}`` = table1a (the nn and certified tables)."""
-        return f"Table {wildcards.table.removeprefix('table')}"
+        """The nn and certified tables: ``Table 1a``."""
+        return paper_label(wildcards.table)
 
     @staticmethod
     def report_figure_subcategory(wildcards) -> str:
-        """``Figure 1a`` for ``{figure}`` = figure1a (the certified figures)."""
-        return f"Figure {wildcards.figure.removeprefix('figure')}"
+        """The certified figures: ``Figure 1a``."""
+        return paper_label(wildcards.figure)
 
     @staticmethod
     def report_convex_subcategory(wildcards) -> str:
         """A convex table's subcategory: ``Table 2a``, or its own (:data:`CONVEX_TABLE_SUBCATEGORIES`)."""
-        return CONVEX_TABLE_SUBCATEGORIES.get(wildcards.table, f"Table {wildcards.table.removeprefix('table')}")
+        return CONVEX_TABLE_SUBCATEGORIES.get(wildcards.table) or paper_label(wildcards.table)
 
     @staticmethod
     def report_gaussian_unlearning_subcategory(wildcards) -> str:
