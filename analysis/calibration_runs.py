@@ -22,7 +22,8 @@ import pandas as pd
 import yaml
 
 from unlearn_audit import schemas
-from unlearn_audit.auditors.batchwise import audit_tables, fit_table
+from unlearn_audit.auditors.batchwise import fit_table
+from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.io import read_concat, read_parquet
 from unlearn_audit.pipeline.plan import preregistered_cell
 

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from unlearn_audit import schemas
-from unlearn_audit.auditors.batchwise import audit_tables, fit_table
+from unlearn_audit.auditors.batchwise import fit_table
+from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.auditors.runs import sign_table
 from unlearn_audit.io import write_parquet
 

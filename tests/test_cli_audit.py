@@ -20,7 +20,8 @@ import pytest
 
 from cli_runner import run_cli
 from unlearn_audit import cli, schemas
-from unlearn_audit.auditors.batchwise import audit_tables, fit_table
+from unlearn_audit.auditors.batchwise import fit_table
+from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.auditors.runs import sign_table
 from unlearn_audit.io import write_parquet
 from synthetic_scores import split_batch

@@ -12,7 +12,8 @@ import pytest
 
 from synthetic_scores import long_scores, pipeline_overlaps
 from unlearn_audit import cli, schemas
-from unlearn_audit.auditors.batchwise import audit_tables, fit_table
+from unlearn_audit.auditors.batchwise import fit_table
+from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.auditors.runs import sign_table
 from unlearn_audit.io import write_parquet
 

@@ -27,6 +27,7 @@ from ._lazy import lazy_exports
 #: public name -> the submodule that defines it (imported on first use)
 _EXPORTS = {
     "PairwiseAudit": ".auditors",
+    "SignVectorAudit": ".auditors",
     "PerExampleFit": ".auditors",
     "WeightSpaceAudit": ".auditors",
     "audit_projection": ".auditors",
@@ -40,7 +41,7 @@ _EXPORTS = {
     "pairwise_audit": ".auditors",
     "pairwise_audit_table": ".auditors",
     "sign_table": ".auditors",
-    "EpsilonBound": ".stats.bounds",
+    "Bound": ".stats.bounds",
     "PairwiseBound": ".stats.bounds",
     "audit_tail_bound": ".stats.bounds",
     "epsilon_lower_bound": ".stats.bounds",
@@ -51,7 +52,6 @@ _EXPORTS = {
     "pairwise_epsilon_lower_bound": ".stats.bounds",
     "pairwise_unlearning_epsilon_lower_bound": ".stats.bounds",
     "unlearning_epsilon_lower_bound": ".stats.bounds",
-    "MuBound": ".stats.gdp_overlaps",
     "mu_lower_bound": ".stats.gdp_overlaps",
     "dp_tradeoff": ".stats.tradeoff",
     "gdp_tradeoff": ".stats.tradeoff",

@@ -163,9 +163,9 @@ def _cmd_bound(args) -> dict:
     res = epsilon_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta,
                               method=args.method)
     if args.statistic not in STATISTICS:  # the perfect-guess count has no μ-GDP test
-        return {**used, **asdict(res), "mu_ldp": None, "mu_lb": None}
+        return {**used, **res.record(), "mu_ldp": None, "mu_lb": None}
     mu = mu_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, method=args.mu_method)
-    return {**used, **asdict(res), "mu_ldp": mu.mu_ldp, "mu_lb": mu.mu_lb, "mu_method": mu.method}
+    return {**used, **res.record(), "mu_ldp": mu.mu_ldp, "mu_lb": mu.mu_lb, "mu_method": mu.method}
 
 
 def _cmd_pairwise(args) -> dict:

@@ -15,7 +15,8 @@ from scipy.stats import norm
 
 from unlearn_audit import schemas
 from unlearn_audit.auditors import batch_scores, batchwise_overlaps, bounds_table
-from unlearn_audit.auditors.batchwise import audit_tables, fit_table
+from unlearn_audit.auditors.batchwise import fit_table
+from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.auditors.gaussian_fit import fit_per_example
 from unlearn_audit.auditors.runs import sign_matrix, sign_table
 from unlearn_audit.stats.bounds import epsilon_lower_bound, unlearning_epsilon_lower_bound

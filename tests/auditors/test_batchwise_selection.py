@@ -1,4 +1,4 @@
-"""One test, one level in ``bounds_table`` (auditors/batchwise.py with stats/selection.py): the
+"""One test, one level in ``bounds_table`` (auditors/audit.py with stats/selection.py): the
 pre-registered cell is reported at level ζ, or every cell is tested at ζ/K and the largest bound
 is reported (Bonferroni).
 
@@ -17,8 +17,9 @@ import pytest
 from batchwise_audits import L, M, R_VALUES, SCORE_NAMES, frame_of_overlaps, overlaps_frame
 from per_statistic import per_distinct_statistic
 from unlearn_audit import schemas
-from unlearn_audit.auditors import batchwise
-from unlearn_audit.auditors.batchwise import batchwise_overlaps, bounds_table
+from unlearn_audit.auditors import audit
+from unlearn_audit.auditors.audit import bounds_table
+from unlearn_audit.auditors.batchwise import batchwise_overlaps
 from unlearn_audit.stats.bounds import STATISTICS, epsilon_lower_bound
 from unlearn_audit.stats.selection import Cell, cell_zeta
 from unlearn_audit.stats.signs import sample_sign_vectors
@@ -54,8 +55,8 @@ def memoized_bounds(monkeypatch):
 
         return memo
 
-    monkeypatch.setattr(batchwise, "epsilon_lower_bound", memoized(batchwise.epsilon_lower_bound, "epsilon"))
-    monkeypatch.setattr(batchwise, "mu_lower_bound", memoized(batchwise.mu_lower_bound, "mu"))
+    monkeypatch.setattr(audit, "epsilon_lower_bound", memoized(audit.epsilon_lower_bound, "epsilon"))
+    monkeypatch.setattr(audit, "mu_lower_bound", memoized(audit.mu_lower_bound, "mu"))
     return hits
 
 

@@ -16,7 +16,8 @@ import pandas as pd
 import pytest
 
 from unlearn_audit import schemas
-from unlearn_audit.auditors.batchwise import audit_tables, fit_table
+from unlearn_audit.auditors.batchwise import fit_table
+from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.auditors.runs import sign_table
 from unlearn_audit.auditors.score_files import ScoreAudit, audit_scores, read_score_files, read_signs_file
 from unlearn_audit.io import write_parquet

@@ -12,7 +12,7 @@ import yaml
 
 from tradeoff_checks import figure_outputs
 from unlearn_audit import schemas
-from unlearn_audit.auditors.batchwise import bounds_table
+from unlearn_audit.auditors.audit import bounds_table
 from unlearn_audit.io import read_parquet, write_parquet
 from unlearn_audit.pipeline import convex as convex_pipeline
 from unlearn_audit.pipeline import tradeoff

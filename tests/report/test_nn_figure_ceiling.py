@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from unlearn_audit import schemas
-from unlearn_audit.auditors.batchwise import bounds_table
+from unlearn_audit.auditors.audit import bounds_table
 from unlearn_audit.io import write_parquet
 from unlearn_audit.pipeline import nn
 from unlearn_audit.report import nn_figures

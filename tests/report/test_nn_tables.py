@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from batchwise_audits import M, R_VALUES, L, overlaps_frame
-from unlearn_audit.auditors.batchwise import bounds_table
+from unlearn_audit.auditors.audit import bounds_table
 from unlearn_audit.report.nn_figures import epsilon_vs_r_figure
 from unlearn_audit.pipeline.diagnostics import experiment_diagnostics
 from unlearn_audit.report.nn_tables import table1, table3, table4, table5, table7

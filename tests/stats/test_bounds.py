@@ -277,12 +277,31 @@ def test_pairwise_invalid_inputs(args, name):
         bounds.pairwise_epsilon_lower_bound(0, 10, 0, 10, zeta=1.5)
 
 
-def test_default_method_is_theorem42_and_old_constructor_works():
+def test_default_method_is_theorem42():
     a = bounds.epsilon_lower_bound([60] * 10, 100, 60)
     b = bounds.epsilon_lower_bound([60] * 10, 100, 60, method="theorem4.2")
     assert a == b and a.method == "theorem4.2" and round(a.epsilon_ldp, 2) == 40.83
-    old = bounds.EpsilonBound(1.0, 0.5, True, "mean", 5.0, 6, 6, 10, 0.05, 0.0)
-    assert old.method == "theorem4.2"
+    assert a.parameter == "epsilon" and (a.ldp, a.lb) == (a.epsilon_ldp, a.epsilon_lb)
+
+
+def test_one_bound_type_reads_its_own_parameter_only():
+    """ε and μ bounds are one dataclass; a bound answers under its own parameter's names only."""
+    from unlearn_audit.stats.gdp_overlaps import mu_lower_bound
+    from unlearn_audit.stats.selection import Cell
+
+    eps = bounds.epsilon_lower_bound([5] * 10, 6, 6)
+    mu = mu_lower_bound([5] * 10, 6, 6)
+    assert type(eps) is type(mu) is bounds.Bound
+    assert mu.parameter == "mu" and mu.mu_lb == mu.lb and mu.mu_ldp == mu.ldp > 0
+    with pytest.raises(AttributeError, match="bound on mu has no epsilon"):
+        mu.epsilon_lb
+    with pytest.raises(AttributeError, match="bound on epsilon has no mu"):
+        eps.mu_ldp
+    with pytest.raises(ValueError, match="parameter must be one of"):
+        bounds.Bound("delta", 1.0, 0.5, True, "mean", 5.0, 6, 6, 10, 0.05)
+    cell = Cell(6, "mean", "logit", "theorem4.2")
+    tagged = eps.answering(cell, ceiling=eps.lb)
+    assert tagged.cell == cell and tagged.ceiling == eps.lb and tagged.ldp == eps.ldp and eps.cell is None
 
 
 # ---------------------------------------------------------------- counting and Clopper–Pearson

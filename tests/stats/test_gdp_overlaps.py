@@ -20,8 +20,8 @@ LOG_ZETA = math.log(ZETA)
 
 def test_importable_from_package_and_stats():
     assert unlearn_audit.mu_lower_bound is unlearn_audit.stats.mu_lower_bound is go.mu_lower_bound
-    assert unlearn_audit.MuBound is go.MuBound
-    assert {"mu_lower_bound", "MuBound"} <= set(unlearn_audit.__all__) & set(unlearn_audit.stats.__all__)
+    assert unlearn_audit.Bound is unlearn_audit.stats.Bound
+    assert {"mu_lower_bound", "Bound"} <= set(unlearn_audit.__all__) & set(unlearn_audit.stats.__all__)
 
 
 @pytest.mark.parametrize("mu", [0.3, 1.0, 3.0, 8.0])

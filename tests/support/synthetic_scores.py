@@ -4,7 +4,8 @@ would compute from them, for the CLI and README tests."""
 import numpy as np
 import pandas as pd
 
-from unlearn_audit.auditors.batchwise import audit_tables, fit_table
+from unlearn_audit.auditors.batchwise import fit_table
+from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.auditors.runs import sign_matrix, sign_table
 
 

@@ -3,12 +3,18 @@
 numpy, scipy and pandas; never torch.
 
 * :mod:`.gaussian_fit` — the one per-side Gaussian fit, with the one documented variance floor;
-* :mod:`.runs` — the runs of an audit: sign vectors per phase, score matrices, phase guards;
-* :mod:`.batchwise` — Algorithm 2 (batch scores Λ_j, guesses for each r, overlaps, bounds, the
-  pre-registered cell);
+* :mod:`.runs` — the runs of an audit: sign vectors per phase, score matrices, phase guards,
+  :class:`~.runs.PhaseRuns` (one phase checked once);
+* :mod:`.batchwise` — Algorithm 2 (per-example fits, batch scores Λ_j, guesses for each r) and its
+  strategy :class:`~.batchwise.Batchwise`;
 * :mod:`.joint` — Algorithm 3 (one Gaussian per candidate sign vector S̃ ∈ S_m, the argmax guess,
-  r = m, bounds on the (ε, δ) unlearning claim);
-* :mod:`.pairwise` — App. A.3's pairwise baseline (Algorithm 3 with m = 2, Eq. 3);
+  r = m) and its strategy :class:`~.joint.Joint`;
+* :mod:`.pairwise` — App. A.3's pairwise baseline (Algorithm 3 with m = 2, Eq. 3), strategy
+  :class:`~.pairwise.Pairwise`;
+* :mod:`.audit` — :class:`~.audit.SignVectorAudit`, the one audit object (overlaps, ε and μ
+  bounds, tables) over any of the three strategies, and :func:`~.audit.bounds_table`;
+* :mod:`.tables` — score and sign tables in, OVERLAPS and BOUNDS out, through that object (the
+  workflow's rules and the CLI);
 * :mod:`.weight_space` — App. H.1's weight-space auditor, the projection auditor of the
   Gaussian-unlearning audit, and the one Algorithm-1 (m = r = 2) convention.
 """
@@ -17,26 +23,37 @@ from .._lazy import lazy_exports
 
 #: public name -> the submodule that defines it (imported on first use)
 _EXPORTS = {
+    "CellBounds": ".audit",
+    "SignVectorAudit": ".audit",
+    "bounds_table": ".audit",
+    "cell_bounds": ".audit",
     "DEFAULT_CELL": ".batchwise",
-    "audit_tables": ".batchwise",
+    "Batchwise": ".batchwise",
     "batch_scores": ".batchwise",
     "batchwise_overlaps": ".batchwise",
-    "bounds_table": ".batchwise",
     "fit_table": ".batchwise",
+    "per_example_fit": ".batchwise",
     "Gaussian": ".gaussian_fit",
     "PerClassFit": ".gaussian_fit",
     "PerExampleFit": ".gaussian_fit",
     "fit_gaussian": ".gaussian_fit",
     "fit_per_class": ".gaussian_fit",
     "fit_per_example": ".gaussian_fit",
-    "joint_audit_tables": ".joint",
+    "Joint": ".joint",
     "joint_fit": ".joint",
     "joint_guesses": ".joint",
+    "Pairwise": ".pairwise",
     "PairwiseAudit": ".pairwise",
-    "pairwise_audit": ".pairwise",
-    "pairwise_audit_table": ".pairwise",
+    "PhaseRuns": ".runs",
+    "phase_runs": ".runs",
     "sign_matrix": ".runs",
     "sign_table": ".runs",
+    "audit_tables": ".tables",
+    "joint_audit_tables": ".tables",
+    "joint_bounds": ".tables",
+    "joint_overlaps": ".tables",
+    "pairwise_audit": ".tables",
+    "pairwise_audit_table": ".tables",
     "ProjectionAudit": ".weight_space",
     "ProjectionSettings": ".weight_space",
     "TwoPointAlgorithm1": ".weight_space",

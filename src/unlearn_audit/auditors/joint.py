@@ -22,25 +22,22 @@ never sees an evaluation run.
 
 * :func:`joint_fit` — the per-class fit from calibration scores (N, n) and sign vectors (N, m);
 * :func:`joint_guesses` — Ŝ = unrank(argmax_k Λ_k) for evaluation scores (L, n);
-* :func:`joint_audit_tables` — (overlaps, bounds) frames (OVERLAPS, BOUNDS schemas) from score
-  and sign tables.
+* :class:`Joint` — the strategy of :class:`~.audit.SignVectorAudit` (its tables:
+  :func:`~.tables.joint_audit_tables`).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 
-from ..stats.bounds import STATISTICS
-from ..stats.selection import Cell
-from ..stats.signs import check_m_r, enumerate_sign_vectors, num_sign_vectors, overlap, sign_vector_rank
-from .batchwise import SCORES, bounds_table
+from ..stats.signs import check_m_r, enumerate_sign_vectors, num_sign_vectors, sign_vector_rank
 from .gaussian_fit import REL_VAR_FLOOR, PerClassFit, fit_per_class
-from .runs import check_single_phase, score_matrix, sign_matrix
+from .runs import PhaseRuns
 
-__all__ = ["joint_fit", "joint_guesses", "joint_overlaps", "joint_bounds", "joint_audit_tables"]
+__all__ = ["Joint", "joint_fit", "joint_guesses"]
 
 
 def _check_sign_vectors(signs: np.ndarray, what: str) -> np.ndarray:
@@ -93,118 +90,30 @@ def joint_guesses(fit: PerClassFit, scores: np.ndarray, m: int) -> np.ndarray:
     return enumerate_sign_vectors(m)[best]
 
 
-def _run_arrays(
-    scores: pd.DataFrame, signs: pd.DataFrame, phase: str, score: str, m: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(runs, sign_index, examples, values (R, n), sign vectors (R, m)) of one phase, checked.
+@dataclass(frozen=True)
+class Joint:
+    """Algorithm 3 as a strategy of :class:`~.audit.SignVectorAudit`: one Gaussian per candidate
+    S̃ ∈ S_m and example (step 7, floored at ``rel_var_floor``), the argmax guess (steps 11–12), so
+    r = m.  Its δ is the δ of the audited (ε, δ) *unlearning* claim (δ-aware Lemma 4.1)."""
 
-    The score table's runs must be the sign table's, and every row's ``in_forget`` must be
-    S_batch = +1 for its run's sign vector.
-    """
-    runs_s, sign_vectors = sign_matrix(signs, phase)
-    if sign_vectors.shape[1] != m:
-        raise ValueError(f"the {phase} sign vectors have m = {sign_vectors.shape[1]}, expected m = {m}")
-    sign_index = signs[signs.phase == phase].sort_values("run")["sign_index"].to_numpy()
-    runs, examples, values, inside = score_matrix(scores, score)
-    if not np.array_equal(runs, runs_s):
-        raise ValueError(f"{phase} score runs {runs.tolist()} do not match the sign table's {runs_s.tolist()}")
-    batch = scores.drop_duplicates("example").set_index("example")["batch"].loc[examples].to_numpy(np.int64)
-    if batch.min() < 0 or batch.max() >= m:
-        raise ValueError(f"batch ids must lie in [0, {m})")
-    if not np.array_equal(inside, sign_vectors[:, batch] == 1):
-        raise ValueError(f"{phase} scores' in_forget disagrees with the sign table (S_batch = +1): wrong sign table?")
-    return runs, sign_index, examples, values, sign_vectors
+    rel_var_floor: float = REL_VAR_FLOOR
+    name: ClassVar[str] = "joint"
+    delta_kind: ClassVar[str] = "unlearning"
 
+    def check_design(self, m: int) -> None:
+        check_m_r(m)
+        if m % 2:
+            raise ValueError(f"the joint auditor guesses all m entries (r = m), so m must be even, got m = {m}")
 
-def _single_experiment(frame: pd.DataFrame) -> str:
-    names = frame["experiment"].unique()
-    if names.size != 1:
-        raise ValueError(f"expected the scores of one experiment, got {sorted(map(str, names))}")
-    return str(names[0])
+    def fit(self, calibration: PhaseRuns) -> PerClassFit:
+        return joint_fit(calibration.values, calibration.signs, rel_var_floor=self.rel_var_floor)
 
+    def predict(self, fit: PerClassFit, evaluation: PhaseRuns) -> np.ndarray:
+        """Ŝ (L, m): the argmax guess of every evaluation run."""
+        return joint_guesses(fit, evaluation.values, evaluation.m)
 
-def _phase_arrays(
-    calib_scores: pd.DataFrame, calib_signs: pd.DataFrame, eval_scores: pd.DataFrame, eval_signs: pd.DataFrame,
-    m: int, scores: Sequence[str],
-) -> tuple[str, dict[str, tuple[np.ndarray, ...]]]:
-    """(experiment, {score: (calib values, calib sign vectors, eval runs, eval sign_index, eval values,
-    eval sign vectors)}) of phase-checked tables: the fit never sees an evaluation run, and both
-    phases score the same candidate examples (Algorithm 3 and App. A.3 alike)."""
-    for frame, phase in ((calib_scores, "calib"), (calib_signs, "calib"), (eval_scores, "eval"), (eval_signs, "eval")):
-        check_single_phase(frame, phase)
-    experiment = _single_experiment(eval_scores)
-    out = {}
-    for score in scores:
-        _, _, calib_examples, calib_values, calib_sv = _run_arrays(calib_scores, calib_signs, "calib", score, m)
-        runs, sign_index, examples, values, true_signs = _run_arrays(eval_scores, eval_signs, "eval", score, m)
-        if not np.array_equal(calib_examples, examples):
-            raise ValueError("calibration and evaluation runs must score the same candidate examples")
-        out[score] = (calib_values, calib_sv, runs, sign_index, values, true_signs)
-    return experiment, out
-
-
-def joint_audit_tables(
-    calib_scores: pd.DataFrame,
-    eval_scores: pd.DataFrame,
-    eval_signs: pd.DataFrame,
-    calib_signs: pd.DataFrame,
-    m: int,
-    *,
-    zeta: float = 0.05,
-    delta: float = 0.0,
-    statistics: Sequence[str] = STATISTICS,
-    scores: Sequence[str] = SCORES,
-    primary: Cell | None = None,
-    selection: str = "preregistered",
-    auditor: str = "joint",
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(overlaps, bounds) of Algorithm 3 from score and sign tables (OVERLAPS, BOUNDS schemas):
-    :func:`joint_overlaps`, then :func:`joint_bounds`.
-
-    Parameters
-    ----------
-    calib_scores, calib_signs : calibration-phase rows only (SCORES, SIGNS schemas); the fit.
-    eval_scores, eval_signs : evaluation-phase rows only; the guesses and overlaps.
-    m : number of candidate batches; r = m in every row.
-    zeta, delta : level and the δ of the audited (ε, δ) *unlearning* claim (the ``delta``
-        column); each bound is :func:`~unlearn_audit.stats.bounds.unlearning_epsilon_lower_bound`.
-    statistics, scores : the cells tried, one bounds row per (score, statistic).
-    primary, selection : the pre-registered cell (r must be m) or ``"bonferroni"``, exactly as
-        :func:`~.batchwise.bounds_table`.
-    """
-    overlaps = joint_overlaps(calib_scores, eval_scores, eval_signs, calib_signs, m, scores=scores, auditor=auditor)
-    return overlaps, joint_bounds(overlaps, m, zeta=zeta, delta=delta, statistics=statistics, primary=primary, selection=selection)
-
-
-def joint_overlaps(
-    calib_scores: pd.DataFrame,
-    eval_scores: pd.DataFrame,
-    eval_signs: pd.DataFrame,
-    calib_signs: pd.DataFrame,
-    m: int,
-    *,
-    scores: Sequence[str] = SCORES,
-    auditor: str = "joint",
-) -> pd.DataFrame:
-    """OVERLAPS of Algorithm 3: per score, the Gaussian fit on the calibration runs and the overlap of
-    each evaluation run's argmax guess (r = m) with its true S."""
-    check_m_r(m)
-    if m % 2:
-        raise ValueError(f"the joint auditor guesses all m entries (r = m), so m must be even, got m = {m}")
-    experiment, arrays = _phase_arrays(calib_scores, calib_signs, eval_scores, eval_signs, m, scores)
-    rows = []
-    for score, (calib_values, calib_sv, runs, sign_index, values, true_signs) in arrays.items():
-        fit = joint_fit(calib_values, calib_sv)
-        v = np.atleast_1d(overlap(joint_guesses(fit, values, m), true_signs))
-        for run, idx, val in zip(runs, sign_index, v):
-            rows.append({"experiment": experiment, "auditor": auditor, "score": score, "run": int(run), "sign_index": int(idx), "m": int(m), "r": int(m), "overlap": int(val)})
-    return pd.DataFrame(rows)
-
-
-def joint_bounds(overlaps: pd.DataFrame, m: int, *, zeta: float = 0.05, delta: float = 0.0, statistics: Sequence[str] = STATISTICS,
-                 primary: Cell | None = None, selection: str = "preregistered") -> pd.DataFrame:
-    """BOUNDS of Algorithm 3's overlaps: each row bounds the (ε, δ) unlearning claim
-    (:func:`~.batchwise.bounds_table` with ``delta_kind="unlearning"``), so the overlaps of one fit can
-    be bounded at several levels without fitting again."""
-    return bounds_table(overlaps, m, zeta=zeta, statistics=statistics, delta=delta, primary=primary, selection=selection,
-                        delta_kind="unlearning")
+    def guess(self, prediction: np.ndarray, r: int) -> np.ndarray:
+        m = prediction.shape[1]
+        if int(r) != m:
+            raise ValueError(f"the {self.name} auditor guesses every entry of S: r must be m = {m}, got r = {r}")
+        return prediction

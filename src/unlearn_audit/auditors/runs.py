@@ -5,6 +5,8 @@
 * :func:`candidate_sign_table`, :func:`candidate_of_runs` — the same for a joint (Algorithm 3)
   design: Γ calibration runs per candidate S̃ ∈ S_m, and the base model of every run;
 * :func:`sign_matrix`, :func:`score_matrix` — one phase's runs as arrays;
+* :class:`PhaseRuns`, :func:`phase_runs` — one phase's scores and sign vectors, checked against
+  each other once (the input of :class:`~.audit.SignVectorAudit`);
 * :func:`check_single_phase` — the guard that keeps calibration and evaluation apart.
 
 Section 5: "Calibration runs and evaluation runs are drawn independently, which is required for
@@ -14,6 +16,8 @@ can never leak into evaluation.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -21,7 +25,7 @@ from ..seeds import check_phase_separation, seed_sequence
 from ..stats.selection import SCORE_NAMES, score_column
 from ..stats.signs import num_sign_vectors, sample_sign_vectors, sign_vector_rank, sign_vector_unrank
 
-__all__ = ["SCORE_COLUMNS", "sign_table", "candidate_sign_table", "candidate_of_runs", "sign_matrix", "score_matrix", "check_single_phase"]
+__all__ = ["SCORE_COLUMNS", "PhaseRuns", "phase_runs", "sign_table", "candidate_sign_table", "candidate_of_runs", "sign_matrix", "score_matrix", "check_single_phase"]
 
 #: Score name → its column in the score files (one entry per ``stats.selection.SCORE_NAMES``).
 SCORE_COLUMNS = {name: score_column(name) for name in SCORE_NAMES}
@@ -105,3 +109,69 @@ def check_single_phase(frame: pd.DataFrame, phase: str) -> None:
     phases = set(frame["phase"].unique())
     if phases != {phase}:
         raise ValueError(f"expected only {phase!r} runs here, got phases {sorted(phases)}: calibration and evaluation must not mix")
+
+
+@dataclass(frozen=True, eq=False)
+class PhaseRuns:
+    """One phase's runs of a sign-vector audit as checked arrays (Section 5).
+
+    ``runs`` (R,) run ids, sorted; ``sign_index`` (R,) each run's index in the design's sign table;
+    ``examples`` (n,) the candidate examples, sorted; ``batch`` (n,) each example's candidate batch
+    in [0, m), or None where the strategy does not read it (the joint and pairwise guesses score
+    whole sign vectors); ``values`` (R, n) one score of every example in every run; ``signs``
+    (R, m) the runs' sign vectors.  An example is in the forget set of a run iff its batch's sign
+    is +1 (:attr:`in_forget`)."""
+
+    phase: str
+    runs: np.ndarray
+    sign_index: np.ndarray
+    examples: np.ndarray
+    batch: np.ndarray | None
+    values: np.ndarray
+    signs: np.ndarray
+
+    @classmethod
+    def from_arrays(cls, values, signs, phase: str, batch=None) -> "PhaseRuns":
+        """Runs given as arrays: ``values`` (R, n) and ``signs`` (R, m); runs and examples numbered 0.."""
+        values = np.atleast_2d(np.asarray(values, dtype=float))
+        signs = np.asarray(signs)
+        if signs.ndim != 2 or signs.shape[1] < 1:
+            raise ValueError(f"{phase} sign vectors must be (runs, m), got shape {signs.shape}")
+        if values.ndim != 2 or values.shape[0] != signs.shape[0]:
+            raise ValueError(f"{phase} scores (runs, examples) and sign vectors (runs, m) must have the same runs; "
+                             f"got {values.shape} and {signs.shape}")
+        runs = np.arange(values.shape[0])
+        return cls(phase, runs, runs, np.arange(values.shape[1]), None if batch is None else np.asarray(batch, np.int64),
+                   values, signs.astype(np.int8))
+
+    @property
+    def m(self) -> int:
+        return int(self.signs.shape[1])
+
+    @property
+    def in_forget(self) -> np.ndarray:
+        """(R, n) True where the example's batch was in the run's forget set (S_batch = +1)."""
+        if self.batch is None:
+            raise ValueError(f"the {self.phase} runs carry no batch ids: give each example's candidate batch")
+        return self.signs[:, self.batch] == 1
+
+
+def phase_runs(scores: pd.DataFrame, signs: pd.DataFrame, phase: str, score: str, m: int) -> PhaseRuns:
+    """The runs of one phase as :class:`PhaseRuns`, checked once: only ``phase`` rows in both tables,
+    the score table's runs are the sign table's, every S has length m, batch ids lie in [0, m) and
+    every row's ``in_forget`` is S_batch = +1 of its run's sign vector."""
+    check_single_phase(scores, phase)
+    check_single_phase(signs, phase)
+    runs_s, sign_vectors = sign_matrix(signs, phase)
+    if sign_vectors.shape[1] != m:
+        raise ValueError(f"the {phase} sign vectors have m = {sign_vectors.shape[1]}, expected m = {m}")
+    sign_index = signs.sort_values("run")["sign_index"].to_numpy()
+    runs, examples, values, inside = score_matrix(scores, score)
+    if not np.array_equal(runs, runs_s):
+        raise ValueError(f"{phase} score runs {runs.tolist()} do not match the sign table's {runs_s.tolist()}")
+    batch = scores.drop_duplicates("example").set_index("example")["batch"].loc[examples].to_numpy(np.int64)
+    if batch.min() < 0 or batch.max() >= m:
+        raise ValueError(f"batch ids must lie in [0, {m})")
+    if not np.array_equal(inside, sign_vectors[:, batch] == 1):
+        raise ValueError(f"{phase} scores' in_forget disagrees with the sign table (S_batch = +1): wrong sign table?")
+    return PhaseRuns(phase, runs, sign_index, examples, batch, values, sign_vectors)

@@ -34,7 +34,8 @@ import pandas as pd
 
 from ..stats.bounds import STATISTICS
 from ..stats.selection import Cell
-from .batchwise import DEFAULT_CELL, audit_tables, fit_table
+from .batchwise import DEFAULT_CELL, fit_table
+from .tables import audit_tables
 from .runs import SCORE_COLUMNS
 
 __all__ = ["ScoreAudit", "read_score_files", "read_signs_file", "audit_scores"]

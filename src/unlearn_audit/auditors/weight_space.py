@@ -43,7 +43,7 @@ import numpy as np
 from ..checks import check_delta, check_int, check_zeta
 from ..seeds import SeedLike, as_seed_sequence, spawn_generators
 from ..stats.bounds import (
-    EpsilonBound,
+    Bound,
     gdp_delta,
     gdp_epsilon,
     PairwiseBound,
@@ -123,7 +123,7 @@ class TwoPointAlgorithm1:
     correct: int
     runs: int
     draws_per_run: int
-    bound: EpsilonBound
+    bound: Bound
     epsilon_lb: float
     mu_lb: float
 
@@ -166,7 +166,7 @@ class WeightSpaceAudit:
     delta: float
     joint_delta: float
     pairwise: PairwiseBound
-    joint: EpsilonBound
+    joint: Bound
     mu_lb: float
     mu_lb_accuracy: float
     fit_unlearned: WeightGaussian
@@ -382,7 +382,7 @@ class ProjectionAudit:
     pairwise: PairwiseBound
     alg1_correct: int
     alg1_runs: int
-    alg1: EpsilonBound
+    alg1: Bound
     mu_lb_alg1: float
     epsilon_lb_alg1: float
     separation: float

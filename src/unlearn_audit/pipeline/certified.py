@@ -23,8 +23,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from .. import schemas
-from ..auditors.joint import joint_bounds, joint_overlaps
-from ..auditors.pairwise import pairwise_audit_table
+from ..auditors.tables import joint_bounds, joint_overlaps, pairwise_audit_table
 from ..io import empty_frame, read_concat, read_parquet, write_parquet
 from ..stats.bounds import pairwise_unlearning_epsilon_lower_bound
 from ..stats.perfect_prediction import perfect_prediction_bound

@@ -33,7 +33,8 @@ import pandas as pd
 from .. import schemas
 from .diagnostics import experiment_diagnostics, warn
 from .plan import preregistered_cell
-from ..auditors.batchwise import audit_tables, fit_table
+from ..auditors.batchwise import fit_table
+from ..auditors.tables import audit_tables
 from ..auditors.runs import candidate_sign_table, sign_table
 from ..data import prepare_audit_data, save_audit_data, split_indices_frame
 from ..io import read_concat, read_parquet, write_parquet

@@ -23,9 +23,8 @@ from .._lazy import lazy_exports
 
 #: public name -> the submodule that defines it (imported on first use)
 _EXPORTS = {
-    "EpsilonBound": ".bounds",
+    "Bound": ".bounds",
     "epsilon_lower_bound": ".bounds",
-    "MuBound": ".gdp_overlaps",
     "mu_lower_bound": ".gdp_overlaps",
     "METHODS": ".posterior_tests",
     "posterior_tail_bound": ".posterior_tests",

@@ -26,7 +26,7 @@ Depends on numpy and scipy only (and the library's pure-Python :mod:`unlearn_aud
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Sequence
 
 import numpy as np
@@ -39,6 +39,7 @@ from ..checks import check_error_counts as _check_errors
 from ..checks import check_zeta as _check_zeta
 from .gaussian_mechanism import hockey_stick_delta
 from .posterior_tests import METHODS, posterior_epsilon_ldp
+from .selection import Cell
 from .signs import check_m_r
 from .theorem42 import (  # noqa: F401  (re-exported: the public names and the helpers tests reach)
     ALL_STATISTICS,
@@ -57,7 +58,8 @@ __all__ = [
     "prepare_overlaps",
     "log_g_factor",
     "log_tail_bound",
-    "EpsilonBound",
+    "PARAMETERS",
+    "Bound",
     "PairwiseBound",
     "STATISTICS",
     "ALL_STATISTICS",
@@ -92,19 +94,32 @@ def as_bound(value: float) -> float:
     return value if value > ZERO_BOUND_TOL else 0.0
 
 
-@dataclass(frozen=True)
-class EpsilonBound:
-    """Result of :func:`epsilon_lower_bound`.
+#: What a :class:`Bound` bounds: the ε of (ε, δ)-indistinguishability or the μ of μ-GDP.
+PARAMETERS = ("epsilon", "mu")
 
-    ``epsilon_ldp`` bounds the induced LDP mechanism (Theorem 4.2 / Lemma C.1 solved for
-    ε); ``epsilon_lb = epsilon_ldp / 2`` bounds the unlearning algorithm (Lemma 4.1).
-    ``rejected`` is True iff the test rejects H0: ε_ldp ≤ 0 at level ζ, i.e. ``epsilon_ldp > 0``.
-    ``method`` names the test: "theorem4.2" (Eq. 1/2, Lemma C.1), "exact" or "mgf"
-    (:mod:`.posterior_tests`, docs/bounds.md).
+
+@dataclass(frozen=True)
+class Bound:
+    """One lower bound of one test on one audit's overlaps: every bound of the sign-vector tests
+    and every row of a BOUNDS table comes from one (docs/bounds.md).
+
+    ``parameter`` says what is bounded, "epsilon" or "mu".  ``ldp`` bounds the induced LDP (or
+    GDP) mechanism on S_m; ``lb`` the unlearning claim: ``ldp / 2`` by Lemma 4.1, or the test's own
+    route (Lemma C.1 with δ for an (ε, δ) claim; §6a's common reference for μ).  ``rejected`` is
+    True iff the test rejects H0: parameter ≤ 0 at level ζ, i.e. ``ldp > 0``.  ``method`` names
+    the test: "theorem4.2" (Eq. 1/2, Lemma C.1), "exact", "mgf", "adaptive"
+    (:mod:`.posterior_tests`), "lemma_c1" or "tradeoff" for μ (:mod:`.gdp_overlaps`).  ``delta``
+    is the δ the test assumed (0 for μ).  ``cell`` is the pre-registered cell (r, statistic, score,
+    test) the bound answers and ``ceiling`` the largest ``lb`` the same test gives on the same
+    (m, r, L, ζ) when every guess is right (App. F), where the caller knows them; None otherwise.
+
+    ``epsilon_ldp``/``epsilon_lb`` (ε bounds) and ``mu_ldp``/``mu_lb`` (μ bounds) read ``ldp``
+    and ``lb`` under their parameter's name; reading the other parameter's is an AttributeError.
     """
 
-    epsilon_ldp: float
-    epsilon_lb: float
+    parameter: str
+    ldp: float
+    lb: float
     rejected: bool
     statistic: str
     statistic_value: float
@@ -112,8 +127,50 @@ class EpsilonBound:
     r: int
     L: int
     zeta: float
-    delta: float
+    delta: float = 0.0
     method: str = "theorem4.2"
+    cell: Cell | None = None
+    ceiling: float | None = None
+
+    def __post_init__(self):
+        if self.parameter not in PARAMETERS:
+            raise ValueError(f"parameter must be one of {PARAMETERS}, got {self.parameter!r}")
+
+    def _named(self, parameter: str, value: float) -> float:
+        if self.parameter != parameter:
+            raise AttributeError(f"a bound on {self.parameter} has no {parameter} value")
+        return value
+
+    @property
+    def epsilon_ldp(self) -> float:
+        return self._named("epsilon", self.ldp)
+
+    @property
+    def epsilon_lb(self) -> float:
+        return self._named("epsilon", self.lb)
+
+    @property
+    def mu_ldp(self) -> float:
+        return self._named("mu", self.ldp)
+
+    @property
+    def mu_lb(self) -> float:
+        return self._named("mu", self.lb)
+
+    def record(self) -> dict:
+        """The bound as a flat record under its parameter's names (``epsilon_ldp``, ``epsilon_lb``, …
+        or ``mu_ldp``, ``mu_lb``, …), as the CLI prints it; ``cell`` and ``ceiling`` where set."""
+        out = {f"{self.parameter}_ldp": self.ldp, f"{self.parameter}_lb": self.lb}
+        out.update((f.name, getattr(self, f.name)) for f in fields(self)[3:] if f.name not in ("cell", "ceiling"))
+        if self.cell is not None:
+            out["cell"] = asdict(self.cell)
+        if self.ceiling is not None:
+            out[f"{self.parameter}_lb_ceiling"] = self.ceiling
+        return out
+
+    def answering(self, cell: Cell | None = None, ceiling: float | None = None) -> "Bound":
+        """This bound with its pre-registered cell and ceiling filled in."""
+        return replace(self, cell=cell if cell is not None else self.cell, ceiling=ceiling if ceiling is not None else self.ceiling)
 
 
 def prepare_overlaps(overlaps, r: int) -> np.ndarray:
@@ -150,7 +207,7 @@ def epsilon_lower_bound(
     statistic: str = "mean",
     delta: float = 0.0,
     method: str = "theorem4.2",
-) -> EpsilonBound:
+) -> Bound:
     """Lower bound on ε from the overlaps V^(1..L) of L independent audit runs (Theorem 4.2).
 
     Parameters
@@ -169,7 +226,7 @@ def epsilon_lower_bound(
 
     Returns
     -------
-    EpsilonBound with ``epsilon_ldp`` ≥ 0 (0 and ``rejected=False`` when the test does not
+    Bound with ``epsilon_ldp`` ≥ 0 (0 and ``rejected=False`` when the test does not
     reject, including whenever the mean or median is ≤ r/2) and ``epsilon_lb = epsilon_ldp / 2``.
     ``epsilon_ldp`` is finite for every method at δ = 0.
     """
@@ -195,17 +252,17 @@ def epsilon_lower_bound(
     return _result(eps, statistic, stat, m, r, v.size, zeta, delta, "theorem4.2")
 
 
-def _result(eps: float, statistic: str, stat: float, m: int, r: int, L: int, zeta: float, delta: float, method: str) -> EpsilonBound:
-    """The :class:`EpsilonBound` of a solved ε_LDP (ε_LB = ε_LDP / 2, Lemma 4.1)."""
+def _result(eps: float, statistic: str, stat: float, m: int, r: int, L: int, zeta: float, delta: float, method: str) -> Bound:
+    """The :class:`Bound` of a solved ε_LDP (ε_LB = ε_LDP / 2, Lemma 4.1)."""
     eps = as_bound(eps)
-    return EpsilonBound(
-        epsilon_ldp=float(eps), epsilon_lb=float(eps) / 2.0, rejected=bool(eps > 0.0), statistic=statistic,
+    return Bound(
+        parameter="epsilon", ldp=float(eps), lb=float(eps) / 2.0, rejected=bool(eps > 0.0), statistic=statistic,
         statistic_value=stat, m=m, r=r, L=int(L), zeta=zeta, delta=delta, method=method,
     )
 
 
-def _posterior_bound(overlaps, m: int, r: int, zeta: float, statistic: str, delta: float, method: str) -> EpsilonBound:
-    """The δ = 0 tests of :mod:`.posterior_tests` ("exact", "mgf"), as an :class:`EpsilonBound`."""
+def _posterior_bound(overlaps, m: int, r: int, zeta: float, statistic: str, delta: float, method: str) -> Bound:
+    """The δ = 0 tests of :mod:`.posterior_tests` ("exact", "mgf"), as an :class:`Bound`."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if delta > 0:
@@ -408,7 +465,7 @@ def unlearning_epsilon_lower_bound(
     zeta: float = 0.05,
     statistic: str = "mean",
     delta: float = 0.0,
-) -> EpsilonBound:
+) -> Bound:
     """Lower bound on the ε of an (ε, δ)-certified unlearning claim (Lemma 4.1 with δ, Lemma C.1).
 
     If (A, U) is (ε, δ)-certified unlearning, then U(A(D(S))) and U(A(D(S'))) are both
@@ -429,7 +486,7 @@ def unlearning_epsilon_lower_bound(
 
     Returns
     -------
-    EpsilonBound with ``epsilon_lb`` = ε_LB, ``epsilon_ldp`` = 2·ε_LB and ``delta`` = the
+    Bound with ``epsilon_lb`` = ε_LB, ``epsilon_ldp`` = 2·ε_LB and ``delta`` = the
     unlearning δ.  At δ = 0 it is exactly :func:`epsilon_lower_bound`'s result.
 
     Notes
@@ -491,9 +548,10 @@ def unlearning_epsilon_lower_bound(
         else:  # pragma: no cover - rounding never needs this many steps
             lo = 0.0
         eps = as_bound(lo)
-    return EpsilonBound(
-        epsilon_ldp=2.0 * eps,
-        epsilon_lb=float(eps),
+    return Bound(
+        parameter="epsilon",
+        ldp=2.0 * eps,
+        lb=float(eps),
         rejected=bool(eps > 0.0),
         statistic=statistic,
         statistic_value=stat,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from typing import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize_scalar
@@ -29,6 +28,7 @@ from ..checks import check_epsilon
 from ..checks import check_zeta as _check_zeta
 from .bounds import (
     STATISTICS,
+    Bound,
     as_bound,
     log_g_factor,
     log_g_threshold,
@@ -40,7 +40,7 @@ from .gaussian_mechanism import log_delta_terms
 from .posterior_tests import largest_rejected, log_dominated_p_value, log_overlap_blocks, log_pmf_from_tails
 from .signs import check_m_r
 
-__all__ = ["MU_METHODS", "MuBound", "log_gdp_delta", "min_log_g_gdp", "log_gdp_dominating_tail", "log_gdp_dominating_pmf",
+__all__ = ["MU_METHODS", "log_gdp_delta", "min_log_g_gdp", "log_gdp_dominating_tail", "log_gdp_dominating_pmf",
            "mu_log_p_value", "mu_lower_bound", "mu_tail_bound"]
 
 #: The tests of H0(μ): the trade-off-function test (docs/bounds.md §6a) and Lemma C.1's (§6).
@@ -52,28 +52,6 @@ _MU_MARGIN = 1e-9
 _NEG_INF = -math.inf
 # Beyond ε = log M' + 40, g(ε; δ) ≥ e^ε/(e^ε + M') > 1 − e^{−40}: no useful ε lies there.
 _EPS_MARGIN = 40.0
-
-
-@dataclass(frozen=True)
-class MuBound:
-    """Result of :func:`mu_lower_bound`.
-
-    ``mu_ldp`` bounds the μ of the induced mechanism on S_m (μ-GDP between any two sign
-    vectors); ``mu_lb`` bounds a μ-GDP unlearning claim: ``mu_ldp / 2`` for ``method="lemma_c1"``
-    (docs/bounds.md §6), the larger of that and §6a's μ for ``"tradeoff"`` (§6a).
-    ``rejected`` is True iff ``mu_ldp > 0``.
-    """
-
-    mu_ldp: float
-    mu_lb: float
-    rejected: bool
-    statistic: str
-    statistic_value: float
-    m: int
-    r: int
-    L: int
-    zeta: float
-    method: str = "lemma_c1"
 
 
 def log_gdp_delta(mu: float, epsilon) -> np.ndarray | float:
@@ -170,7 +148,7 @@ def mu_tail_bound(value: float, m: int, r: int, L: int, mu: float, *, statistic:
 
 
 def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0.05, statistic: str = "mean",
-                   method: str = "lemma_c1") -> MuBound:
+                   method: str = "lemma_c1") -> Bound:
     """Lower bound on μ from the overlaps of L independent runs (docs/bounds.md §6, §6a).
 
     ``mu_ldp = sup{μ ≥ 0 : p(μ) ≤ ζ}``.  ``method="lemma_c1"``: p(μ) = min_ε of Lemma C.1's bound at
@@ -197,9 +175,10 @@ def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0
             # §6a's bound holds against one common reference: any P_s for the induced mechanism's μ,
             # and the retrained model A(D_r) itself for the unlearning claim, which needs no halving
             mu, mu_lb = max(mu, common), max(mu_lb, common)
-    return MuBound(
-        mu_ldp=float(mu),
-        mu_lb=float(mu_lb),
+    return Bound(
+        parameter="mu",
+        ldp=float(mu),
+        lb=float(mu_lb),
         rejected=bool(mu > 0.0),
         statistic=statistic,
         statistic_value=stat,

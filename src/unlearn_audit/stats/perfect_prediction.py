@@ -13,7 +13,7 @@ import math
 from functools import lru_cache
 from typing import Iterable, Mapping
 
-from .bounds import STATISTICS, EpsilonBound, unlearning_epsilon_lower_bound
+from .bounds import STATISTICS, Bound, unlearning_epsilon_lower_bound
 
 __all__ = ["CEILING_RTOL", "perfect_prediction_bound", "perfect_prediction_epsilon_lb", "at_ceiling", "attainable_bounds"]
 
@@ -21,7 +21,7 @@ __all__ = ["CEILING_RTOL", "perfect_prediction_bound", "perfect_prediction_epsil
 CEILING_RTOL = 1e-9
 
 
-def perfect_prediction_bound(m: int, r: int, L: int, *, zeta: float = 0.05, statistic: str = "mean", delta: float = 0.0) -> EpsilonBound:
+def perfect_prediction_bound(m: int, r: int, L: int, *, zeta: float = 0.05, statistic: str = "mean", delta: float = 0.0) -> Bound:
     """The Theorem 4.2 bound of L perfect runs (every V = r): the ceiling of the cell (m, r, L).
 
     ``delta`` is the δ of an (ε, δ) unlearning claim audited by Lemma C.1
