@@ -18,6 +18,7 @@ SeedLike = Union[np.random.Generator, np.random.SeedSequence, int]
 
 __all__ = [
     "PHASES",
+    "REPLICATION",
     "STREAMS",
     "SeedLike",
     "name_key",
@@ -34,6 +35,8 @@ __all__ = [
 ]
 
 PHASES: dict[str, int] = {"calib": 1, "eval": 2}
+#: The spawn-key code of a replication index (:func:`seed_sequence`), distinct from every phase code.
+REPLICATION = 3
 STREAMS: dict[str, int] = {"signs": 1, "train": 2, "unlearn": 3, "noise": 4, "init": 5, "order": 6, "data": 7, "audit": 8}
 
 
@@ -42,21 +45,31 @@ def name_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")
 
 
-def seed_sequence(root: int, design: str, stream: str, phase: str | None = None, run: int | None = None) -> np.random.SeedSequence:
+def seed_sequence(root: int, design: str, stream: str, phase: str | None = None, run: int | None = None, *,
+                  replication: int | None = None) -> np.random.SeedSequence:
     """The SeedSequence of one random stream.
 
     ``phase``/``run`` are omitted for per-design streams (x0, π, data split); both are given
-    for per-run streams (sign vector, unlearning randomness, noise).
+    for per-run streams of an audit (sign vector, unlearning randomness, noise).  ``replication``
+    keys the independent replications of an experiment that has no calibration and evaluation
+    phases (the Gaussian-unlearning figures), under a code of its own (:data:`REPLICATION`), so a
+    replication never shares a stream with an audit run.
     """
     if stream not in STREAMS:
         raise ValueError(f"unknown random stream {stream!r}; known: {sorted(STREAMS)}")
     key = [name_key(design), STREAMS[stream]]
+    if phase is not None and replication is not None:
+        raise ValueError("a stream is per audit run (phase, run) or per replication, not both")
     if phase is not None:
         if phase not in PHASES:
             raise ValueError(f"phase must be one of {sorted(PHASES)}, got {phase!r}")
         if run is None or run < 0:
             raise ValueError("a per-run stream needs a run index >= 0")
         key += [PHASES[phase], int(run)]
+    if replication is not None:
+        if int(replication) < 0:
+            raise ValueError(f"a replication index must be >= 0, got {replication}")
+        key += [REPLICATION, int(replication)]
     return np.random.SeedSequence(entropy=int(root), spawn_key=tuple(key))
 
 

@@ -98,7 +98,7 @@ def run_cell(experiment: str, x: float, spec: Mapping, model: Mapping, root_seed
     records: list[dict] = []
     for rep in range(reps):
         # keyed by (experiment, p); n differs by its own key inside the replication
-        seq = seed_sequence(root_seed, f"gaussian_unlearning:{experiment}:{p!r}", "data", "eval", rep)
+        seq = seed_sequence(root_seed, f"gaussian_unlearning:{experiment}:{p!r}", "data", replication=rep)
         for ratio in ratios:
             common = {"config": cfg, "seed": seq, "n_over_p": ratio, "prob_clips": clips}
             if experiment == "ged_vs_p":
