@@ -128,6 +128,9 @@ def test_pairwise_strategy_and_its_confusion_bound():
     res = audit.pairwise()
     assert (res.fp, res.fn, res.epsilon_lb, res.mu_lb) == (row.fp, row.fn, row.epsilon_lb, row.mu_lb)
     assert res.fp + res.fn == int((audit.overlaps(2) == 0).sum())  # a wrong m = 2 guess has overlap 0
+    assert isinstance(res.epsilon, Bound) and isinstance(res.mu, Bound)
+    assert (res.epsilon.parameter, res.mu.parameter, res.epsilon.method, res.epsilon.L) == ("epsilon", "mu", "eq3", 12)
+    assert res.epsilon.statistic_value == (res.fp + res.fn) / 12 and res.epsilon.ldp == 2 * res.epsilon_lb
     with pytest.raises(ValueError, match="Eq. 3.*pairwise auditor's; this audit's strategy is 'batchwise'"):
         _batchwise_audit().pairwise()
 

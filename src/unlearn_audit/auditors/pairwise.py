@@ -26,7 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..checks import check_delta, check_zeta
-from ..stats.bounds import pairwise_unlearning_epsilon_lower_bound, pairwise_unlearning_mu_lower_bound
+from ..stats.bounds import Bound, pairwise_unlearning_epsilon_lower_bound, pairwise_unlearning_mu_lower_bound
 from .joint import Joint
 
 __all__ = ["PAIRWISE_COLUMNS", "Pairwise", "PairwiseAudit", "confusion", "pairwise_result"]
@@ -40,18 +40,34 @@ class PairwiseAudit:
     """Confusion matrix of the pairwise auditor and its bounds on the unlearning claim (App. A.3).
 
     ``fp`` of ``n_neg`` runs with S = (−1, +1) were predicted (+1, −1); ``fn`` of ``n_pos`` runs
-    with S = (+1, −1) were predicted (−1, +1).  ``epsilon_lb`` is the δ-aware unlearning bound
-    (Eq. 3, δ = ``delta`` of the unlearning claim), ``mu_lb`` the halved μ-GDP bound.
+    with S = (+1, −1) were predicted (−1, +1).  ``epsilon`` is the δ-aware unlearning bound (Eq. 3,
+    δ of the unlearning claim), ``mu`` the halved μ-GDP bound; both are :class:`~unlearn_audit.stats.bounds.Bound`
+    of method "eq3" on m = r = 2, L = n_neg + n_pos runs, whose statistic is the error rate
+    (fp + fn)/L; ``ldp`` is the induced mechanism's 2·``lb``.
     """
 
     fp: int
     n_neg: int
     fn: int
     n_pos: int
-    epsilon_lb: float
-    mu_lb: float
-    zeta: float
-    delta: float
+    epsilon: Bound
+    mu: Bound
+
+    @property
+    def epsilon_lb(self) -> float:
+        return self.epsilon.lb
+
+    @property
+    def mu_lb(self) -> float:
+        return self.mu.lb
+
+    @property
+    def zeta(self) -> float:
+        return self.epsilon.zeta
+
+    @property
+    def delta(self) -> float:
+        return self.epsilon.delta
 
 
 @dataclass(frozen=True)
@@ -86,6 +102,10 @@ def pairwise_result(fp: int, n_neg: int, fn: int, n_pos: int, *, zeta: float = 0
     """Eq. 3 on the confusion counts, read as bounds on the (ε, δ) unlearning claim."""
     zeta = check_zeta(zeta)
     delta = check_delta(delta)
-    eps = pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta).epsilon_lb
-    mu = pairwise_unlearning_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta)
-    return PairwiseAudit(fp=fp, n_neg=n_neg, fn=fn, n_pos=n_pos, epsilon_lb=float(eps), mu_lb=float(mu), zeta=zeta, delta=delta)
+    eps = float(pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta).epsilon_lb)
+    mu = float(pairwise_unlearning_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta))
+    runs = n_neg + n_pos
+    common = {"statistic": "error_rate", "statistic_value": (fp + fn) / runs, "m": 2, "r": 2, "L": runs, "zeta": zeta, "method": "eq3"}
+    return PairwiseAudit(fp=fp, n_neg=n_neg, fn=fn, n_pos=n_pos,
+                         epsilon=Bound("epsilon", 2.0 * eps, eps, eps > 0.0, delta=delta, **common),
+                         mu=Bound("mu", 2.0 * mu, mu, mu > 0.0, **common))
