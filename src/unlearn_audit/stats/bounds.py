@@ -548,19 +548,7 @@ def unlearning_epsilon_lower_bound(
         else:  # pragma: no cover - rounding never needs this many steps
             lo = 0.0
         eps = as_bound(lo)
-    return Bound(
-        parameter="epsilon",
-        ldp=2.0 * eps,
-        lb=float(eps),
-        rejected=bool(eps > 0.0),
-        statistic=statistic,
-        statistic_value=stat,
-        m=m,
-        r=r,
-        L=int(v.size),
-        zeta=zeta,
-        delta=delta,
-    )
+    return _result(2.0 * eps, statistic, stat, m, r, v.size, zeta, delta, "theorem4.2")  # ε_LB = ε_LDP / 2 = eps
 
 
 def _pair_unlearning_epsilon(c: float, f_hi: float, delta: float) -> float:

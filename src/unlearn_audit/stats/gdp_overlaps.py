@@ -175,16 +175,4 @@ def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0
             # §6a's bound holds against one common reference: any P_s for the induced mechanism's μ,
             # and the retrained model A(D_r) itself for the unlearning claim, which needs no halving
             mu, mu_lb = max(mu, common), max(mu_lb, common)
-    return Bound(
-        parameter="mu",
-        ldp=float(mu),
-        lb=float(mu_lb),
-        rejected=bool(mu > 0.0),
-        statistic=statistic,
-        statistic_value=stat,
-        m=m,
-        r=r,
-        L=int(v.size),
-        zeta=zeta,
-        method=method,
-    )
+    return Bound("mu", float(mu), float(mu_lb), bool(mu > 0.0), statistic, stat, m, r, int(v.size), zeta, method=method)
