@@ -16,6 +16,7 @@ from unlearn_audit.stats.accountants import r2d_sensitivity
 from unlearn_audit.stats.gaussian_mechanism import gaussian_sigma
 from unlearn_audit.training import loss_fn
 from unlearn_audit.unlearning import Monitor, get_method, make_params, release_key, unlearn, unlearn_variants
+from unlearn_audit.unlearning import common as common_module
 from unlearn_audit.unlearning import model_clipping as mc_module
 from unlearn_audit.unlearning.params import model_clipping_plan
 from unlearn_audit.unlearning.rewind_to_delete import lipschitz_estimate
@@ -156,7 +157,8 @@ def test_step_counts_checkpoints_and_phase2(setup, monkeypatch):
         calls.append(len(batches))
         return real(model, x, y, batches, lrs, **kw)
 
-    monkeypatch.setattr(mc_module, "sgd_run", counting)
+    monkeypatch.setattr(mc_module, "sgd_run", counting)  # the noisy steps
+    monkeypatch.setattr(common_module, "sgd_run", counting)  # Phase 2's RetainSteps
     rec = Recorder()
     out = unlearn("model_clipping", s["model"], s["retain"], s["forget"], {**FIXED, "checkpoint_steps": (1, 3, 7)}, generator=2, monitor=rec)
     assert calls == [1] * 7 + [11]  # 7 noisy steps, then 18 − 7 fine-tuning steps

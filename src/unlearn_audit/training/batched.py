@@ -24,7 +24,49 @@ from ..torch_utils import progress as show
 from .base import check_orders, training_batches
 from .sgd import MomentumSGD, TrainConfig
 
-__all__ = ["grouped_applicable", "train_models_grouped"]
+__all__ = ["grouped_applicable", "grouped_sgd_run", "train_models_grouped"]
+
+
+def grouped_sgd_run(
+    net: nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    rows: Sequence[np.ndarray],
+    lrs: np.ndarray,
+    *,
+    momentum: float = 0.0,
+    weight_decay: float = 0.0,
+    nesterov: bool = False,
+    grad_clip: float | None = None,
+    desc: str = "train",
+    progress: bool | None = None,
+) -> nn.Module:
+    """One SGD step of every model of the grouped network ``net`` per entry of ``rows`` (in place):
+    ``rows[t]`` is (K, b), the rows of ``(x, y)`` model k's step t takes, at learning rate ``lrs[t]``.
+
+    Model k follows :func:`~.sgd.sgd_run` on its own batches — mean loss of its batch, momentum,
+    weight decay and its own gradient clipping — since the summed loss Σ_k L_k has gradient ∇L_k
+    with respect to model k's weights; only the floating-point evaluation order differs."""
+    if len(lrs) != len(rows):
+        raise ValueError(f"{len(rows)} steps but {len(lrs)} learning rates")
+    opt = MomentumSGD(list(net.parameters()), momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    net.train()
+    with deterministic_algorithms(), show(len(rows), desc, progress) as bar:
+        for t, step_rows in enumerate(rows):
+            k, b = step_rows.shape
+            opt.zero_grad()
+            idx = torch.from_numpy(np.ascontiguousarray(step_rows).reshape(-1)).to(x.device)
+            xb = x.index_select(0, idx).view(k, b, *x.shape[1:])
+            yb = y.index_select(0, idx)
+            logits = net(xb)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), yb, reduction="sum") / b
+            loss.backward()
+            if grad_clip is not None:
+                net.clip_grad_norms_(grad_clip)
+            opt.step(float(lrs[t]))
+            if bar is not None:
+                bar.update(1)
+    return net
 
 
 def grouped_applicable(make_grouped: Callable[[int], nn.Module] | None, example_ids_list: Sequence[np.ndarray]) -> bool:
@@ -85,25 +127,9 @@ def train_models_grouped(
     net = make_grouped(k).load_state_dicts(states).to(xt.device)  # the data's device
     # universe rows of every batch of every model: (K, b) per step
     per_model = [training_batches(orders, ids, cfg) for ids in ids_list]
-    steps = len(per_model[0])
-    lrs = cfg.lrs(steps)
-    opt = MomentumSGD(list(net.parameters()), momentum=cfg.momentum, weight_decay=cfg.weight_decay, nesterov=cfg.nesterov)
-    net.train()
-    with deterministic_algorithms(), show(steps, f"base training x{k_real}", progress) as bar:
-        for t in range(steps):
-            rows = np.stack([ids_list[j][per_model[j][t]] for j in range(k)])
-            opt.zero_grad()
-            idx = torch.from_numpy(rows.reshape(-1)).to(xt.device)
-            xb = xt.index_select(0, idx).view(k, rows.shape[1], *xt.shape[1:])
-            yb = yt.index_select(0, idx)
-            logits = net(xb)
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), yb, reduction="sum") / rows.shape[1]
-            loss.backward()
-            if cfg.grad_clip is not None:
-                net.clip_grad_norms_(cfg.grad_clip)
-            opt.step(float(lrs[t]))
-            if bar is not None:
-                bar.update(1)
+    rows = [np.stack([ids_list[j][per_model[j][t]] for j in range(k)]) for t in range(len(per_model[0]))]
+    grouped_sgd_run(net, xt, yt, rows, cfg.lrs(len(rows)), momentum=cfg.momentum, weight_decay=cfg.weight_decay,
+                    nesterov=cfg.nesterov, grad_clip=cfg.grad_clip, desc=f"base training x{k_real}", progress=progress)
     return net.state_dicts()[:k_real]
 
 

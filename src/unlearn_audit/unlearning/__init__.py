@@ -42,7 +42,7 @@ import importlib
 import inspect
 import typing
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from typing import TYPE_CHECKING
 
@@ -68,6 +68,7 @@ __all__ = [
     "make_params",
     "method_names",
     "unlearn",
+    "unlearn_many",
     "unlearn_variants",
     "release_key",
 ]
@@ -94,7 +95,7 @@ class Monitor:
     ``record(**values)``
         Named numbers of the run (e.g. ``noisy_steps``, ``total_steps`` of model clipping;
         ``lipschitz``, ``grad_bound``, ``sensitivity``, ``sigma``, ``n``, ``m_f`` of R2D); called
-        once per run, after the unlearning.
+        once per run, once the numbers are known (model clipping: at the end of its noisy phase).
     """
 
     def checkpoint(self, step: int, model: Any) -> None:  # noqa: D401 - protocol method
@@ -141,6 +142,12 @@ class UnlearningMethod:
         Whether ``fn`` accepts a ``monitor`` keyword (:class:`Monitor`); set by :func:`register`.
     noise_release
         The method's :class:`NoiseRelease` split, or None.
+    final_steps
+        ``final_steps(model, retain, forget, params, generator[, monitor]) -> RetainSteps | None``:
+        everything of ``fn`` before its final plain SGD steps on the retain set (in place), returning
+        those steps drawn from the same generator (:class:`~.common.RetainSteps`); ``fn`` must equal
+        it followed by the steps.  Lets :func:`unlearn_many` run K runs' final steps as one grouped
+        network.  None: the method has no such phase.
     """
 
     name: str
@@ -151,6 +158,7 @@ class UnlearningMethod:
     description: str = ""
     monitors: bool = False
     noise_release: NoiseRelease | None = None
+    final_steps: UnlearnFn | None = None
 
 
 UNLEARNING_METHODS: dict[str, UnlearningMethod] = {}
@@ -158,13 +166,14 @@ UNLEARNING_METHODS: dict[str, UnlearningMethod] = {}
 
 def register(
     name: str, params_cls: type | None = None, *, certified: bool = False, uses_forget: bool = True, description: str = "",
-    noise_release: NoiseRelease | None = None,
+    noise_release: NoiseRelease | None = None, final_steps: UnlearnFn | None = None,
 ) -> Callable[[UnlearnFn], UnlearnFn]:
     """Decorator registering ``fn`` under ``name``.
 
     ``params_cls`` is the frozen dataclass of the hyperparameters; by default the type annotation
     of ``fn``'s ``params`` argument.  ``description`` defaults to the first line of the docstring.
-    ``noise_release`` declares the method's split into a noiseless part and a Gaussian release.
+    ``noise_release`` declares the method's split into a noiseless part and a Gaussian release;
+    ``final_steps`` its split before its final retain steps (:class:`UnlearningMethod`).
     """
 
     def deco(fn: UnlearnFn) -> UnlearnFn:
@@ -186,7 +195,7 @@ def register(
             unknown = sorted(set(noise_release.params) - {f.name for f in dataclasses.fields(cls)})
             if unknown:
                 raise TypeError(f"unlearning method {name!r}: release parameters {unknown} are not fields of {cls.__name__}")
-        UNLEARNING_METHODS[name] = UnlearningMethod(name, fn, cls, certified, uses_forget, doc, _accepts_monitor(fn), noise_release)
+        UNLEARNING_METHODS[name] = UnlearningMethod(name, fn, cls, certified, uses_forget, doc, _accepts_monitor(fn), noise_release, final_steps)
         return fn
 
     return deco
@@ -423,6 +432,49 @@ def unlearn(
     if method.monitors and monitor is not None:
         return method.fn(*args, monitor=monitor)
     return method.fn(*args)
+
+
+def unlearn_many(
+    name: str,
+    models: Sequence[nn.Module],
+    retain: Data,
+    forgets: Sequence[Data],
+    params: Mapping[str, Any] | Any | None,
+    generators: Sequence[Any],
+    make_grouped: Callable[[int], nn.Module] | None = None,
+    monitors: Sequence[Monitor | None] | None = None,
+) -> list[nn.Module]:
+    """:func:`unlearn` of K runs (model k with forget set k and generator k), the runs' final retain
+    steps as one grouped network ``make_grouped(K)`` where the method declares them
+    (``final_steps``: retain fine-tune, forget ascent, IDA, model clipping) and they have one shape
+    (the same retain set, schedule and batch size: every run of one experiment); otherwise one run
+    after another.  Each model is its :func:`unlearn` result up to the floating-point evaluation
+    order of the grouped kernels (each run draws exactly the batches and noise it draws alone).
+    The models are not modified."""
+    from ..torch_utils import as_torch_generator, model_device
+    from .common import groupable, run_grouped
+
+    k = len(models)
+    if not (len(forgets) == len(generators) == k) or (monitors is not None and len(monitors) != k):
+        raise ValueError(f"unlearn_many needs one forget set, generator (and monitor) per model: {k} models, "
+                         f"{len(forgets)} forget sets, {len(generators)} generators")
+    monitors = list(monitors) if monitors is not None else [None] * k
+    method = get_method(name)
+    if method.final_steps is None or make_grouped is None or k < 2:
+        return [unlearn(name, m, retain, f, params, g, monitor=mon) for m, f, g, mon in zip(models, forgets, generators, monitors)]
+    p = make_params(name, params)
+    outs = [copy.deepcopy(m) for m in models]
+    device = model_device(outs[0])
+    retain_t = _as_data(retain, "retain", device)
+    steps = []
+    for out, forget, g, mon in zip(outs, forgets, generators, monitors):
+        if g is None:
+            raise ValueError(f"unlearning method {name!r} needs a generator (or seed) for its randomness")
+        args = (out, retain_t, _as_data(forget, "forget", device), p, as_torch_generator(g))
+        steps.append(method.final_steps(*args, monitor=mon) if method.monitors and mon is not None else method.final_steps(*args))
+    if groupable(steps):
+        return run_grouped(outs, retain_t, steps, make_grouped)
+    return [out if s is None else s.run(out, retain_t) for out, s in zip(outs, steps)]
 
 
 def release_key(name: str, params: Mapping[str, Any] | Any | None = None) -> str | None:

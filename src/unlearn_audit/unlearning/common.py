@@ -1,24 +1,93 @@
-"""Shared pieces of the gradient-based unlearning algorithms: the retain fine-tuning phase (G.7)."""
+"""Shared pieces of the gradient-based unlearning algorithms: the retain fine-tuning phase (G.7).
+
+Retain fine-tuning (G.7), forget ascent (G.6), IDA (G.5) and model clipping (G.1) all end with
+plain SGD steps on the retain set.  :func:`finetune_steps` draws those steps (the batches from the
+run's generator, the schedule's learning rates) as :class:`RetainSteps`, which either runs them on
+one model or, for K runs whose steps have the same shape and settings, :func:`run_grouped` runs them
+on K models at once as one grouped network (:func:`unlearn_audit.unlearning.unlearn_many`).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
 import torch
 from torch import nn
 
+from ..training.batched import grouped_sgd_run
 from ..training.sgd import random_batches, sgd_run
 from .params import FinetuneParams
 
-__all__ = ["FinetuneParams", "finetune"]
+__all__ = ["FinetuneParams", "RetainSteps", "finetune", "finetune_steps", "groupable", "run_final", "run_grouped"]
+
+
+@dataclass(frozen=True, eq=False)
+class RetainSteps:
+    """Plain SGD steps on the retain set: ``batches[t]`` (rows of D_r) at ``lrs[t]``, fresh momentum."""
+
+    batches: list[np.ndarray]
+    lrs: np.ndarray
+    momentum: float = 0.0
+    weight_decay: float = 0.0
+    nesterov: bool = False
+    grad_clip: float | None = None
+    desc: str = "retain fine-tuning"
+
+    def run(self, model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor]) -> nn.Module:
+        """The steps on one model (in place), as :func:`~unlearn_audit.training.sgd.sgd_run` takes them."""
+        x, y = retain
+        return sgd_run(model, x, y, self.batches, self.lrs, momentum=self.momentum, weight_decay=self.weight_decay,
+                       nesterov=self.nesterov, grad_clip=self.grad_clip, desc=self.desc)
+
+    def shape(self) -> tuple:
+        """What K runs' steps must share to run as one grouped network: the batch sizes, learning
+        rates and optimiser settings (the batches' rows may differ)."""
+        return (tuple(len(b) for b in self.batches), tuple(np.asarray(self.lrs, dtype=float).tolist()), self.momentum,
+                self.weight_decay, self.nesterov, self.grad_clip)
+
+
+def finetune_steps(n: int, p: FinetuneParams, generator: torch.Generator, *, desc: str = "retain fine-tuning") -> RetainSteps | None:
+    """``p.epochs`` shuffled epochs over the n retain rows (permutations from ``generator``) with
+    ``p``'s schedule, or None when there is nothing to run (G.7)."""
+    cfg = p.finetune_config()
+    if cfg.epochs == 0 or n == 0:
+        return None
+    batches = random_batches(n, cfg.batch_size, cfg.epochs, generator)
+    return RetainSteps(batches, cfg.lrs(len(batches)), cfg.momentum, cfg.weight_decay, cfg.nesterov, cfg.grad_clip, desc)
 
 
 def finetune(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], p: FinetuneParams, generator: torch.Generator, *, desc: str = "retain fine-tuning") -> nn.Module:
     """``p.epochs`` epochs of SGD on the retain set, shuffled by ``generator`` (G.7); fresh momentum."""
-    cfg = p.finetune_config()
+    return run_final(model, retain, finetune_steps(len(retain[0]), p, generator, desc=desc))
+
+
+def run_final(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], steps: RetainSteps | None) -> nn.Module:
+    """A method's final retain steps on its one model (nothing when there are none)."""
+    return model if steps is None else steps.run(model, retain)
+
+
+def groupable(steps: Sequence[RetainSteps | None]) -> bool:
+    """Whether these runs' final steps can run as one grouped network: at least two, all present,
+    all of one shape (:meth:`RetainSteps.shape`)."""
+    return len(steps) > 1 and all(s is not None for s in steps) and len({s.shape() for s in steps}) == 1
+
+
+def run_grouped(models: Sequence[nn.Module], retain: tuple[torch.Tensor, torch.Tensor], steps: Sequence[RetainSteps],
+                make_grouped: Callable[[int], nn.Module], *, progress: bool | None = None) -> list[nn.Module]:
+    """Each model's :class:`RetainSteps`, K models at once as the grouped network ``make_grouped(K)``
+    (:func:`~unlearn_audit.training.batched.grouped_sgd_run`): model k takes exactly its own batches,
+    so the result is its :meth:`RetainSteps.run` up to floating-point evaluation order.  The models'
+    weights are replaced in place; returns them."""
+    if not groupable(steps) or len(steps) != len(models):
+        raise ValueError("run_grouped needs one RetainSteps per model, at least two, all of one shape (RetainSteps.shape)")
     x, y = retain
-    if cfg.epochs == 0 or len(x) == 0:
-        return model
-    batches = random_batches(len(x), cfg.batch_size, cfg.epochs, generator)
-    return sgd_run(
-        model, x, y, batches, cfg.lrs(len(batches)), momentum=cfg.momentum, weight_decay=cfg.weight_decay,
-        nesterov=cfg.nesterov, grad_clip=cfg.grad_clip, desc=desc,
-    )
+    first = steps[0]
+    rows = [np.stack([s.batches[t] for s in steps]) for t in range(len(first.batches))]
+    net = make_grouped(len(models)).load_state_dicts([m.state_dict() for m in models]).to(x.device)
+    grouped_sgd_run(net, x, y, rows, first.lrs, momentum=first.momentum, weight_decay=first.weight_decay, nesterov=first.nesterov,
+                    grad_clip=first.grad_clip, desc=f"{first.desc} x{len(models)}", progress=progress)
+    for model, state in zip(models, net.state_dicts()):
+        model.load_state_dict(state)
+    return list(models)

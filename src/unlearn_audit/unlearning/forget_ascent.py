@@ -15,7 +15,7 @@ from torch import nn
 
 from ..training.sgd import random_batches, sgd_run
 from . import register
-from .common import finetune
+from .common import RetainSteps, finetune_steps, run_final
 from .params import ForgetAscentParams
 
 __all__ = ["ascend", "forget_ascent"]
@@ -32,8 +32,13 @@ def ascend(model: nn.Module, forget: tuple[torch.Tensor, torch.Tensor], p: Forge
     return sgd_run(model, x, y, batches, lrs, momentum=p.ascent_momentum, grad_clip=p.grad_clip, ascent=True, desc="forget ascent")
 
 
-@register("forget_ascent", ForgetAscentParams, description="gradient ascent on D_f(S), then retain fine-tuning (G.6)")
+def _ascend_then_steps(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: ForgetAscentParams, generator: torch.Generator) -> RetainSteps | None:
+    """The ascent (in place), then the fine-tuning steps drawn from the same generator."""
+    ascend(model, forget, params, generator)
+    return finetune_steps(len(retain[0]), params, generator)
+
+
+@register("forget_ascent", ForgetAscentParams, description="gradient ascent on D_f(S), then retain fine-tuning (G.6)", final_steps=_ascend_then_steps)
 def forget_ascent(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: ForgetAscentParams, generator: torch.Generator) -> nn.Module:
     """Ascent on D_f(S) for ``ascent_epochs`` epochs, then ``epochs`` epochs of retain fine-tuning (G.6)."""
-    ascend(model, forget, params, generator)
-    return finetune(model, retain, params, generator)
+    return run_final(model, retain, _ascend_then_steps(model, retain, forget, params, generator))

@@ -21,7 +21,7 @@ from torch import nn
 
 from ..training.sgd import loss_fn, random_batches, sgd_run
 from . import register
-from .common import finetune
+from .common import RetainSteps, finetune_steps, run_final
 from .params import IDAParams
 
 __all__ = ["interleave", "ida"]
@@ -55,8 +55,13 @@ def interleave(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forg
                    grad_clip=p.grad_clip, step_loss=step_loss, desc="interleaved descent-ascent")
 
 
-@register("ida", IDAParams, description="interleaved descent-ascent on D_r and D_f(S), then retain descent (G.5)")
+def _interleave_then_steps(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: IDAParams, generator: torch.Generator) -> RetainSteps | None:
+    """The interleaved phase (in place), then the plain retain steps drawn from the same generator."""
+    interleave(model, retain, forget, params, generator)
+    return finetune_steps(len(retain[0]), params, generator)
+
+
+@register("ida", IDAParams, description="interleaved descent-ascent on D_r and D_f(S), then retain descent (G.5)", final_steps=_interleave_then_steps)
 def ida(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: IDAParams, generator: torch.Generator) -> nn.Module:
     """Interleaved phase for E_f epochs, then ``epochs`` epochs of plain retain descent (G.5)."""
-    interleave(model, retain, forget, params, generator)
-    return finetune(model, retain, params, generator)
+    return run_final(model, retain, _interleave_then_steps(model, retain, forget, params, generator))

@@ -27,6 +27,7 @@ from ..stats.accountants import model_clipping_deltas
 from ..torch_utils import global_norm
 from ..training.sgd import random_batches, sgd_run
 from . import Monitor, register
+from .common import RetainSteps, run_final
 from .params import ModelClippingParams, model_clipping_plan
 
 __all__ = ["ModelClippingParams", "model_clipping", "model_clipping_plan", "project_"]
@@ -44,25 +45,16 @@ def project_(params: Sequence[torch.Tensor], radius: float) -> float:
     return norm
 
 
-@register("model_clipping", ModelClippingParams, certified=True, uses_forget=False,
-          description="noisy projected retain steps (Koloskova et al.), then retain fine-tuning (G.1)")
-def model_clipping(
+def _clip_then_steps(
     model: nn.Module,
     retain: tuple[torch.Tensor, torch.Tensor],
     forget: tuple[torch.Tensor, torch.Tensor],
     params: ModelClippingParams,
     generator: torch.Generator,
     monitor: Monitor | None = None,
-) -> nn.Module:
-    """Π_{C0}, T noisy projected steps (Eq. 14), then fine-tuning for the rest of the budget (G.1).
-
-    Raises ``ValueError`` naming the numbers when T exceeds the budget or a checkpoint step lies
-    beyond T (:func:`model_clipping_plan`).  ``monitor.checkpoint(t, model)`` is called after noisy
-    step t for t in ``checkpoint_steps`` (the live model: score it synchronously); at the end
-    ``monitor.record`` receives ``noisy_steps``, ``total_steps``, ``finetune_steps``,
-    ``max_pre_noise_norm`` (max over the noisy steps of ‖Π_{C2}(·)‖), ``certified`` and, if
-    certified, ``delta_T`` (the accountant's δ after T steps).
-    """
+) -> RetainSteps | None:
+    """Π_{C0} and Phase 1's T noisy projected steps (in place, checkpoints and record to ``monitor``),
+    then Phase 2's fine-tuning steps drawn from the same generator (None when T fills the budget)."""
     mon = monitor if monitor is not None else Monitor()
     x, y = retain
     n = len(x)
@@ -89,13 +81,13 @@ def model_clipping(
 
     # Phase 2: plain retain fine-tuning over the remaining steps (the last `remaining` batches of whole epochs).
     remaining = total - T
+    steps = None
     if remaining:
         cfg = params.finetune_config()
         epochs = -(-remaining // cfg.steps_per_epoch(n))
         ft = random_batches(n, cfg.batch_size, epochs, generator)
-        ft = ft[len(ft) - remaining :]
-        sgd_run(model, x, y, ft, cfg.lrs(remaining), momentum=cfg.momentum, weight_decay=cfg.weight_decay,
-                nesterov=cfg.nesterov, grad_clip=cfg.grad_clip, desc="model clipping fine-tuning")
+        steps = RetainSteps(ft[len(ft) - remaining :], cfg.lrs(remaining), cfg.momentum, cfg.weight_decay, cfg.nesterov,
+                            cfg.grad_clip, "model clipping fine-tuning")
 
     values = {"noisy_steps": T, "total_steps": total, "finetune_steps": remaining, "max_pre_noise_norm": max_norm,
               "certified": bool(params.certified)}
@@ -103,4 +95,26 @@ def model_clipping(
         values["delta_T"] = float(model_clipping_deltas(params.epsilon, params.C2, params.sigma, T,
                                                         compat_table6_truncation=params.compat_table6_truncation)[-1])
     mon.record(**values)
-    return model
+    return steps
+
+
+@register("model_clipping", ModelClippingParams, certified=True, uses_forget=False, final_steps=_clip_then_steps,
+          description="noisy projected retain steps (Koloskova et al.), then retain fine-tuning (G.1)")
+def model_clipping(
+    model: nn.Module,
+    retain: tuple[torch.Tensor, torch.Tensor],
+    forget: tuple[torch.Tensor, torch.Tensor],
+    params: ModelClippingParams,
+    generator: torch.Generator,
+    monitor: Monitor | None = None,
+) -> nn.Module:
+    """Π_{C0}, T noisy projected steps (Eq. 14), then fine-tuning for the rest of the budget (G.1).
+
+    Raises ``ValueError`` naming the numbers when T exceeds the budget or a checkpoint step lies
+    beyond T (:func:`model_clipping_plan`).  ``monitor.checkpoint(t, model)`` is called after noisy
+    step t for t in ``checkpoint_steps`` (the live model: score it synchronously); at the end of
+    Phase 1 ``monitor.record`` receives ``noisy_steps``, ``total_steps``, ``finetune_steps``,
+    ``max_pre_noise_norm`` (max over the noisy steps of ‖Π_{C2}(·)‖), ``certified`` and, if
+    certified, ``delta_T`` (the accountant's δ after T steps).
+    """
+    return run_final(model, retain, _clip_then_steps(model, retain, forget, params, generator, monitor))

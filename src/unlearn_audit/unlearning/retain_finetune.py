@@ -11,13 +11,17 @@ import torch
 from torch import nn
 
 from . import register
-from .common import finetune
+from .common import RetainSteps, finetune_steps, run_final
 from .params import RetainFinetuneParams
 
 __all__ = ["retain_finetune"]
 
 
-@register("retain_finetune", RetainFinetuneParams, uses_forget=False, description="fine-tune on the retain set (G.7)")
+def _steps(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: RetainFinetuneParams, generator: torch.Generator) -> RetainSteps | None:
+    return finetune_steps(len(retain[0]), params, generator)
+
+
+@register("retain_finetune", RetainFinetuneParams, uses_forget=False, description="fine-tune on the retain set (G.7)", final_steps=_steps)
 def retain_finetune(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: RetainFinetuneParams, generator: torch.Generator) -> nn.Module:
     """Fine-tune on D_r for ``params.epochs`` epochs (G.7)."""
-    return finetune(model, retain, params, generator)
+    return run_final(model, retain, _steps(model, retain, forget, params, generator))
