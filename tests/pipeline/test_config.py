@@ -68,15 +68,16 @@ def test_the_auditor_must_fit_the_design():
     assert "never reaches" in refusal(SHARED, {"nn": {"experiments": {"mc_certified": {"params": {"sigma": 0.001, "epsilon": 1.0}}}}})
 
 
-def test_models_per_group_defaults_to_one_and_is_refused_where_grouping_does_not_exist():
+@pytest.mark.parametrize("key", ["models_per_group", "unlearn_models_per_group"])
+def test_models_per_group_defaults_to_one_and_is_refused_where_grouping_does_not_exist(key):
     cfg = validate_config(copy.deepcopy(SHARED), SCHEMA)
-    assert cfg["nn"]["designs"]["tiny"]["models_per_group"] == 1
-    grouped = merge(copy.deepcopy(SHARED), {"nn": {"designs": {"tiny": {"models_per_group": 4}}}})
-    assert validate_config(grouped, SCHEMA)["nn"]["designs"]["tiny"]["models_per_group"] == 4
-    with pytest.raises(ConfigError, match=r"nn\.designs\.tiny\.models_per_group.*compile"):
+    assert cfg["nn"]["designs"]["tiny"][key] == 1
+    grouped = merge(copy.deepcopy(SHARED), {"nn": {"designs": {"tiny": {key: 4}}}})
+    assert validate_config(grouped, SCHEMA)["nn"]["designs"]["tiny"][key] == 4
+    with pytest.raises(ConfigError, match=rf"nn\.designs\.tiny\.{key}.*compile"):
         validate_config(merge(grouped, {"nn": {"designs": {"tiny": {"compile": True}}}}), SCHEMA)
-    with pytest.raises(ConfigError, match=r"nn\.designs\.plays\.models_per_group.*tinynet only"):
-        validate_config(merge(copy.deepcopy(SHARED), {"nn": {"designs": {"plays": {"models_per_group": 2}}}}), SCHEMA)
+    with pytest.raises(ConfigError, match=rf"nn\.designs\.plays\.{key}.*tinynet only"):
+        validate_config(merge(copy.deepcopy(SHARED), {"nn": {"designs": {"plays": {key: 2}}}}), SCHEMA)
 
 
 def _constructor_parameters(cls) -> tuple[str, ...]:

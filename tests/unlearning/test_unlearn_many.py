@@ -91,3 +91,17 @@ def test_methods_without_final_steps_and_unequal_shapes_fall_back(runs):
         run_grouped(models[:2], retain, steps, model_factories("tinynet", PARAMS)[1])
     with pytest.raises(ValueError, match="one forget set, generator"):
         unlearn_many("retain_finetune", models, retain, forgets[:2], {}, [1, 2, 3])
+
+
+def test_a_run_does_not_depend_on_its_group_mates(runs):
+    """Padded to the group size, a run alone computes bitwise as it does beside other runs: the
+    grouped kernels' order depends on the network's size, not on the other models' data."""
+    models, retain, forgets = runs
+    make_grouped = model_factories("tinynet", PARAMS)[1]
+    p = CASES["retain_finetune"]
+    full = unlearn_many("retain_finetune", models, retain, forgets, p, [100, 101, 102], make_grouped, group_size=K)
+    alone = unlearn_many("retain_finetune", models[:1], retain, forgets[:1], p, [100], make_grouped, group_size=K)
+    other_mates = unlearn_many("retain_finetune", [models[0], models[2]], retain, forgets[:1] * 2, p, [100, 7], make_grouped, group_size=K)
+    assert _max_diff(full[0], alone[0]) == 0.0 and _max_diff(full[0], other_mates[0]) == 0.0
+    with pytest.raises(ValueError, match="smaller than the 3 runs"):
+        unlearn_many("retain_finetune", models, retain, forgets, p, [1, 2, 3], make_grouped, group_size=2)

@@ -132,6 +132,38 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
     assert trained > 1e-3 and between > 1e-4  # it trained, and on its own run's set
 
 
+def test_grouped_unlearning_matches_the_loop_and_does_not_depend_on_the_chunking(shared_run, tmp_path, monkeypatch):
+    """``unlearn_models_per_group: 3``: evaluation runs 0-2 of tiny_ft redone by the workflow's step
+    as one chunk and as chunks [0, 1] and [2] give the same bytes (every group is padded to K), and
+    the scores are the loop's (the finished run's, K = 1) up to the grouped kernels' rounding."""
+    from unlearn_audit.pipeline.nn_runs import unlearn
+
+    monkeypatch.chdir(shared_run.workdir)  # the list's paths are the run's, relative to its folder
+    res = shared_run.results
+    config = shared_run.config
+    design = dict(config["nn"]["designs"]["tiny"], unlearn_models_per_group=3)
+    exp = config["nn"]["experiments"]["tiny_ft"]
+
+    def outputs(folder, runs):
+        return {k: [str(tmp_path / folder / "runs" / "eval" / str(r) / f"{k}.parquet") for r in runs] for k in ("scores", "metrics")}
+
+    def step(out):
+        unlearn("tiny_ft", design, exp["method"], exp["params"], config["seed"], res / "designs" / "tiny" / "data.npz",
+                res / "designs" / "tiny" / "signs.parquet", [str(res / "designs" / "tiny" / "base" / "eval.txt")], out["scores"], out["metrics"])
+
+    one, first, second = outputs("one", range(3)), outputs("two", range(2)), outputs("two", [2])
+    for out in (one, first, second):
+        step(out)
+    for r in range(3):
+        grouped = pd.read_parquet(one["scores"][r])
+        pd.testing.assert_frame_equal(grouped, pd.read_parquet(tmp_path / "two" / "runs" / "eval" / str(r) / "scores.parquet"))
+        loop = pd.read_parquet(res / "tiny_ft" / "runs" / "eval" / str(r) / "scores.parquet")
+        assert (grouped.example.to_numpy() == loop.example.to_numpy()).all()
+        assert np.abs(grouped.score_logit.to_numpy() - loop.score_logit.to_numpy()).max() < 1e-3
+    others = [pd.read_parquet(p).score_logit.to_numpy() for p in one["scores"]]
+    assert np.abs(others[0] - others[1]).max() > 1e-3  # each run unlearned its own base model
+
+
 def test_chunk_size_and_resources_dir_rerun_nothing(shared_run):
     """How runs are cut into jobs, and where downloads are kept, change no result: on the finished
     run, more chunks (tiny: its 23 runs in chunks of 5), fewer chunks (plays: its two
@@ -146,10 +178,10 @@ def test_chunk_size_and_resources_dir_rerun_nothing(shared_run):
 @pytest.mark.parametrize(
     "key, value, steps",
     [("precision", "bf16", ("nn_train_", "nn_unlearn_")), ("compile", True, ("nn_train_", "nn_unlearn_")),
-     ("models_per_group", 2, ("nn_train_",))],
+     ("models_per_group", 2, ("nn_train_",)), ("unlearn_models_per_group", 2, ("nn_unlearn_",))],
 )
 def test_the_device_path_keys_reach_the_rules_that_read_them(shared_run, key, value, steps):
-    """A design's precision, compile and models_per_group change what its steps compute, so the
+    """A design's precision, compile, models_per_group and unlearn_models_per_group change what its steps compute, so the
     rules must be given them (their params): changing one on a finished run reruns those steps."""
     planned = shared_run.dry_run({"nn": {"designs": {"tiny": {key: value}}}}, name=f"{key}.yaml")
     for step in steps:

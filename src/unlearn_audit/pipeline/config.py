@@ -279,11 +279,12 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
             dataclass_from_mapping(TrainConfig, design["train"], "training parameter(s)")
         except (TypeError, ValueError) as exc:
             problems.append((f"{key}.train", str(exc)))
-        if int(design.get("models_per_group", 1)) > 1:
-            if model["name"] != "tinynet":
-                problems.append((f"{key}.models_per_group", f"grouped training (models_per_group = {design['models_per_group']}) exists for tinynet only, not {model['name']!r}: set it to 1"))
-            if design.get("compile"):
-                problems.append((f"{key}.models_per_group", "grouped training does not compile the grouped network: set compile to false or models_per_group to 1"))
+        for group_key, what in (("models_per_group", "training"), ("unlearn_models_per_group", "unlearning")):
+            if int(design.get(group_key, 1)) > 1:
+                if model["name"] != "tinynet":
+                    problems.append((f"{key}.{group_key}", f"grouped {what} ({group_key} = {design[group_key]}) exists for tinynet only, not {model['name']!r}: set it to 1"))
+                if design.get("compile"):
+                    problems.append((f"{key}.{group_key}", f"grouped {what} does not compile the grouped network: set compile to false or {group_key} to 1"))
         if design.get("auditor", "batchwise") == "joint":
             if int(design["m"]) > MAX_JOINT_M:
                 problems.append((f"{key}.m", f"a joint design enumerates all |S_m| candidates (one base model each); m = {design['m']} is more than {MAX_JOINT_M}: use the batchwise auditor"))

@@ -26,7 +26,7 @@ from ..torch_utils import ProgressLog, compile_model, compute_precision, save_st
 from ..training import TrainConfig, shuffle_orders, train_many, train_model
 from ..unlearning import Monitor
 from ..unlearning import unlearn as unlearn_model
-from ..unlearning import unlearn_variants
+from ..unlearning import unlearn_many, unlearn_variants
 from .paths import read_path_list, run_of_path
 from .runtime import resolve_device
 
@@ -307,49 +307,69 @@ def unlearn(
     bases = _base_of_runs(keys, signs, base_models)
     chance = chance_accuracy(data)
     log = ProgressLog(len(keys), f"nn_unlearn {', '.join(group)}")
-    for i, ((phase, run), base) in enumerate(zip(keys, bases)):
-        measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
-        s = signs[(phase, run)]
-        model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
-        model.load_state_dict(torch.load(base, map_location="cpu", weights_only=True))
-        model = compile_model(model.to(dev), compiled)
-        fx, fy = forget_set(data, s)
-        forget = (torch.as_tensor(fx), torch.as_tensor(fy))
-        in_forget = s[data.forget_batch] == 1
-        monitors = [_RunMonitor(data, in_forget if measure_accuracy else None) for _ in group]
+    # K runs' final retain steps as one grouped network (unlearn_many), padded to K; 1: one at a time
+    k = 1 if release_key is not None else int(design_cfg.get("unlearn_models_per_group", 1))
+    make_grouped = model_factories(model_cfg["name"], model_cfg.get("params", {}))[1] if k > 1 else None
+    for start in range(0, len(keys), k):
+        runs = []
+        for i in range(start, min(start + k, len(keys))):
+            phase, run = keys[i]
+            s = signs[(phase, run)]
+            model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
+            model.load_state_dict(torch.load(bases[i], map_location="cpu", weights_only=True))
+            fx, fy = forget_set(data, s)
+            in_forget = s[data.forget_batch] == 1
+            measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
+            runs.append((i, phase, run, compile_model(model.to(dev), compiled), (torch.as_tensor(fx), torch.as_tensor(fy)), in_forget,
+                         measure_accuracy, [_RunMonitor(data, in_forget if measure_accuracy else None) for _ in group]))
         with compute_precision(precision, dev):  # scores inside stay fp32 (model_scores)
-            if release_key is None:
-                gen = _generator(root_seed, group[0], "unlearn", phase, run)
-                models = [unlearn_model(method, model, retain, forget, plist[0], gen, monitor=monitors[0])]
+            if k > 1:
+                gens = [_generator(root_seed, group[0], "unlearn", phase, run) for _, phase, run, *_ in runs]
+                outs = unlearn_many(method, [r[3] for r in runs], retain, [r[4] for r in runs], plist[0], gens, make_grouped,
+                                    [r[7][0] for r in runs], group_size=k)
+                models_of = [[o] for o in outs]
+            elif release_key is None:
+                models_of = [[unlearn_model(method, model, retain, forget, plist[0], _generator(root_seed, group[0], "unlearn", phase, run),
+                                            monitor=monitors[0])] for _, phase, run, model, forget, _, _, monitors in runs]
             else:
-                variants = [(p, _generator(root_seed, e, "noise", phase, run), mon) for e, p, mon in zip(group, plist, monitors)]
-                models = unlearn_variants(method, model, retain, forget, variants, _generator(root_seed, release_key, "unlearn", phase, run))
-        row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
-        for k, (e, unlearned, mon) in enumerate(zip(group, models, monitors)):
-            sc = model_scores(unlearned, data.forget_x, data.forget_y, kind=data.kind)
-            write_parquet(_score_frame(e, phase, run, row, data, in_forget, sc), scores_of[k][i], schemas.SCORES)
-            if checkpoints_of[k] is not None:
-                frames = [_score_frame(e, phase, run, row, data, in_forget, c).assign(step=step) for step, c in mon.checkpoints]
-                if not frames:
-                    raise ValueError(f"{e}: method {method!r} reported no checkpoints; set params.checkpoint_steps")
-                write_parquet(pd.concat(frames, ignore_index=True), checkpoints_of[k][i], schemas.CHECKPOINT_SCORES)
-            metrics = pd.DataFrame(
-                [
-                    {
-                        "experiment": e,
-                        "phase": phase,
-                        "run": run,
-                        "retain_acc": _accuracy(unlearned, data.retain_x, data.retain_y, data.kind) if measure_accuracy else float("nan"),
-                        "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
-                        "test_acc": _accuracy(unlearned, data.test_x, data.test_y, data.kind) if measure_accuracy else float("nan"),
-                        "n_test": int(len(data.test_x)),
-                        "n_forget": int(in_forget.sum()),
-                        "chance_acc": chance,
-                        "record": json.dumps(mon.values, sort_keys=True),
-                        "precision": precision,
-                        "compiled": compiled,
-                    }
-                ]
-            )
-            write_parquet(metrics, metrics_of[k][i], schemas.RUN_METRICS)
-        log.step(f"{phase} {run}")
+                models_of = [unlearn_variants(method, model, retain, forget,
+                                              [(p, _generator(root_seed, e, "noise", phase, run), mon) for e, p, mon in zip(group, plist, monitors)],
+                                              _generator(root_seed, release_key, "unlearn", phase, run))
+                             for _, phase, run, model, forget, _, _, monitors in runs]
+        for (i, phase, run, _, _, in_forget, measure_accuracy, monitors), models in zip(runs, models_of):
+            _write_run(group, models, monitors, i, phase, run, signs_table, data, in_forget, measure_accuracy, chance, precision, compiled,
+                       scores_of, metrics_of, checkpoints_of, method)
+            log.step(f"{phase} {run}")
+
+
+def _write_run(group, models, monitors, i: int, phase: str, run: int, signs_table, data, in_forget, measure_accuracy: bool, chance: float,
+               precision: str, compiled: bool, scores_of, metrics_of, checkpoints_of, method: str) -> None:
+    """Run i's outputs for each experiment of the group: its scores (SCORES), checkpoint scores and metrics (RUN_METRICS)."""
+    row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
+    for k, (e, unlearned, mon) in enumerate(zip(group, models, monitors)):
+        sc = model_scores(unlearned, data.forget_x, data.forget_y, kind=data.kind)
+        write_parquet(_score_frame(e, phase, run, row, data, in_forget, sc), scores_of[k][i], schemas.SCORES)
+        if checkpoints_of[k] is not None:
+            frames = [_score_frame(e, phase, run, row, data, in_forget, c).assign(step=step) for step, c in mon.checkpoints]
+            if not frames:
+                raise ValueError(f"{e}: method {method!r} reported no checkpoints; set params.checkpoint_steps")
+            write_parquet(pd.concat(frames, ignore_index=True), checkpoints_of[k][i], schemas.CHECKPOINT_SCORES)
+        metrics = pd.DataFrame(
+            [
+                {
+                    "experiment": e,
+                    "phase": phase,
+                    "run": run,
+                    "retain_acc": _accuracy(unlearned, data.retain_x, data.retain_y, data.kind) if measure_accuracy else float("nan"),
+                    "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
+                    "test_acc": _accuracy(unlearned, data.test_x, data.test_y, data.kind) if measure_accuracy else float("nan"),
+                    "n_test": int(len(data.test_x)),
+                    "n_forget": int(in_forget.sum()),
+                    "chance_acc": chance,
+                    "record": json.dumps(mon.values, sort_keys=True),
+                    "precision": precision,
+                    "compiled": compiled,
+                }
+            ]
+        )
+        write_parquet(metrics, metrics_of[k][i], schemas.RUN_METRICS)

@@ -443,6 +443,8 @@ def unlearn_many(
     generators: Sequence[Any],
     make_grouped: Callable[[int], nn.Module] | None = None,
     monitors: Sequence[Monitor | None] | None = None,
+    *,
+    group_size: int | None = None,
 ) -> list[nn.Module]:
     """:func:`unlearn` of K runs (model k with forget set k and generator k), the runs' final retain
     steps as one grouped network ``make_grouped(K)`` where the method declares them
@@ -450,7 +452,8 @@ def unlearn_many(
     (the same retain set, schedule and batch size: every run of one experiment); otherwise one run
     after another.  Each model is its :func:`unlearn` result up to the floating-point evaluation
     order of the grouped kernels (each run draws exactly the batches and noise it draws alone).
-    The models are not modified."""
+    ``group_size`` pads the network (:func:`~.common.run_grouped`), so that a run computes the same
+    whichever runs share its group.  The models are not modified."""
     from ..torch_utils import as_torch_generator, model_device
     from .common import groupable, run_grouped
 
@@ -460,7 +463,7 @@ def unlearn_many(
                          f"{len(forgets)} forget sets, {len(generators)} generators")
     monitors = list(monitors) if monitors is not None else [None] * k
     method = get_method(name)
-    if method.final_steps is None or make_grouped is None or k < 2:
+    if method.final_steps is None or make_grouped is None or max(k, group_size or 1) < 2:
         return [unlearn(name, m, retain, f, params, g, monitor=mon) for m, f, g, mon in zip(models, forgets, generators, monitors)]
     p = make_params(name, params)
     outs = [copy.deepcopy(m) for m in models]
@@ -472,8 +475,8 @@ def unlearn_many(
             raise ValueError(f"unlearning method {name!r} needs a generator (or seed) for its randomness")
         args = (out, retain_t, _as_data(forget, "forget", device), p, as_torch_generator(g))
         steps.append(method.final_steps(*args, monitor=mon) if method.monitors and mon is not None else method.final_steps(*args))
-    if groupable(steps):
-        return run_grouped(outs, retain_t, steps, make_grouped)
+    if groupable(steps) or (k == 1 and steps[0] is not None):
+        return run_grouped(outs, retain_t, steps, make_grouped, group_size=group_size)
     return [out if s is None else s.run(out, retain_t) for out, s in zip(outs, steps)]
 
 

@@ -75,19 +75,31 @@ def groupable(steps: Sequence[RetainSteps | None]) -> bool:
 
 
 def run_grouped(models: Sequence[nn.Module], retain: tuple[torch.Tensor, torch.Tensor], steps: Sequence[RetainSteps],
-                make_grouped: Callable[[int], nn.Module], *, progress: bool | None = None) -> list[nn.Module]:
+                make_grouped: Callable[[int], nn.Module], *, group_size: int | None = None, progress: bool | None = None) -> list[nn.Module]:
     """Each model's :class:`RetainSteps`, K models at once as the grouped network ``make_grouped(K)``
     (:func:`~unlearn_audit.training.batched.grouped_sgd_run`): model k takes exactly its own batches,
     so the result is its :meth:`RetainSteps.run` up to floating-point evaluation order.  The models'
-    weights are replaced in place; returns them."""
-    if not groupable(steps) or len(steps) != len(models):
-        raise ValueError("run_grouped needs one RetainSteps per model, at least two, all of one shape (RetainSteps.shape)")
+    weights are replaced in place; returns them.
+
+    ``group_size`` (≥ K) pads the network to that many models (copies of the last run, discarded),
+    so that a short last group computes as a full one: the kernels' evaluation order depends on the
+    network's size, not on the other models' data, so a run's result does not depend on which runs
+    share its group (as :func:`~unlearn_audit.training.batched.train_models_grouped` pads)."""
+    steps, models = list(steps), list(models)
+    if len(steps) != len(models) or not (groupable(steps) or (len(steps) == 1 and (group_size or 1) > 1 and steps[0] is not None)):
+        raise ValueError("run_grouped needs one RetainSteps per model, all of one shape (RetainSteps.shape), and a network of two or more")
+    k = len(models)
+    if group_size is not None:
+        if group_size < k:
+            raise ValueError(f"group_size={group_size} is smaller than the {k} runs")
+        steps += [steps[-1]] * (group_size - k)
     x, y = retain
     first = steps[0]
     rows = [np.stack([s.batches[t] for s in steps]) for t in range(len(first.batches))]
-    net = make_grouped(len(models)).load_state_dicts([m.state_dict() for m in models]).to(x.device)
+    states = [m.state_dict() for m in models]
+    net = make_grouped(len(steps)).load_state_dicts(states + [states[-1]] * (len(steps) - k)).to(x.device)
     grouped_sgd_run(net, x, y, rows, first.lrs, momentum=first.momentum, weight_decay=first.weight_decay, nesterov=first.nesterov,
-                    grad_clip=first.grad_clip, desc=f"{first.desc} x{len(models)}", progress=progress)
-    for model, state in zip(models, net.state_dicts()):
+                    grad_clip=first.grad_clip, desc=f"{first.desc} x{k}", progress=progress)
+    for model, state in zip(models, net.state_dicts()[:k]):
         model.load_state_dict(state)
-    return list(models)
+    return models
