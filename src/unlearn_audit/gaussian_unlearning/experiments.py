@@ -315,6 +315,15 @@ def _as_records(records) -> list[Mapping]:
     return list(records)
 
 
+def _replication_se(reps: Mapping[object, Mapping[float, list[float]]]) -> float:
+    """sd/√R of the slopes fitted to each replication's means (NaN with fewer than 2 replications)."""
+    slopes = [fit_loglog_slope(sorted(cells), [float(np.mean(cells[v])) for v in sorted(cells)]).slope
+              for cells in reps.values() if len(cells) > 1]
+    if len(slopes) < 2:
+        return float("nan")
+    return float(np.std(slopes, ddof=1) / math.sqrt(len(slopes)))
+
+
 def loglog_slopes(
     records: Iterable[Mapping] | object,
     x: str,
@@ -327,12 +336,22 @@ def loglog_slopes(
     then :func:`fit_loglog_slope` is applied to the means.  ``records`` may be a list of
     dicts or a DataFrame.  Returns one dict per group: the ``by`` fields, ``x``, ``y``,
     ``slope, slope_se, intercept, intercept_se, n_points, r_squared``.
+
+    ``slope_se``: where the records carry a ``replication`` (the independent unit: a replication's
+    rows share its data and, across x, may share its fit and draws), the standard error across
+    replications, sd/√R of the slopes fitted to each replication's own means (R ≥ 2; NaN below);
+    the OLS residual error of the line through the means would ignore how much the means
+    themselves vary from one set of replications to another.  Without ``replication``: the OLS
+    standard error of :func:`fit_loglog_slope`.
     """
     by = tuple(by)
     groups: dict[tuple, dict[float, list[float]]] = {}
+    per_rep: dict[tuple, dict[object, dict[float, list[float]]]] = {}
     for rec in _as_records(records):
         gkey = tuple(rec[b] for b in by)
         groups.setdefault(gkey, {}).setdefault(float(rec[x]), []).append(float(rec[y]))
+        if "replication" in rec:
+            per_rep.setdefault(gkey, {}).setdefault(rec["replication"], {}).setdefault(float(rec[x]), []).append(float(rec[y]))
     out: list[dict] = []
     try:
         order = sorted(groups)
@@ -349,7 +368,7 @@ def loglog_slopes(
                 "x": x,
                 "y": y,
                 "slope": fit.slope,
-                "slope_se": fit.slope_se,
+                "slope_se": _replication_se(per_rep[gkey]) if gkey in per_rep else fit.slope_se,
                 "intercept": fit.intercept,
                 "intercept_se": fit.intercept_se,
                 "n_points": fit.n_points,
