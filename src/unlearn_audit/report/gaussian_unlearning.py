@@ -90,10 +90,8 @@ def clip_figure(slopes: pd.DataFrame, stem: str | os.PathLike, title: str):
         label = f"{name}, p = {p:g}" + ("" if ratio == 1 else f", {_ratio_text(ratio)}")
         ax.errorbar(clipped["prob_clip"], clipped["slope"], yerr=clipped["slope_se"], linestyle=style, marker=marker, color=colour,
                     capsize=2, label=f"{label}, clipped at c")
-        for value in sub.loc[sub["prob_clip"].isna(), "slope"]:
-            ax.axhline(value, color=colour, linestyle=style, linewidth=0.9, alpha=0.6)
-            ax.annotate(f"log-loss {value:.2f}", (clipped["prob_clip"].min() if len(clipped) else 1.0, value), textcoords="offset points",
-                        xytext=(2, 3), fontsize=7, color=colour)
+        for value in sub.loc[sub["prob_clip"].isna(), "slope"]:  # named in the legend: the lines lie close together
+            ax.axhline(value, color=colour, linestyle=style, linewidth=0.9, alpha=0.6, label=f"{label}, unclipped log-loss: {value:.2f}")
     ax.set_xscale("log")
     ax.set_xlabel("clip c of the predicted probability in the accuracy loss (loss at most log(1/c))")
     ax.set_ylabel("fitted log-log slope against m")
