@@ -64,6 +64,25 @@ def test_base_trainings_of_a_grouped_design_cost_at_its_k_rate():
     assert one["table6"]["device_hours"] / 2 < grouped["table6"]["device_hours"] < one["table6"]["device_hours"]
 
 
+def test_unlearning_of_a_grouped_design_costs_at_its_k_rate():
+    """``unlearn_models_per_group`` prices the grouped methods' runs at that K's rate; the controls,
+    Hessian and R2D, which run one at a time, stay at K = 1; the list of grouped methods is the
+    registry's."""
+    from unlearn_audit.unlearning import get_method
+    from unlearn_audit.unlearning.params import BUILTIN_GROUPED, BUILTIN_PARAMS
+
+    assert set(BUILTIN_GROUPED) == {m for m in BUILTIN_PARAMS if get_method(m).final_steps is not None}
+    config = _config("config.yaml")
+    rates = {("tinynet w=0.25", "8x8x1", 1): 10000.0, ("tinynet w=0.25", "8x8x1", 5): 20000.0}
+    one = {r["target"]: r for r in plan_rows(config, rates)}
+    for design in config["nn"]["designs"].values():
+        design["unlearn_models_per_group"] = 5
+    grouped = {r["target"]: r for r in plan_rows(config, rates)}
+    assert grouped["table1b"]["device_hours"] < one["table1b"]["device_hours"]
+    assert grouped["table7"]["device_hours"] == pytest.approx(one["table7"]["device_hours"])  # Hessian only: never grouped
+    assert grouped["figure1c"]["device_hours"] == pytest.approx(one["figure1c"]["device_hours"])  # rewind-to-delete
+
+
 def test_read_throughputs_takes_the_fp32_rows_of_the_device(tmp_path):
     results = tmp_path / "RESULTS.md"
     results.write_text(

@@ -10,7 +10,8 @@ count it once, as :meth:`~.plan.WorkflowPlan.nn_unlearn_groups` runs it) and sco
 product 2) from the design's data sizes and the method's hyperparameters, and into device-hours at
 the images/s that ``benchmarks/throughput.py`` recorded in ``benchmarks/RESULTS.md`` for the
 model on the named device (fp32; one model at a time, or the design's ``models_per_group`` K for its
-base trainings where K's row was recorded).  Where nothing
+base trainings and its ``unlearn_models_per_group`` K for the unlearning runs of the methods that can
+be grouped, where K's row was recorded).  Where nothing
 was recorded the hours are left out, or, with an assumed sustained TFLOP/s, estimated from the
 model's FLOPs and marked as estimates.  Torch-free.
 """
@@ -143,11 +144,23 @@ def _model_key(design: Mapping) -> tuple[str, str, float]:
     return f"tinynet w={width:g}", f"{size}x{size}x{channels}", tinynet_training_flops(width, size, channels, int(p.get("num_classes", 100)))
 
 
+def _unlearning_k(plan: WorkflowPlan, experiment: str) -> int:
+    """How many of the experiment's runs unlearn at once: its design's ``unlearn_models_per_group``
+    for a method that can be grouped, else 1."""
+    from ..unlearning.params import BUILTIN_GROUPED
+
+    if plan.nn_experiment(experiment)["method"] not in BUILTIN_GROUPED:
+        return 1
+    return int(plan.nn_design(plan.nn_design_of(experiment)).get("unlearn_models_per_group", 1))
+
+
 def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], assume_tflops: float | None = None) -> list[dict]:
     """One row per table and figure, and a ``total`` row in which every job counts once.
 
-    Unlearning runs at the K = 1 rate; a design's base trainings at the rate of its
-    ``models_per_group`` K where that row was recorded, else at the K = 1 rate."""
+    A design's base trainings at the rate of its ``models_per_group`` K, and the unlearning runs of
+    a method that can be grouped (:data:`~unlearn_audit.unlearning.params.BUILTIN_GROUPED`) at the rate
+    of its design's ``unlearn_models_per_group`` K, where that row was recorded; everything else at
+    the K = 1 rate."""
     plan = WorkflowPlan(config)
     per_exp: dict[str, Work] = {}
     for group in plan.nn_unlearn_groups():
@@ -158,7 +171,7 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], a
         """(device-hours of what can be costed, whether any of it is an estimate, designs left out)."""
         total, estimate, left_out = 0.0, False, set()
         parts = [(d, per_design[d].images, int(plan.nn_design(d).get("models_per_group", 1))) for d in designs]
-        parts += [(plan.nn_design_of(e), per_exp[e].images, 1) for e in experiments]
+        parts += [(plan.nn_design_of(e), per_exp[e].images, _unlearning_k(plan, e)) for e in experiments]
         for name, images, k in parts:
             model, inp, flops = _model_key(plan.nn_design(name))
             rate = throughputs.get((model, inp, k), throughputs.get((model, inp, 1)))

@@ -26,6 +26,7 @@ __all__ = [
     "REGULARIZERS",
     "BUILTIN_PARAMS",
     "BUILTIN_RELEASE_PARAMS",
+    "BUILTIN_GROUPED",
 ]
 
 
@@ -384,3 +385,8 @@ BUILTIN_RELEASE_PARAMS: dict[str, tuple[str, ...]] = {
     "hessian": ("sigma",),
     "rewind_to_delete": ("epsilon", "delta"),
 }
+
+#: The built-in methods that end with plain retain steps (``UnlearningMethod.final_steps``), whose
+#: runs ``unlearn_many`` can group: known here without importing the implementations (torch), for
+#: the cost model.
+BUILTIN_GROUPED: tuple[str, ...] = ("retain_finetune", "forget_ascent", "ida", "model_clipping")
