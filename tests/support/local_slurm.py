@@ -47,6 +47,8 @@ def snakemake_on_slurm(workdir: Path, configfile: Path, partition: str, timeout:
             workdir, configfile,
             "--profile", str(PROFILE),
             "--default-resources", f"slurm_partition={partition}",
+            # the localhost cluster has no accounting daemon (slurmdbd): poll squeue, not the plugin's sacct
+            "--slurm-status-command", "squeue",
             # poll sooner than the profile's cluster-friendly defaults (finished jobs stay in squeue 300 s)
             "--slurm-init-seconds-before-status-checks", "2",
             "--seconds-between-status-checks", "3",
