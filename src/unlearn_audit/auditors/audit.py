@@ -33,7 +33,7 @@ from ..stats.signs import overlap
 from .pairwise import PairwiseAudit, confusion, pairwise_result
 from .runs import PhaseRuns
 
-__all__ = ["CellBounds", "SignVectorAudit", "bounds_table", "cell_bounds"]
+__all__ = ["CellBounds", "SignVectorAudit", "bounds_table", "cell_bounds", "claim_bound"]
 
 DELTA_KINDS = ("ldp", "unlearning")
 
@@ -56,25 +56,43 @@ def _check_test(test: str, delta: float) -> None:
         raise ValueError(f"test {test!r} supports delta = 0 only (got delta = {delta:g}); pre-register test: theorem4.2 (Lemma C.1) for a delta > 0 claim")
 
 
+def _theorem42(v, m: int, r: int, zeta: float, statistic: str, delta: float, delta_kind: str) -> Bound:
+    bound = unlearning_epsilon_lower_bound if delta_kind == "unlearning" else epsilon_lower_bound
+    return bound(v, m, r, zeta=zeta, statistic=statistic, delta=delta)
+
+
+def _exact(v, m: int, r: int, zeta: float, statistic: str) -> Bound:
+    return epsilon_lower_bound(v, m, r, zeta=zeta, statistic=statistic, method="exact")
+
+
+def claim_bound(v: np.ndarray, m: int, r: int, *, zeta: float, statistic: str, delta: float = 0.0,
+                delta_kind: str = "ldp", test: str = "theorem4.2", theorem42: Bound | None = None, exact: Bound | None = None) -> Bound:
+    """The bound of the overlaps ``v`` under the pre-registered ``test`` only: Theorem 4.2's (δ read
+    as ``delta_kind`` says), the exact test's, or the "mgf"/"adaptive" test of the mean; those are
+    tests of the mean, so a median cell's claim is the exact binomial tail (docs/bounds.md §4).
+    ``theorem42`` and ``exact``, where the caller has them, are used instead of computing them."""
+    check_choice(delta_kind, DELTA_KINDS, "delta_kind")
+    _check_test(test, delta)
+    if test == "theorem4.2":
+        return theorem42 if theorem42 is not None else _theorem42(v, m, r, zeta, statistic, delta, delta_kind)
+    if test == "exact" or statistic != "mean":
+        return exact if exact is not None else _exact(v, m, r, zeta, statistic)
+    return epsilon_lower_bound(v, m, r, zeta=zeta, statistic=statistic, method=test)
+
+
 def cell_bounds(v: np.ndarray, m: int, r: int, *, zeta: float, statistic: str, delta: float = 0.0,
                 delta_kind: str = "ldp", test: str = "theorem4.2") -> CellBounds:
     """Every bound of the overlaps ``v`` of one cell at level ``zeta``.
 
     ``delta_kind`` says whose δ ``delta`` is: "ldp", the induced LDP mechanism's (Lemma C.1
     directly), or "unlearning", an (ε, δ) unlearning claim's
-    (:func:`~unlearn_audit.stats.bounds.unlearning_epsilon_lower_bound`).  "mgf" and "adaptive" are
-    tests of the mean, so a median cell's claim is the exact binomial tail (docs/bounds.md §4)."""
+    (:func:`~unlearn_audit.stats.bounds.unlearning_epsilon_lower_bound`); the claim is
+    :func:`claim_bound`'s."""
     check_choice(delta_kind, DELTA_KINDS, "delta_kind")
     _check_test(test, delta)
-    bound = unlearning_epsilon_lower_bound if delta_kind == "unlearning" else epsilon_lower_bound
-    theorem42 = bound(v, m, r, zeta=zeta, statistic=statistic, delta=delta)
-    exact = epsilon_lower_bound(v, m, r, zeta=zeta, statistic=statistic, method="exact") if delta == 0 else None
-    if test == "theorem4.2":
-        claim = theorem42
-    elif test == "exact" or statistic != "mean":
-        claim = exact
-    else:
-        claim = epsilon_lower_bound(v, m, r, zeta=zeta, statistic=statistic, method=test)
+    theorem42 = _theorem42(v, m, r, zeta, statistic, delta, delta_kind)
+    exact = _exact(v, m, r, zeta, statistic) if delta == 0 else None
+    claim = claim_bound(v, m, r, zeta=zeta, statistic=statistic, delta=delta, delta_kind=delta_kind, test=test, theorem42=theorem42, exact=exact)
     return CellBounds(theorem42, exact, claim, mu_lower_bound(v, m, r, zeta=zeta, statistic=statistic))
 
 
@@ -248,10 +266,9 @@ class SignVectorAudit:
         """The bound of the cell (r, statistic, score, test) under ``test``, with its cell and its
         ceiling: the same test's bound when all L runs guess all r right (App. F)."""
         r = int(r)
-        claim = self.cell_bounds(r, zeta=zeta, statistic=statistic, delta=delta, test=test).claim
-        perfect = np.full(self.L, r)
-        ceiling = cell_bounds(perfect, self.m, r, zeta=zeta, statistic=statistic, delta=delta,
-                              delta_kind=self.strategy.delta_kind, test=test).claim.lb
+        kind = self.strategy.delta_kind
+        claim = claim_bound(self.overlaps(r), self.m, r, zeta=zeta, statistic=statistic, delta=delta, delta_kind=kind, test=test)
+        ceiling = claim_bound(np.full(self.L, r), self.m, r, zeta=zeta, statistic=statistic, delta=delta, delta_kind=kind, test=test).lb
         return claim.answering(Cell(r, statistic, self.score, test), ceiling)
 
     def mu_lower_bound(self, r: int, *, zeta: float = 0.05, statistic: str = "mean", method: str = "lemma_c1") -> Bound:
