@@ -8,7 +8,7 @@ index from its output path (:func:`~.paths.run_of_path`).
 from __future__ import annotations
 
 import json
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,7 +25,6 @@ from ..stats.signs import sign_vector_rank, sign_vector_unrank
 from ..torch_utils import ProgressLog, compile_model, compute_precision, save_state_dict
 from ..training import TrainConfig, shuffle_orders, train_many, train_model
 from ..unlearning import Monitor
-from ..unlearning import unlearn as unlearn_model
 from ..unlearning import unlearn_many, unlearn_variants
 from .paths import read_path_list, run_of_path
 from .runtime import resolve_device
@@ -255,6 +254,20 @@ def _split(seq: Sequence | None, parts: int) -> list[list]:
     return [list(seq[i * size : (i + 1) * size]) for i in range(parts)]
 
 
+class _Run(NamedTuple):
+    """One run of an unlearning chunk, ready to unlearn: its position in the chunk's outputs, its
+    base model, its forget set D_f(S) and the monitor of each experiment of the group."""
+
+    index: int
+    phase: str
+    run: int
+    model: torch.nn.Module
+    forget: tuple[torch.Tensor, torch.Tensor]
+    in_forget: np.ndarray
+    measure_accuracy: bool
+    monitors: list
+
+
 def unlearn(
     experiments: str | Sequence[str],
     design_cfg: Mapping,
@@ -320,26 +333,23 @@ def unlearn(
             fx, fy = forget_set(data, s)
             in_forget = s[data.forget_batch] == 1
             measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
-            runs.append((i, phase, run, compile_model(model.to(dev), compiled), (torch.as_tensor(fx), torch.as_tensor(fy)), in_forget,
-                         measure_accuracy, [_RunMonitor(data, in_forget if measure_accuracy else None) for _ in group]))
+            runs.append(_Run(i, phase, run, compile_model(model.to(dev), compiled), (torch.as_tensor(fx), torch.as_tensor(fy)), in_forget,
+                             measure_accuracy, [_RunMonitor(data, in_forget if measure_accuracy else None) for _ in group]))
         with compute_precision(precision, dev):  # scores inside stay fp32 (model_scores)
-            if k > 1:
-                gens = [_generator(root_seed, group[0], "unlearn", phase, run) for _, phase, run, *_ in runs]
-                outs = unlearn_many(method, [r[3] for r in runs], retain, [r[4] for r in runs], plist[0], gens, make_grouped,
-                                    [r[7][0] for r in runs], group_size=k)
+            if release_key is None:  # K = 1 (make_grouped None): unlearn_many is one unlearn() per run
+                outs = unlearn_many(method, [r.model for r in runs], retain, [r.forget for r in runs], plist[0],
+                                    [_generator(root_seed, group[0], "unlearn", r.phase, r.run) for r in runs], make_grouped,
+                                    [r.monitors[0] for r in runs], group_size=k)
                 models_of = [[o] for o in outs]
-            elif release_key is None:
-                models_of = [[unlearn_model(method, model, retain, forget, plist[0], _generator(root_seed, group[0], "unlearn", phase, run),
-                                            monitor=monitors[0])] for _, phase, run, model, forget, _, _, monitors in runs]
             else:
-                models_of = [unlearn_variants(method, model, retain, forget,
-                                              [(p, _generator(root_seed, e, "noise", phase, run), mon) for e, p, mon in zip(group, plist, monitors)],
-                                              _generator(root_seed, release_key, "unlearn", phase, run))
-                             for _, phase, run, model, forget, _, _, monitors in runs]
-        for (i, phase, run, _, _, in_forget, measure_accuracy, monitors), models in zip(runs, models_of):
-            _write_run(group, models, monitors, i, phase, run, signs_table, data, in_forget, measure_accuracy, chance, precision, compiled,
-                       scores_of, metrics_of, checkpoints_of, method)
-            log.step(f"{phase} {run}")
+                models_of = [unlearn_variants(method, r.model, retain, r.forget,
+                                              [(p, _generator(root_seed, e, "noise", r.phase, r.run), mon) for e, p, mon in zip(group, plist, r.monitors)],
+                                              _generator(root_seed, release_key, "unlearn", r.phase, r.run))
+                             for r in runs]
+        for r, models in zip(runs, models_of):
+            _write_run(group, models, r.monitors, r.index, r.phase, r.run, signs_table, data, r.in_forget, r.measure_accuracy, chance,
+                       precision, compiled, scores_of, metrics_of, checkpoints_of, method)
+            log.step(f"{r.phase} {r.run}")
 
 
 def _write_run(group, models, monitors, i: int, phase: str, run: int, signs_table, data, in_forget, measure_accuracy: bool, chance: float,
