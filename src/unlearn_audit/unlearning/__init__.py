@@ -475,7 +475,7 @@ def unlearn_many(
             raise ValueError(f"unlearning method {name!r} needs a generator (or seed) for its randomness")
         args = (out, retain_t, _as_data(forget, "forget", device), p, as_torch_generator(g))
         steps.append(method.final_steps(*args, monitor=mon) if method.monitors and mon is not None else method.final_steps(*args))
-    if groupable(steps) or (k == 1 and steps[0] is not None):
+    if groupable(steps, group_size):
         return run_grouped(outs, retain_t, steps, make_grouped, group_size=group_size)
     return [out if s is None else s.run(out, retain_t) for out, s in zip(outs, steps)]
 

@@ -68,10 +68,12 @@ def run_final(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], steps
     return model if steps is None else steps.run(model, retain)
 
 
-def groupable(steps: Sequence[RetainSteps | None]) -> bool:
-    """Whether these runs' final steps can run as one grouped network: at least two, all present,
-    all of one shape (:meth:`RetainSteps.shape`)."""
-    return len(steps) > 1 and all(s is not None for s in steps) and len({s.shape() for s in steps}) == 1
+def groupable(steps: Sequence[RetainSteps | None], network: int | None = None) -> bool:
+    """Whether these runs' final steps can run as one grouped network of ``network`` models (default:
+    one per run; more when padded): a network of at least two, every run's steps present, all of one
+    shape (:meth:`RetainSteps.shape`)."""
+    size = len(steps) if network is None else max(int(network), len(steps))
+    return size > 1 and len(steps) > 0 and all(s is not None for s in steps) and len({s.shape() for s in steps}) == 1
 
 
 def run_grouped(models: Sequence[nn.Module], retain: tuple[torch.Tensor, torch.Tensor], steps: Sequence[RetainSteps],
@@ -86,7 +88,7 @@ def run_grouped(models: Sequence[nn.Module], retain: tuple[torch.Tensor, torch.T
     network's size, not on the other models' data, so a run's result does not depend on which runs
     share its group (as :func:`~unlearn_audit.training.batched.train_models_grouped` pads)."""
     steps, models = list(steps), list(models)
-    if len(steps) != len(models) or not (groupable(steps) or (len(steps) == 1 and (group_size or 1) > 1 and steps[0] is not None)):
+    if len(steps) != len(models) or not groupable(steps, group_size):
         raise ValueError("run_grouped needs one RetainSteps per model, all of one shape (RetainSteps.shape), and a network of two or more")
     k = len(models)
     if group_size is not None:
