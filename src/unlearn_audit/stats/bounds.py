@@ -161,7 +161,7 @@ class Bound:
         """The bound as a flat record under its parameter's names (``epsilon_ldp``, ``epsilon_lb``, …
         or ``mu_ldp``, ``mu_lb``, …), as the CLI prints it; ``cell`` and ``ceiling`` where set."""
         out = {f"{self.parameter}_ldp": self.ldp, f"{self.parameter}_lb": self.lb}
-        out.update((f.name, getattr(self, f.name)) for f in fields(self)[3:] if f.name not in ("cell", "ceiling"))
+        out.update((f.name, getattr(self, f.name)) for f in fields(self) if f.name not in ("parameter", "ldp", "lb", "cell", "ceiling"))
         if self.cell is not None:
             out["cell"] = asdict(self.cell)
         if self.ceiling is not None:
