@@ -103,6 +103,7 @@ def test_result_config_drops_only_execution_only_keys():
     plan = _plan()
     kept = result_config(plan.config)
     assert "resources_dir" not in kept and "resources_dir" in plan.config and "results_dir" not in kept
+    assert "cluster" not in kept and plan.config["cluster"] == {"walltime_minutes": 1440}
     for name, design in kept["nn"]["designs"].items():
         assert "chunk_size" not in design and "runtime_minutes_per_run" not in design, name
         assert design["calibration_runs"] == plan.config["nn"]["designs"][name]["calibration_runs"]
@@ -110,11 +111,12 @@ def test_result_config_drops_only_execution_only_keys():
     dropped = copy.deepcopy(plan.config)
     dropped.pop("resources_dir")
     dropped.pop("results_dir")
+    dropped.pop("cluster")
     for design in dropped["nn"]["designs"].values():
         design.pop("chunk_size")
         design.pop("runtime_minutes_per_run", None)
     assert kept == dropped
-    assert len(EXECUTION_ONLY_KEYS) == 4
+    assert len(EXECUTION_ONLY_KEYS) == 5
 
 
 @pytest.mark.parametrize(

@@ -115,10 +115,106 @@ def test_every_rule_that_can_go_to_the_cluster_declares_its_resources():
     assert checked >= 7
 
 
-def test_unlearning_jobs_form_one_group():
-    text = (REPO / "workflow" / "rules" / "nn.smk").read_text()
-    unlearn = text[text.index('name:\n            f"nn_unlearn_'):]
-    assert re.search(r'group:\s*\n\s*"nn_unlearn"', unlearn[:3000])
+def test_no_rule_bundles_jobs_into_group_jobs():
+    """A chunk is one cluster job: a group job would ask for the sum of its members' runtimes (or, run
+    side by side, their GPUs) and pay a process and a CUDA context per member."""
+    for source in [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]:
+        assert not re.search(r"^\s*group:", source.read_text(), flags=re.MULTILINE), source.name
+    assert "group-components" not in PROFILE.read_text()
+
+
+# ----------------------------------------------------------------------------- runtimes from the cost model
+def _paper(device: str = "cuda", **cluster) -> WorkflowPlan:
+    cfg = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    cfg["device"] = device
+    if cluster:
+        cfg["cluster"] = cluster
+    return WorkflowPlan(validate_config(cfg, SCHEMA))
+
+
+def test_an_unlearning_run_is_priced_by_its_work_relative_to_a_base_training():
+    from unlearn_audit.pipeline.run_cost import base_training_images, unlearning_run_images
+
+    plan = _paper()
+    design = plan.nn_design("cifar_uniform")
+    train_minutes = plan.nn_run_minutes("cifar_uniform")
+    assert train_minutes == design["runtime_minutes_per_run"] == 240
+    for experiment in ("cifar_uniform_retain_finetune", "cifar_uniform_ida_q1", "cifar_uniform_no_unlearning"):
+        shared, _, scoring = unlearning_run_images(design, [plan.nn_experiment(experiment)])[0]
+        expected = train_minutes * (shared + scoring) / base_training_images(design)
+        assert plan.nn_run_minutes("cifar_uniform", [experiment]) == pytest.approx(expected)
+    # retain fine-tuning (5 epochs of D_r) costs more than scoring alone, far less than 100 training epochs
+    ft, control = (plan.nn_run_minutes("cifar_uniform", [e]) for e in ("cifar_uniform_retain_finetune", "cifar_uniform_no_unlearning"))
+    assert control < ft < train_minutes / 4
+    # experiments sharing their noiseless part (Table 7's sigmas) pay it once and each their scoring
+    group = next(g for g in plan.nn_unlearn_groups() if len(g) > 1)
+    design = plan.nn_design_of(group[0])
+    assert plan.nn_run_minutes(design, group[:1]) < plan.nn_run_minutes(design, group) < len(group) * plan.nn_run_minutes(design, group[:1])
+
+
+def test_chunks_hold_fewer_runs_where_chunk_size_would_outlast_the_walltime():
+    plan = _paper(walltime_minutes=600)
+    for group, _, keys in plan.nn_experiment_chunks():
+        design = plan.nn_design_of(group[0])
+        assert plan.nn_runtime_minutes(design, len(keys), 1, group) <= 600
+        assert len(keys) <= plan.nn_design(design)["chunk_size"]
+    r2d = next(g for g in plan.nn_unlearn_groups() if g[0] == "cifar_r2d_eps1_uniform")
+    per_run = plan.nn_run_minutes("cifar_r2d_uniform", r2d)
+    assert plan.nn_runs_per_job("cifar_r2d_uniform", r2d) == int((600 - plan.NN_JOB_OVERHEAD_MINUTES) // per_run) < 10
+    # the runs themselves do not change: only which job computes them
+    default = _paper()
+    runs = lambda p: sorted((tuple(g), key) for g, _, keys in p.nn_experiment_chunks() for key in keys)
+    assert runs(plan) == runs(default)
+    assert len(plan.nn_experiment_chunks()) > len(default.nn_experiment_chunks())
+
+
+def test_no_job_of_the_paper_config_asks_for_more_than_the_walltime_or_one_gpu():
+    plan = _paper()
+    jobs = [(d, len(keys), None) for d, _, keys in plan.nn_design_chunks()]
+    jobs += [(plan.nn_design_of(g[0]), len(keys), g) for g, _, keys in plan.nn_experiment_chunks()]
+    runtimes = [plan.nn_runtime_minutes(d, n, 1, g) for d, n, g in jobs]
+    assert max(runtimes) <= plan.nn_walltime_minutes() == 1440
+    assert max(runtimes) > 600  # chunks are filled towards the walltime, not cut to one run
+    assert {plan.nn_job_resources(d, n, g)["gpu"] for d, n, g in jobs} == {1}
+    # a retry asks for more, up to the walltime
+    assert all(plan.nn_runtime_minutes(d, n, 3, g) <= 1440 for d, n, g in jobs)
+
+
+def test_a_run_longer_than_the_walltime_is_refused_before_any_job():
+    from unlearn_audit.pipeline.config import ConfigError
+
+    cfg = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    cfg["cluster"] = {"walltime_minutes": 200}
+    with pytest.raises(ConfigError) as err:
+        validate_config(cfg, SCHEMA)
+    message = str(err.value)
+    assert "config key 'nn.designs." in message and "more than cluster.walltime_minutes = 200" in message, message
+    assert "raise cluster.walltime_minutes" in message
+
+
+def test_the_example_partition_file_sends_gpu_jobs_to_the_gpu_partition():
+    """profiles/slurm/partitions.example.yaml, read and scored by the SLURM plugin itself."""
+    from snakemake_executor_plugin_slurm.partitions import get_best_partition, read_partition_file
+
+    class Log:
+        def info(self, *a): ...
+        def debug(self, *a): ...
+        def warning(self, *a): ...
+
+    partitions = read_partition_file(REPO / "profiles" / "slurm" / "partitions.example.yaml")
+    plan = _paper()
+    group = plan.nn_unlearn_groups()[0]
+    design = plan.nn_design_of(group[0])
+    gpu_job = {k: _call(v, 1) for k, v in plan.nn_job_resources(design, 10, group).items()}
+    cpu_job = {k: _call(v, 1) for k, v in plan.nn_step_resources(minutes=15).items() if k == "runtime"} | {"mem_mb": 2000}
+
+    def job(resources):
+        return SimpleNamespace(name="job", resources=SimpleNamespace(get=lambda key, default=None: resources.get(key, default), **resources),
+                               threads=1, is_group=lambda: False)
+
+    assert get_best_partition(partitions, job(gpu_job), Log()) == "gpu"
+    assert get_best_partition(partitions, job(cpu_job), Log()) == "cpu"
+    assert get_best_partition(partitions, job({**gpu_job, "runtime": 5000}), Log()) is None
 
 
 # ----------------------------------------------------------------------------- the SLURM profile
@@ -152,11 +248,27 @@ def test_profile_settings(monkeypatch):
     # the plugin's status query (sacct where accounting answers): a finished job that has left squeue
     # cannot hang the run; the localhost cluster of the tests, without slurmdbd, passes squeue itself
     assert "slurm-status-command" not in parsed
-    assert parsed["slurm-logdir"] == "results/logs/slurm"
+    assert parsed["slurm-logdir"] == str(Path("results") / "logs" / "slurm")  # this test's command line names no config
     assert parsed["slurm-keep-successful-logs"] in ("True", "true", True)
     assert int(parsed["retries"]) >= 1
-    assert any(entry.startswith("nn_unlearn=") for entry in parsed["group-components"])
-    assert "slurm-array-jobs" not in parsed  # arrays cannot hold group jobs
+    assert "slurm-array-jobs" not in parsed
+
+
+def test_slurm_logs_go_under_the_results_dir_of_the_command_line(monkeypatch, tmp_path):
+    from unlearn_audit.pipeline.cluster import results_dir_of
+
+    (tmp_path / "a.yaml").write_text("results_dir: out/a\nzeta: 0.05\n")
+    (tmp_path / "b.yaml").write_text("zeta: 0.1\n")
+    assert results_dir_of(["snakemake", "--configfile", "a.yaml", "b.yaml", "-n"], tmp_path) == "out/a"
+    assert results_dir_of(["snakemake", "--configfile=b.yaml"], tmp_path) == "results"
+    assert results_dir_of(["snakemake", "--configfile", "a.yaml", "--config", "results_dir=elsewhere"], tmp_path) == "elsewhere"
+    assert results_dir_of(["snakemake", "--configfile", "missing.yaml"], tmp_path) == "results"
+    assert results_dir_of(["snakemake"], REPO) == yaml.safe_load((REPO / "config" / "config.yaml").read_text())["results_dir"]
+    # the profile itself, loaded for a paper run
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr("sys.argv", ["snakemake", "--profile", "profiles/slurm", "--configfile", "config/paper.yaml"])
+    paper_results = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())["results_dir"]
+    assert _parse_profile(monkeypatch)["slurm-logdir"] == str(Path(paper_results) / "logs" / "slurm")
 
 
 def test_every_profile_entry_has_a_comment():

@@ -90,6 +90,29 @@ def test_paper_dry_run_plans_no_default_design(paper_dry_run):
     assert "/designs/digits" not in text and "digits_uniform" not in text
 
 
+def test_no_job_of_the_paper_dry_run_asks_for_more_than_the_walltime_or_one_gpu(paper_dry_run):
+    """What the jobs a cluster would be sent ask for, as Snakemake resolved it (no group jobs bundle
+    them: each job below is one submission)."""
+    import re
+
+    text = paper_dry_run.stdout + paper_dry_run.stderr
+    resources = re.findall(r"^\s*resources: (.*)$", text, flags=re.MULTILINE)
+    assert resources
+    runtimes = [int(m) for line in resources for m in re.findall(r"\bruntime=(\d+)", line)]
+    gpus = [int(m) for line in resources for m in re.findall(r"\bgpu=(\d+)", line)]
+    plan = _paper_plan()
+    assert max(runtimes) <= plan.nn_walltime_minutes() == 1440, max(runtimes)
+    assert set(gpus) == {1} and len(gpus) == len(plan.nn_design_chunks()) + len(plan.nn_experiment_chunks())
+    print(f"paper dry run: {len(resources)} jobs with resources, largest runtime {max(runtimes)} min, "
+          f"{len(gpus)} GPU jobs of 1 GPU each")
+
+
+def test_the_m_ablation_runs_at_n_equal_p_1255():
+    """The second paper's GED-vs-m ablation at n = p = 1255 (beside the first paper's p = 500, 1500, 2500)."""
+    spec = load_config(PAPER)["gaussian_unlearning"]["ged_vs_m"]
+    assert {500, 1255, 1500, 2500} <= set(spec["p"]) and 1.0 in spec["n_over_p"]
+
+
 def test_paper_config_plans_the_p_grid_and_the_n_half_runs(paper_dry_run):
     proc = paper_dry_run
     text = proc.stdout + proc.stderr

@@ -1,8 +1,10 @@
 """The SLURM profile on a real SLURM: the second run (.test/slurm.yaml through `--profile
 profiles/slurm`, tests/workflow/conftest.py) sent its cluster jobs to SLURM.
 
-Checked: job ids in Snakemake's log, one SLURM log file per job under results/logs/slurm/, the
-unlearning chunks in one group job, SLURM reporting the jobs finished.  That its outputs equal the
+Checked: job ids in Snakemake's log, one SLURM log file per job under <results_dir>/logs/slurm/,
+every chunk its own job (no group jobs), the time limit SLURM granted each training and unlearning
+chunk equal to the plan's runtime (the cost model's, under cluster.walltime_minutes), no GPU asked
+for on a CPU config, SLURM reporting the jobs finished.  That its outputs equal the
 shared run's, byte for byte, is tests/workflow/test_second_run.py.  Skipped where no SLURM answers
 (`sinfo` missing or failing; the second run then runs locally); ci/slurm_up.sh brings up a
 one-node SLURM on localhost.
@@ -17,10 +19,20 @@ from pathlib import Path
 import pytest
 
 from local_slurm import SUBMITTED
+from unlearn_audit.pipeline.plan import WorkflowPlan
+from workflow_utils import load_config, validated
 
 #: The jobs of .test/slurm.yaml that are not local rules: two convex_audit, nn_prepare_data, two
-#: training chunks, the two unlearning chunks as one group job, nn_fit.
-EXPECTED_SUBMISSIONS = 7
+#: training chunks, two unlearning chunks, nn_fit.
+EXPECTED_SUBMISSIONS = 8
+
+
+def _minutes(limit: str) -> int:
+    """SLURM's time limit ``[D-]H:MM:SS`` or ``M:SS`` in minutes."""
+    days, _, clock = limit.rpartition("-")
+    parts = [int(p) for p in clock.split(":")]
+    hours, minutes, seconds = ([0] * (3 - len(parts)) + parts)
+    return int(days or 0) * 1440 + hours * 60 + minutes + (seconds > 0)
 
 
 def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
@@ -39,15 +51,23 @@ def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
     by_id = {p.stem: p for p in slurm_logs.rglob("*.log")}
     assert set(ids) <= set(by_id), (sorted(by_id), ids)
     kinds = [by_id[i].relative_to(slurm_logs).parts[0] for i in ids]
-    assert sorted(k for k in kinds if not k.startswith(("rule_nn_train_", "group_"))) == [
-        "rule_convex_audit"] * 2 + ["rule_nn_fit", "rule_nn_prepare_data"], kinds
-    assert sorted(k for k in kinds if k.startswith("rule_nn_train_")) == [
-        "rule_nn_train_plays_0", "rule_nn_train_plays_1"], kinds
-    groups = [i for i, kind in zip(ids, kinds) if kind.startswith("group_")]
-    assert len(groups) == 1, kinds
-    group_log = by_id[groups[0]].read_text()
-    for chunk in ("0", "1"):
-        assert f"nn_unlearn_plays_ft_{chunk}" in group_log, group_log[-3000:]
+    assert not [k for k in kinds if k.startswith("group_")], kinds
+    assert sorted(kinds) == sorted(["rule_convex_audit"] * 2 + ["rule_nn_fit", "rule_nn_prepare_data"] + [
+        f"rule_nn_{step}_{chunk}" for step in ("train_plays", "unlearn_plays_ft") for chunk in ("0", "1")]), kinds
+
+    # the time limit SLURM granted each chunk is the plan's runtime; no job asked for a GPU (device: cpu)
+    plan = WorkflowPlan(validated(load_config(second_run.workdir / "config.yaml")))
+    planned = {f"rule_nn_train_{d}_{c}": plan.nn_runtime_minutes(d, len(keys)) for d, c, keys in plan.nn_design_chunks()}
+    planned |= {f"rule_nn_unlearn_{g[0]}_{c}": plan.nn_runtime_minutes(plan.nn_design_of(g[0]), len(keys), 1, g)
+                for g, c, keys in plan.nn_experiment_chunks()}
+    granted = subprocess.run(["squeue", "-h", "--states=all", "-j", ",".join(ids), "-o", "%i|%l|%b"],
+                             capture_output=True, text=True, timeout=30)
+    limits = {i: (_minutes(limit), gres) for i, limit, gres in (line.split("|") for line in granted.stdout.split())}
+    kind_of = dict(zip(ids, kinds))
+    chunks = {kind_of[i]: minutes for i, (minutes, _) in limits.items() if kind_of[i] in planned}
+    assert chunks and all(chunks[k] == planned[k] for k in chunks), (chunks, planned)
+    assert all("gpu" not in gres for _, gres in limits.values()), limits
+    assert max(minutes for minutes, _ in limits.values()) <= plan.nn_walltime_minutes()
 
     # SLURM itself reports the jobs it still lists (finished jobs stay listed for MinJobAge) as done
     queue = subprocess.run(["squeue", "-h", "--states=all", "-j", ",".join(ids), "-o", "%i %T"],
@@ -56,7 +76,8 @@ def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
     assert states, f"squeue lists none of the jobs {ids}: {queue.stderr}"
     assert set(states) <= set(ids) and set(states.values()) == {"COMPLETED"}, states
 
-    summary = f"SLURM run: {second_run.seconds:.0f} s, SLURM job ids {', '.join(ids)}"
+    summary = (f"SLURM run: {second_run.seconds:.0f} s, SLURM job ids {', '.join(ids)}; time limits granted "
+               f"(min): {', '.join(f'{kind_of[i]} {m}' for i, (m, _) in sorted(limits.items()))}")
     print(summary)
     if os.environ.get("SLURM_CI_REPORT"):  # .ci/run prints it after the tests
         Path(os.environ["SLURM_CI_REPORT"]).write_text(summary + "\n")

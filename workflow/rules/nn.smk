@@ -6,9 +6,12 @@
 # more than a small model's training), but every run keeps its own output files, so caching
 # and invalidation stay per run.  Chunk rules are generated per (design or experiment, chunk)
 # so that their outputs are concrete lists of per-run files; a chunk is `chunk_size` runs of the
-# calibration-then-evaluation order, so it may hold runs of both phases.  A job reads its runs
-# (phase and index) from its output paths, so `chunk_size` is not a param and changing it reruns
-# nothing.
+# calibration-then-evaluation order (fewer where the cost model prices that many above
+# cluster.walltime_minutes), so it may hold runs of both phases.  On a cluster a chunk is one job
+# asking for one GPU at most: chunks, not Snakemake group jobs, bundle runs, since a chunk pays
+# process start-up, torch import, CUDA context and data load once for all its runs.  A job reads
+# its runs (phase and index) from its output paths, so `chunk_size` is not a param and changing it
+# reruns nothing.
 
 
 rule nn_prepare_data:
@@ -117,11 +120,8 @@ for _group, _chunk, _keys in plan.nn_experiment_chunks():
             release_key=plan.nn_release_key(_group[0]),
             seed=config["seed"],
         threads: 1
-        # bundled into group jobs on a cluster (profiles/slurm: group-components); ignored locally
-        group:
-            "nn_unlearn"
         resources:
-            **plan.nn_job_resources(_design, len(_keys) * len(_group)),
+            **plan.nn_job_resources(_design, len(_keys), _group),
         log:
             f"{LOGS}/{_group[0]}/unlearn_{_chunk}.log",
         benchmark:

@@ -348,6 +348,17 @@ def _convex_params(config: dict) -> list[tuple[str, str]]:
     return problems
 
 
+@semantic_check
+def _nn_walltime(config: dict) -> list[tuple[str, str]]:
+    """One run of a design or unlearning group priced above ``cluster.walltime_minutes`` fits in no
+    job (the last check: it prices the runs of an otherwise valid config)."""
+    if not config.get("nn", {}).get("enabled"):
+        return []
+    from .plan import WorkflowPlan
+
+    return WorkflowPlan(config).nn_walltime_problems()
+
+
 def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
     """Validate ``config`` against the schema, filling defaults in place, and add the controls of
     every neural-network design (:func:`.controls.add_controls`) before the semantic checks; return it."""
@@ -370,8 +381,8 @@ def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
 #: Keys that change how a run executes but not what it computes (where results are written and data
 #: read from, how runs are chunked into jobs, the cluster's time estimate); changing chunk_size,
 #: resources_dir or runtime_minutes_per_run reruns nothing, and the snapshot is the same wherever
-#: the results live.
-EXECUTION_ONLY_KEYS = ("results_dir", "resources_dir", "nn.designs.*.chunk_size", "nn.designs.*.runtime_minutes_per_run")
+#: the results live.  ``cluster`` (the walltime a job may ask for) sizes chunks only.
+EXECUTION_ONLY_KEYS = ("results_dir", "resources_dir", "cluster", "nn.designs.*.chunk_size", "nn.designs.*.runtime_minutes_per_run")
 
 
 def result_config(config: dict) -> dict:

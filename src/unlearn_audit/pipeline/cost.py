@@ -22,17 +22,13 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Mapping
 
 from ..data import DATASETS
 from .plan import WorkflowPlan
+from .run_cost import base_training_images, design_sizes, unlearning_run_images
 
 __all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
-
-FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
-HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
-
 
 @dataclass
 class Work:
@@ -49,19 +45,6 @@ class Work:
         return self
 
 
-def design_sizes(design: Mapping) -> tuple[float, float, float]:
-    """(|D_r|, m·B, |test|) of a design, in examples (text: windows); NaN where only the data tell
-    (a Shakespeare design without ``max_retain_windows`` / ``max_eval_windows``, or with B per role)."""
-    pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
-    if design["dataset"] == "shakespeare":
-        dp = design.get("dataset_params", {})
-        return float(dp.get("max_retain_windows", math.nan)), pool, float(dp.get("max_eval_windows", math.nan))
-    spec = DATASETS.get(design["dataset"])
-    if spec is None or spec.train_portion is None or spec.n_test is None:
-        raise ValueError(f"no size model for dataset {design['dataset']!r}")
-    return spec.train_portion - pool, pool, spec.n_test
-
-
 def tinynet_training_flops(width: float, size: int, channels: int, classes: int) -> float:
     """FLOPs of one training image (forward + backward ≈ 3 × forward) of TinyNet (App. D.1)."""
     f1, f2 = round(64 * width), round(128 * width)
@@ -70,44 +53,24 @@ def tinynet_training_flops(width: float, size: int, channels: int, classes: int)
     return 3 * 2 * macs
 
 
-def _unlearning_images(method: str, p, n_retain: int, n_forget: int) -> float:
-    """Training-image equivalents of one unlearning run (the noiseless part; noise is free)."""
-    if method == "hessian":
-        return n_retain + HVP * p.s1 * p.s2 * p.batch_size
-    if method == "rewind_to_delete":
-        return (p.K + p.lipschitz_samples + 1) * n_retain
-    if method == "no_unlearning":  # the controls: scoring only
-        return 0.0
-    epochs = getattr(p, "epochs", 1)
-    forget_epochs = getattr(p, "ascent_epochs", 0) + getattr(p, "forget_epochs", 0)
-    return epochs * n_retain + forget_epochs * n_forget
-
-
 def _design_work(plan: WorkflowPlan, design: str) -> Work:
     cfg = plan.nn_design(design)
-    n_retain, pool, _ = design_sizes(cfg)
+    n_retain, _, _ = design_sizes(cfg)
     models = len(plan.nn_candidates(design)) if plan.nn_is_joint(design) else cfg["calibration_runs"] + cfg["evaluation_runs"]
     retrain = 1 if plan.nn_retrains(design) else 0  # A(D_r), the Retrain control's model
-    return Work(base_trainings=models + retrain, images=cfg["train"]["epochs"] * (models * (n_retain + pool / 2) + retrain * n_retain))
+    return Work(base_trainings=models + retrain, images=models * base_training_images(cfg) + retrain * cfg["train"]["epochs"] * n_retain)
 
 
 def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
     """Each experiment's share of its group's unlearning (the noiseless part split evenly)."""
-    from ..unlearning import make_params
-
     design = plan.nn_design_of(group[0])
-    n_retain, pool, n_test = design_sizes(plan.nn_design(design))
-    runs = sum(len(plan.nn_phase_runs(design, ph)) for ph in ("calib", "eval"))
-    evals = len(plan.nn_phase_runs(design, "eval"))
+    calib, evals = (len(plan.nn_phase_runs(design, ph)) for ph in ("calib", "eval"))
+    per_run = unlearning_run_images(plan.nn_design(design), [plan.nn_experiment(e) for e in group])
     out = {}
-    for e in group:
-        exp = plan.nn_experiment(e)
-        p = make_params(exp["method"], exp.get("params", {}))
-        p = SimpleNamespace(**p) if isinstance(p, dict) else p  # an import-path method with plain dict params
-        shared = _unlearning_images(exp["method"], p, n_retain, pool / 2) / len(group)
-        extractions = runs * (1 + len(plan.nn_checkpoint_steps(e)))
-        scoring = FORWARD * (extractions * pool + evals * (n_retain + n_test))
-        out[e] = Work(unlearning_runs=runs, score_extractions=extractions, images=runs * shared + scoring)
+    for e, (shared, calib_scoring, eval_scoring) in zip(group, per_run):
+        extractions = (calib + evals) * (1 + len(plan.nn_checkpoint_steps(e)))
+        images = (calib + evals) * shared + calib * calib_scoring + evals * eval_scoring
+        out[e] = Work(unlearning_runs=calib + evals, score_extractions=extractions, images=images)
     return out
 
 

@@ -63,11 +63,11 @@ class NNPlan(PlanBase):
         """Every (phase, run) of a design: its calibration runs, then its evaluation runs."""
         return [(phase, run) for phase in PHASES for run in self.nn_phase_runs(design, phase)]
 
-    def _run_chunks(self, design: str) -> list[tuple[int, list[tuple[str, int]]]]:
-        """The design's (phase, run) keys in chunks of ``chunk_size``: a chunk may hold calibration
+    def _run_chunks(self, design: str, size: int) -> list[tuple[int, list[tuple[str, int]]]]:
+        """The design's (phase, run) keys in chunks of ``size`` runs: a chunk may hold calibration
         and evaluation runs alike (each run has its own seed streams and output files, so which job
         computes it changes no byte), and a small design's step is then one job, not one a phase."""
-        return list(enumerate(_chunks(self.nn_run_keys(design), self.nn_design(design)["chunk_size"])))
+        return list(enumerate(_chunks(self.nn_run_keys(design), size)))
 
     def nn_design_chunks(self) -> list[tuple[str, int | str, list[tuple[str, int]]]]:
         """(design, chunk index, (phase, run) keys) of every base-training job; a joint design trains
@@ -75,12 +75,12 @@ class NNPlan(PlanBase):
         also trains A(D_r) once, in a job of its own (chunk ``"retrain"``, key ``("retrain", 0)``)."""
         out = []
         for d in self.nn_used_designs():
+            size = self.nn_runs_per_job(d)  # chunk_size, or fewer under the walltime (.resources)
             if self.nn_is_joint(d):
-                size = self.nn_design(d)["chunk_size"]
                 keys = [("candidate", rank) for rank in self.nn_candidates(d)]
                 out += [(d, i, chunk) for i, chunk in enumerate(_chunks(keys, size))]
             else:
-                out += [(d, *chunk) for chunk in self._run_chunks(d)]
+                out += [(d, *chunk) for chunk in self._run_chunks(d, size)]
             if self.nn_retrains(d):
                 out.append((d, "retrain", [("retrain", 0)]))
         return out
@@ -149,8 +149,13 @@ class NNPlan(PlanBase):
         return list(groups.values())
 
     def nn_experiment_chunks(self) -> list[tuple[list[str], int, list[tuple[str, int]]]]:
-        """(experiments of a group, chunk index, (phase, run) keys) of every unlearning job."""
-        return [(g, *chunk) for g in self.nn_unlearn_groups() for chunk in self._run_chunks(self.nn_design_of(g[0]))]
+        """(experiments of a group, chunk index, (phase, run) keys) of every unlearning job: chunks of
+        the design's ``chunk_size`` runs, or fewer where that many would outlast the walltime."""
+        out = []
+        for g in self.nn_unlearn_groups():
+            design = self.nn_design_of(g[0])
+            out += [(g, *chunk) for chunk in self._run_chunks(design, self.nn_runs_per_job(design, g))]
+        return out
 
     def nn_auditor(self, experiment: str) -> str:
         """``batchwise`` (Algorithm 2), ``joint`` (Algorithm 3) or ``pairwise`` (App. A.3)."""

@@ -1,12 +1,17 @@
 """The resources of the neural-network jobs (SLURM ``mem_mb``, ``runtime``, ``gpu``), from the design's
-dataset and run counts; each grows with the attempt so that ``--retries`` asks for more.  Torch-free."""
+dataset and run counts; each grows with the attempt so that ``--retries`` asks for more, the runtime up
+to the walltime a job may ask for (``cluster.walltime_minutes``).  A base training is priced at the
+design's ``runtime_minutes_per_run``; an unlearning run at that times the cost model's ratio of its
+training-image equivalents to a base training's (:mod:`..run_cost`).  Torch-free."""
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, Sequence
 
 from ...checks import check_positive_int
 from ...data import DATASETS
+from ..run_cost import base_training_images, unlearning_run_images
 from .base import PlanBase
 
 __all__ = ["ResourcesPlan"]
@@ -40,23 +45,72 @@ class ResourcesPlan(PlanBase):
         cuda = bool(self.nn_gpus()) if cuda is None else cuda
         return (base + (self.NN_CUDA_MEM_MB if cuda else 0)) * attempt
 
-    def nn_runtime_minutes(self, design: str, n_runs: int, attempt: int = 1) -> int:
-        """SLURM ``runtime`` of a chunk job: the design's minutes per run times its runs, plus 5,
-        times ``attempt``."""
+    #: Minutes a chunk job spends besides its runs (process and torch start-up, data load, writes).
+    NN_JOB_OVERHEAD_MINUTES = 5
+
+    def nn_walltime_minutes(self) -> int:
+        """The longest ``runtime`` a job asks for (``cluster.walltime_minutes``, default 24 h)."""
+        return int(self.config.get("cluster", {}).get("walltime_minutes", 1440))
+
+    def nn_run_minutes(self, design: str, experiments: Sequence[str] | None = None) -> float:
+        """Minutes of one run: a base training of ``design`` (its ``runtime_minutes_per_run``), or, with
+        ``experiments`` (a group that unlearns together, :meth:`nn_unlearn_groups`), one unlearning run
+        of them with its scoring: the training minutes times the ratio of the two runs' training-image
+        equivalents (the training minutes where the cost model has no size for the design)."""
+        minutes = float(self.nn_design(design).get("runtime_minutes_per_run", 5))
+        if experiments is None:
+            return minutes
+        cfg = self.nn_design(design)
+        train = base_training_images(cfg)
+        # an evaluation run (it also measures retain and test accuracy) prices every run of the job
+        run = sum(shared + eval_scoring for shared, _, eval_scoring in unlearning_run_images(cfg, [self.nn_experiment(e) for e in experiments]))
+        return minutes * run / train if math.isfinite(run) and math.isfinite(train) and train > 0 else minutes
+
+    def nn_runs_per_job(self, design: str, experiments: Sequence[str] | None = None) -> int:
+        """How many runs one chunk job holds: the design's ``chunk_size``, or fewer where that many
+        would ask for more than the walltime.  Raises where one run alone would."""
+        per_run = self.nn_run_minutes(design, experiments)
+        room = self.nn_walltime_minutes() - self.NN_JOB_OVERHEAD_MINUTES
+        fits = math.floor(room / per_run) if per_run > 0 else self.nn_design(design)["chunk_size"]
+        if fits < 1:
+            what = f"an unlearning run of {', '.join(experiments)}" if experiments else f"a base training of design {design!r}"
+            raise ValueError(f"{what} is priced at {per_run:.0f} min (runtime_minutes_per_run = "
+                             f"{self.nn_design(design).get('runtime_minutes_per_run', 5)} min a base training), more than "
+                             f"cluster.walltime_minutes = {self.nn_walltime_minutes()} less {self.NN_JOB_OVERHEAD_MINUTES} min of start-up; "
+                             "raise cluster.walltime_minutes to what your partition grants, or lower runtime_minutes_per_run if the estimate is too high")
+        return min(int(self.nn_design(design)["chunk_size"]), fits)
+
+    def nn_walltime_problems(self) -> list[tuple[str, str]]:
+        """(config key, message) for every design or unlearning group one run of which exceeds the walltime."""
+        problems = []
+        for design in self.nn_used_designs():
+            for experiments in [None] + [g for g in self.nn_unlearn_groups() if self.nn_design_of(g[0]) == design]:
+                try:
+                    self.nn_runs_per_job(design, experiments)
+                except ValueError as err:
+                    problems.append((f"nn.designs.{design}.runtime_minutes_per_run", str(err)))
+        return problems
+
+    def nn_runtime_minutes(self, design: str, n_runs: int, attempt: int = 1, experiments: Sequence[str] | None = None) -> int:
+        """SLURM ``runtime`` of a chunk job of ``n_runs`` runs (base trainings, or unlearning runs of
+        ``experiments``): their minutes plus :attr:`NN_JOB_OVERHEAD_MINUTES`, times ``attempt``, at most
+        the walltime."""
         self._check_resource_args(design, attempt)
-        return (int(self.nn_design(design).get("runtime_minutes_per_run", 5) * n_runs) + 5) * attempt
+        minutes = math.ceil(self.nn_run_minutes(design, experiments) * n_runs) + self.NN_JOB_OVERHEAD_MINUTES
+        return min(minutes * attempt, self.nn_walltime_minutes())
 
     def nn_gpus(self) -> int:
         return 1 if self.config["device"] == "cuda" else 0
 
-    def nn_job_resources(self, design: str, n_runs: int) -> dict[str, Any]:
-        """``resources:`` of a training or unlearning chunk job of ``design`` over ``n_runs`` runs:
-        ``mem_mb`` and ``runtime`` as functions of the attempt, ``gpu`` (the SLURM executor's
-        ``--gpus``) and, for a GPU job only, ``cpus_per_gpu``."""
+    def nn_job_resources(self, design: str, n_runs: int, experiments: Sequence[str] | None = None) -> dict[str, Any]:
+        """``resources:`` of a training chunk job of ``design`` (or, with ``experiments``, an unlearning
+        chunk job of that group) over ``n_runs`` runs: ``mem_mb`` and ``runtime`` as functions of the
+        attempt, ``gpu`` (the SLURM executor's ``--gpus``: one, or none on CPU) and, for a GPU job
+        only, ``cpus_per_gpu``."""
         self._check_resource_args(design, 1)
         resources: dict[str, Any] = {
             "mem_mb": lambda wildcards, attempt: self.nn_mem_mb(design, attempt),
-            "runtime": lambda wildcards, attempt: self.nn_runtime_minutes(design, n_runs, attempt),
+            "runtime": lambda wildcards, attempt: self.nn_runtime_minutes(design, n_runs, attempt, experiments),
             "gpu": self.nn_gpus(),
         }
         if resources["gpu"]:
