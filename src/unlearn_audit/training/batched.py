@@ -22,7 +22,7 @@ from torch import nn
 from ..torch_utils import check_xy, deterministic_algorithms
 from ..torch_utils import progress as show
 from .base import check_orders, training_batches
-from .sgd import MomentumSGD, TrainConfig
+from .sgd import MomentumSGD, TrainConfig, resident_schedule
 
 __all__ = ["grouped_applicable", "grouped_sgd_run", "train_models_grouped"]
 
@@ -51,11 +51,12 @@ def grouped_sgd_run(
         raise ValueError(f"{len(rows)} steps but {len(lrs)} learning rates")
     opt = MomentumSGD(list(net.parameters()), momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
     net.train()
+    schedule = resident_schedule(rows, x.device)
     with deterministic_algorithms(), show(len(rows), desc, progress) as bar:
         for t, step_rows in enumerate(rows):
             k, b = step_rows.shape
             opt.zero_grad()
-            idx = torch.from_numpy(np.ascontiguousarray(step_rows).reshape(-1)).to(x.device)
+            idx = schedule[t]
             xb = x.index_select(0, idx).view(k, b, *x.shape[1:])
             yb = y.index_select(0, idx)
             logits = net(xb)

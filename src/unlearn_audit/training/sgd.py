@@ -21,7 +21,7 @@ from ..torch_utils import deterministic_algorithms, progress
 
 from .config import ANNEALING, SCHEDULES, TrainConfig, lr_schedule
 
-__all__ = ["SCHEDULES", "ANNEALING", "TrainConfig", "lr_schedule", "loss_fn", "random_batches", "MomentumSGD", "sgd_run", "StepLoss"]
+__all__ = ["SCHEDULES", "ANNEALING", "TrainConfig", "lr_schedule", "loss_fn", "random_batches", "MomentumSGD", "sgd_run", "StepLoss", "resident_schedule"]
 
 
 def loss_fn(logits: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
@@ -56,9 +56,15 @@ def _clip_grad_norm(params: Sequence[torch.Tensor], max_norm: float) -> None:
     if not grads:
         return
     total = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
-    coef = max_norm / (total + 1e-6)
-    if coef < 1:
-        torch._foreach_mul_(grads, coef)
+    # clamped on the device rather than compared on the host: no sync a step (a product with 1.0 is exact)
+    torch._foreach_mul_(grads, (max_norm / (total + 1e-6)).clamp(max=1.0))
+
+
+def resident_schedule(batches: Sequence[np.ndarray], device: torch.device) -> list[torch.Tensor]:
+    """Every step's rows (flattened) as views of one index tensor on ``device``: the whole schedule
+    crosses to the device once, not once a step (no per-step copy or synchronisation)."""
+    flat = [np.asarray(rows, dtype=np.int64).reshape(-1) for rows in batches]
+    return list(torch.from_numpy(np.concatenate(flat)).to(device).split([len(f) for f in flat]))
 
 
 class MomentumSGD:
@@ -145,11 +151,12 @@ def sgd_run(
         return model
     opt = MomentumSGD(params, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
     model.train()
+    schedule = resident_schedule(batches, x.device) if step_loss is None else None
     with deterministic_algorithms(), progress(len(batches), desc, show_progress) as bar:
         for t, rows in enumerate(batches):
             opt.zero_grad()
-            if step_loss is None:
-                idx = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(x.device)
+            if schedule is not None:
+                idx = schedule[t]
                 loss = loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx))
             else:
                 loss = step_loss(model, t, rows)
