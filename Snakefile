@@ -9,6 +9,7 @@ from pathlib import Path
 from snakemake.utils import min_version
 
 from unlearn_audit.pipeline.config import ConfigError, check_config_files, config_summary, validate_config
+from unlearn_audit.pipeline.runtime import local_gpu_jobs_problem
 
 min_version("9.0")
 
@@ -28,6 +29,11 @@ try:
     validate_config(config, WORKFLOW_DIR / "workflow" / "schemas" / "config.schema.yaml")
 except ConfigError as error:
     sys.exit(f"Error: {error}")
+# a local run (no cluster executor, not a job of one) lets no more GPU jobs run at once than GPU slots
+if workflow.nodes is None and not workflow.remote_exec and not workflow.subprocess_exec:
+    problem = local_gpu_jobs_problem(workflow.global_resources.get("gpu").value, config["device"])
+    if problem:
+        sys.exit(f"Error: {problem}")
 print(config_summary(config, CONFIG_FILES), file=sys.stderr)
 
 

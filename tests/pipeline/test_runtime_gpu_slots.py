@@ -265,3 +265,42 @@ def test_job_gpu_slot_locks_only_for_gpu_jobs(tmp_path, monkeypatch):
     assert "GPU slot 1 of 1" in log.getvalue() and "CUDA_VISIBLE_DEVICES=0" in log.getvalue()
     monkeypatch.setenv(GPU_LOCK_DIR_ENV, str(tmp_path / "shared"))
     assert gpu_lock_dir(tmp_path / "results") == tmp_path / "shared" / socket.gethostname()
+
+
+def test_several_jobs_share_a_gpu_with_jobs_per_gpu(tmp_path):
+    """UNLEARN_AUDIT_JOBS_PER_GPU = 2: two jobs hold the one device at once, a third waits; with two
+    devices the slots fill one per device first."""
+    with gpu_slot(1, tmp_path, timeout=0, per_device=2) as a, gpu_slot(1, tmp_path, timeout=0, per_device=2) as b:
+        assert a.device == b.device == "0" and a.lock != b.lock and {a.index, b.index} == {0, 1}
+        assert a.n_slots == b.n_slots == 2
+        with pytest.raises(TimeoutError, match=r"all 2 GPU slots .*UNLEARN_AUDIT_JOBS_PER_GPU"), gpu_slot(1, tmp_path, timeout=0, per_device=2):
+            pass
+    # two devices (each holder here is in this one process: the variable a slot sets is dropped before
+    # the next is taken, as a separate job process would not see it)
+    two = tmp_path / "two"
+    with gpu_slot(2, two, timeout=0, per_device=2) as a:
+        os.environ.pop("CUDA_VISIBLE_DEVICES")
+        with gpu_slot(2, two, timeout=0, per_device=2) as b:
+            os.environ.pop("CUDA_VISIBLE_DEVICES")
+            with gpu_slot(2, two, timeout=0, per_device=2) as c:
+                assert (a.device, b.device, c.device) == ("0", "1", "0") and c.lock != a.lock
+    with pytest.raises(ValueError, match="number of jobs per GPU must be a positive integer"), gpu_slot(1, tmp_path, per_device=0):
+        pass
+
+
+def test_job_slots_follow_jobs_per_gpu_and_a_local_run_may_not_ask_for_more(tmp_path, monkeypatch):
+    from unlearn_audit.pipeline.runtime import JOBS_PER_GPU_ENV, jobs_per_gpu, local_gpu_jobs_problem
+
+    monkeypatch.setenv(GPU_SLOTS_ENV, "1")
+    assert jobs_per_gpu() == 1
+    monkeypatch.setenv(JOBS_PER_GPU_ENV, "3")
+    assert jobs_per_gpu() == 3
+    with job_gpu_slot("cuda", tmp_path) as a, job_gpu_slot("cuda", tmp_path) as b, job_gpu_slot("cuda", tmp_path) as c:
+        assert {a.device, b.device, c.device} == {"0"} and len({a.lock, b.lock, c.lock}) == 3
+    assert local_gpu_jobs_problem(3, "cuda") is None and local_gpu_jobs_problem(None, "cuda") is None
+    problem = local_gpu_jobs_problem(4, "cuda")
+    assert "--resources gpu=4" in problem and "3 GPU slot(s)" in problem and "give --resources gpu=3" in problem
+    assert local_gpu_jobs_problem(4, "cpu") is None  # a CPU run holds no GPU slot
+    monkeypatch.setenv(JOBS_PER_GPU_ENV, "two")
+    with pytest.raises(ValueError, match=f"{JOBS_PER_GPU_ENV} must be a positive integer, got 'two'"):
+        jobs_per_gpu()

@@ -235,3 +235,29 @@ def test_momentum_sgd_skips_parameters_without_gradients_and_checks_its_settings
         MomentumSGD([a], nesterov=True)
     with pytest.raises(ValueError, match="non-negative"):
         MomentumSGD([a], momentum=-0.1)
+
+
+def test_sgd_run_with_clipping_is_torch_optim_with_clip_grad_norm_bit_for_bit():
+    """The resident index schedule and the device-side clip coefficient (no host sync a step) change no
+    bit: ragged batches, momentum and a clip that binds on some steps and not on others."""
+    from unlearn_audit.training.sgd import resident_schedule, sgd_run
+
+    x, y = _data(120)
+    rng = np.random.default_rng(5)
+    batches = [rng.choice(120, size=24 if t % 4 else 11, replace=False) for t in range(40)]
+    lrs = np.full(40, 0.2)
+    ours = sgd_run(_model(), x, y, batches, lrs, momentum=0.9, grad_clip=0.3, show_progress=False)
+    ref = _model()
+    opt = torch.optim.SGD(ref.parameters(), lr=0.2, momentum=0.9)
+    bound = 0
+    for rows in batches:
+        opt.zero_grad()
+        idx = torch.from_numpy(rows.astype(np.int64))
+        loss_fn(ref(x[idx]), y[idx]).backward()
+        bound += float(torch.nn.utils.clip_grad_norm_(ref.parameters(), 0.3)) > 0.3
+        opt.step()
+    assert 0 < bound < len(batches)  # the clip bound on some steps only
+    assert _same(ours.state_dict(), ref.state_dict())
+    schedule = resident_schedule(batches, x.device)
+    assert [s.tolist() for s in schedule] == [b.tolist() for b in batches]
+    assert all(s.untyped_storage().data_ptr() == schedule[0].untyped_storage().data_ptr() for s in schedule)

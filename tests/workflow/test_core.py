@@ -58,3 +58,17 @@ def test_a_key_given_twice_stops_snakemake_with_one_line(tmp_path):
     errors = [line for line in proc.stderr.splitlines() if line.startswith("Error")]
     assert proc.returncode != 0 and len(errors) == 1 and "key 'zeta' appears twice" in errors[0] and "line 3" in errors[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_local_run_asking_for_more_gpu_jobs_than_gpu_slots_stops_with_one_line(tmp_path, monkeypatch):
+    """``--resources gpu=N`` above devices × UNLEARN_AUDIT_JOBS_PER_GPU would leave jobs waiting for a
+    slot while holding Snakemake's: refused before any job; at the slots' number the run plans."""
+    monkeypatch.setenv("UNLEARN_AUDIT_GPUS", "1")
+    monkeypatch.setenv("UNLEARN_AUDIT_JOBS_PER_GPU", "2")
+    config = write_config(tmp_path, overrides={"device": "cuda"})
+    proc = snakemake(tmp_path, config, "-n", "--resources", "gpu=3")
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error")]
+    assert proc.returncode != 0 and len(errors) == 1, proc.stderr[-2000:]
+    assert "--resources gpu=3" in errors[0] and "2 GPU slot(s)" in errors[0] and "give --resources gpu=2" in errors[0]
+    assert "Traceback" not in proc.stderr
+    assert snakemake(tmp_path, config, "-n", "--resources", "gpu=2").returncode == 0

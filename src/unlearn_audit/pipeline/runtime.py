@@ -18,6 +18,8 @@ __all__ = [
     "gpu_lock_dir",
     "gpu_slot",
     "gpu_slot_count",
+    "jobs_per_gpu",
+    "local_gpu_jobs_problem",
     "job_gpu_slot",
     "limit_threads",
     "resolve_device",
@@ -66,6 +68,7 @@ def resolve_device(name: str):
 GPU_SLOTS_ENV = "UNLEARN_AUDIT_GPUS"
 GPU_LOCK_DIR_ENV = "UNLEARN_AUDIT_GPU_LOCK_DIR"
 GPU_WAIT_ENV = "UNLEARN_AUDIT_GPU_WAIT"
+JOBS_PER_GPU_ENV = "UNLEARN_AUDIT_JOBS_PER_GPU"
 DEFAULT_GPU_WAIT_S = 86400.0  # a day: longer than any single job of config/paper.yaml
 
 
@@ -142,8 +145,30 @@ def gpu_slot_count(device: str) -> int:
     return max(count, 1) if key == "cuda" else count
 
 
-def _lock_name(device: str) -> str:
-    return "gpu" + re.sub(r"[^A-Za-z0-9_.-]", "_", device) + ".lock"
+def jobs_per_gpu() -> int:
+    """How many jobs share one GPU at once: ``$UNLEARN_AUDIT_JOBS_PER_GPU``, else 1.  A small model's
+    step leaves most of a large GPU idle, so several jobs side by side keep it busy."""
+    env = os.environ.get(JOBS_PER_GPU_ENV)
+    return _positive_int(env, JOBS_PER_GPU_ENV) if env is not None and env.strip() else 1
+
+
+def local_gpu_jobs_problem(requested, device: str) -> str | None:
+    """Why a local run's ``--resources gpu=N`` cannot be honoured (None when it can): more GPU jobs at
+    once than the machine's slots (devices × :func:`jobs_per_gpu`) would sit waiting for a slot while
+    holding a job slot of Snakemake's."""
+    if requested is None:
+        return None
+    slots = gpu_slot_count(device) * jobs_per_gpu()
+    if slots and int(requested) > slots:
+        return (f"--resources gpu={requested} lets {requested} GPU jobs run at once, but this machine has {slots} GPU slot(s) "
+                f"({gpu_slot_count(device)} device(s) x {jobs_per_gpu()} job(s) per GPU, {JOBS_PER_GPU_ENV}); "
+                f"give --resources gpu={slots} or set {JOBS_PER_GPU_ENV}")
+    return None
+
+
+def _lock_name(device: str, share: int = 0) -> str:
+    """The lock file of a device's ``share``-th slot (the first keeps the one-job-per-GPU name)."""
+    return "gpu" + re.sub(r"[^A-Za-z0-9_.-]", "_", device) + (f".{share}" if share else "") + ".lock"
 
 
 def _holder(path: Path) -> str:
@@ -154,8 +179,10 @@ def _holder(path: Path) -> str:
 
 
 @contextmanager
-def gpu_slot(n_slots: int, lock_dir, *, timeout: float | None = None, poll: float = 0.5, log=None):
-    """Hold one of ``n_slots`` GPU slots for the duration of the ``with`` block.
+def gpu_slot(n_slots: int, lock_dir, *, timeout: float | None = None, poll: float = 0.5, log=None, per_device: int = 1):
+    """Hold one of ``n_slots`` GPU slots for the duration of the ``with`` block; with
+    ``per_device`` > 1, each of the ``n_slots`` devices has that many slots (jobs side by side on one
+    GPU), filled one per device first.
 
     Each slot is a file ``gpu<device>.lock`` in ``lock_dir`` (created if missing) and is taken
     with an exclusive, non-blocking ``fcntl.flock``; the first free slot is taken and its device
@@ -172,6 +199,7 @@ def gpu_slot(n_slots: int, lock_dir, *, timeout: float | None = None, poll: floa
     import fcntl
 
     n_slots = _positive_int(n_slots, "the number of GPU slots")
+    per_device = _positive_int(per_device, "the number of jobs per GPU")
     if timeout is None:
         env = os.environ.get(GPU_WAIT_ENV)
         try:
@@ -189,6 +217,7 @@ def gpu_slot(n_slots: int, lock_dir, *, timeout: float | None = None, poll: floa
             f"{len(inherited)} device(s); set {GPU_SLOTS_ENV} to at most {len(inherited)}"
         )
     devices = inherited[:n_slots] if inherited is not None else [str(i) for i in range(n_slots)]
+    slots = [(device, share) for share in range(per_device) for device in devices]
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_initialized():
         raise RuntimeError("CUDA is already initialised in this process: take the GPU slot before the first CUDA call")
@@ -198,8 +227,8 @@ def gpu_slot(n_slots: int, lock_dir, *, timeout: float | None = None, poll: floa
     deadline = time.monotonic() + timeout
     taken, waiting = None, False
     while taken is None:
-        for index, device in enumerate(devices):
-            path = lock_dir / _lock_name(device)
+        for index, (device, share) in enumerate(slots):
+            path = lock_dir / _lock_name(device, share)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -208,18 +237,18 @@ def gpu_slot(n_slots: int, lock_dir, *, timeout: float | None = None, poll: floa
                 if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                     continue
                 raise
-            taken = GpuSlot(index, n_slots, device, path)
+            taken = GpuSlot(index, len(slots), device, path)
             break
         if taken is None:
             if time.monotonic() >= deadline:
-                holders = "; ".join(f"{d}: {_holder(lock_dir / _lock_name(d))}" for d in devices)
+                holders = "; ".join(f"{d}: {_holder(lock_dir / _lock_name(d, share))}" for d, share in slots)
                 raise TimeoutError(
-                    f"all {n_slots} GPU slots in {lock_dir} stayed taken for {timeout:g} s ({holders}); "
-                    f"run at most {n_slots} GPU jobs at once (snakemake --resources gpu={n_slots}), wait for the "
-                    f"other run to finish, or set {GPU_WAIT_ENV} (seconds) or {GPU_SLOTS_ENV}"
+                    f"all {len(slots)} GPU slots in {lock_dir} stayed taken for {timeout:g} s ({holders}); "
+                    f"run at most {len(slots)} GPU jobs at once (snakemake --resources gpu={len(slots)}), wait for the "
+                    f"other run to finish, or set {GPU_WAIT_ENV} (seconds), {GPU_SLOTS_ENV} or {JOBS_PER_GPU_ENV}"
                 )
             if not waiting and log is not None:
-                print(f"all {n_slots} GPU slots in {lock_dir} are taken; waiting up to {timeout:g} s", file=log, flush=True)
+                print(f"all {len(slots)} GPU slots in {lock_dir} are taken; waiting up to {timeout:g} s", file=log, flush=True)
             waiting = True
             time.sleep(max(0.0, min(poll, deadline - time.monotonic())))
 
@@ -251,7 +280,8 @@ def gpu_lock_dir(results_dir) -> Path:
 
 @contextmanager
 def job_gpu_slot(device: str, results_dir, *, log=None):
-    """The GPU slot of a workflow job on the config's ``device`` (see :func:`gpu_slot_count`):
+    """The GPU slot of a workflow job on the config's ``device`` (see :func:`gpu_slot_count`; each
+    device holds :func:`jobs_per_gpu` jobs at once):
     yields the held :class:`GpuSlot`, or ``None`` without locking anything when the job uses no GPU.
     ``log`` (a text stream) gets one line naming the slot taken (and one if it has to wait)."""
     n_slots = gpu_slot_count(device)
@@ -259,7 +289,7 @@ def job_gpu_slot(device: str, results_dir, *, log=None):
         yield None
         return
     lock_dir = gpu_lock_dir(results_dir)
-    with gpu_slot(n_slots, lock_dir, log=log) as slot:
+    with gpu_slot(n_slots, lock_dir, log=log, per_device=jobs_per_gpu()) as slot:
         if log is not None:
-            print(f"GPU slot {slot.index + 1} of {n_slots} ({slot.lock}): CUDA_VISIBLE_DEVICES={slot.device}", file=log, flush=True)
+            print(f"GPU slot {slot.index + 1} of {slot.n_slots} ({slot.lock}): CUDA_VISIBLE_DEVICES={slot.device}", file=log, flush=True)
         yield slot
