@@ -95,3 +95,21 @@ def test_training_without_the_nan_fill_gives_bitwise_the_weights_with_it():
     finally:
         sgd_module.deterministic_algorithms = saved
     assert all(torch.equal(plain[k], filled[k]) for k in plain)
+
+
+def test_a_designs_deterministic_switch_reaches_the_loops_and_is_restored():
+    import torch
+
+    from unlearn_audit.torch_utils import deterministic_algorithms, deterministic_default
+
+    before = torch.are_deterministic_algorithms_enabled()
+    with deterministic_algorithms():
+        assert torch.are_deterministic_algorithms_enabled()  # the default: on
+    with deterministic_default(False):
+        with deterministic_algorithms():
+            assert not torch.are_deterministic_algorithms_enabled()
+        with deterministic_algorithms(True):  # an explicit argument wins
+            assert torch.are_deterministic_algorithms_enabled()
+    with deterministic_algorithms():
+        assert torch.are_deterministic_algorithms_enabled()  # restored after the block
+    assert torch.are_deterministic_algorithms_enabled() == before

@@ -52,6 +52,7 @@ RUN_METRICS = pa.schema(
         ("record", pa.string()),        # JSON: what the algorithm reports (noisy steps, σ, L̂, Ĝ, ...); "{}" if nothing
         ("precision", pa.string()),     # the design's precision, "fp32" or "bf16", of base training and unlearning
         ("compiled", pa.bool_()),       # whether the model's forward was torch.compile'd
+        ("deterministic", pa.bool_()),  # whether the steps ran with deterministic kernels
     ]
 )
 

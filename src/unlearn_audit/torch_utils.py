@@ -35,6 +35,7 @@ __all__ = [
     "model_device",
     "as_torch_generator",
     "deterministic_algorithms",
+    "deterministic_default",
     "PRECISIONS",
     "compute_precision",
     "full_precision",
@@ -46,15 +47,35 @@ __all__ = [
 ]
 
 
+#: Whether :func:`deterministic_algorithms` without an argument switches deterministic kernels on
+#: (the job's design decides, through :func:`deterministic_default`).
+_DETERMINISTIC_DEFAULT = [True]
+
+
 @contextlib.contextmanager
-def deterministic_algorithms(enabled: bool = True, *, fill_uninitialized_memory: bool = False) -> Iterator[None]:
-    """Temporarily set ``torch.use_deterministic_algorithms`` (warn-only), restoring the previous state.
+def deterministic_default(enabled: bool) -> Iterator[None]:
+    """Within the block, the training and unlearning loops run with deterministic kernels or not (a
+    design's ``deterministic`` switch; on CPU the kernels give the same bits either way, on CUDA
+    cuDNN may pick faster, nondeterministic ones)."""
+    prev = _DETERMINISTIC_DEFAULT[0]
+    _DETERMINISTIC_DEFAULT[0] = bool(enabled)
+    try:
+        yield
+    finally:
+        _DETERMINISTIC_DEFAULT[0] = prev
+
+
+@contextlib.contextmanager
+def deterministic_algorithms(enabled: bool | None = None, *, fill_uninitialized_memory: bool = False) -> Iterator[None]:
+    """Temporarily set ``torch.use_deterministic_algorithms`` (warn-only), restoring the previous state;
+    ``enabled`` None: as :func:`deterministic_default` says (on, unless a design switched it off).
 
     PyTorch's companion switch ``torch.utils.deterministic.fill_uninitialized_memory`` (on by
     default in PyTorch) is off here unless asked for: it fills every newly allocated tensor with
     NaN so that a kernel reading memory it never wrote shows up, a check that costs ~90 fills per
     training step of the digits model and changes no result (the weights are bitwise equal with
     and without it, ``benchmarks/step_cost.py``)."""
+    enabled = _DETERMINISTIC_DEFAULT[0] if enabled is None else bool(enabled)
     prev, prev_warn = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
     prev_fill = torch.utils.deterministic.fill_uninitialized_memory
     torch.use_deterministic_algorithms(enabled, warn_only=True)

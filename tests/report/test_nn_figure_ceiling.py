@@ -85,7 +85,7 @@ def bound_paths(bounds, tmp_path) -> list[str]:
 def _metrics(tmp_path, names) -> list[str]:
     frame = pd.DataFrame([{"experiment": e, "phase": "eval", "run": i, "retain_acc": 0.9, "forget_acc": 0.8, "test_acc": 0.7,
                            "n_test": 300, "n_forget": 50, "chance_acc": 0.1,
-                           "record": "{}", "precision": "fp32", "compiled": False} for e in names for i in range(L)])
+                           "record": "{}", "precision": "fp32", "compiled": False, "deterministic": True} for e in names for i in range(L)])
     path = tmp_path / "metrics.parquet"
     write_parquet(frame.astype({"run": np.int32}), path, schemas.RUN_METRICS)
     return [str(path)]

@@ -56,7 +56,7 @@ def test_nn_audit_end_to_end(shared_run):
     bounds = pd.read_parquet(res / "tiny_ft" / "bounds.parquet")
     assert set(bounds.statistic) == {"mean", "median"} and set(bounds.score) == {"logit", "loss"}
     metrics = pd.read_parquet(res / "tiny_ft" / "runs" / "calib" / "0" / "metrics.parquet")
-    assert metrics.precision.tolist() == ["fp32"] and metrics.compiled.tolist() == [False]
+    assert metrics.precision.tolist() == ["fp32"] and metrics.compiled.tolist() == [False] and metrics.deterministic.tolist() == [True]
 
 
 def test_one_hyperparameter_reruns_only_its_experiment(shared_run):
@@ -66,6 +66,44 @@ def test_one_hyperparameter_reruns_only_its_experiment(shared_run):
     design = shared_run.config["nn"]["designs"]["tiny"]
     assert sum(v for j, v in jobs.items() if j.startswith("nn_unlearn_tiny_hessian")) == _chunks(design) == 1
     assert jobs.get("nn_fit") == 1 and jobs.get("nn_audit") == 1
+
+
+def test_a_design_without_deterministic_kernels_records_it_and_on_cpu_gives_the_same_bits(shared_run, tmp_path, monkeypatch):
+    """One evaluation run redone with ``deterministic: false``: its metrics say so, the unlearning steps
+    ran with deterministic kernels off, and on CPU (whose kernels are deterministic anyway) its scores
+    are the deterministic run's bit for bit."""
+    import torch
+
+    from unlearn_audit.pipeline.nn_runs import unlearn
+    from unlearn_audit.training import sgd
+
+    seen = []
+    original = sgd.deterministic_algorithms
+
+    def spy(*args, **kwargs):
+        cm = original(*args, **kwargs)
+        class Recorded:
+            def __enter__(self):
+                cm.__enter__()
+                seen.append(torch.are_deterministic_algorithms_enabled())
+            def __exit__(self, *exc):
+                return cm.__exit__(*exc)
+        return Recorded()
+
+    monkeypatch.setattr(sgd, "deterministic_algorithms", spy)
+    monkeypatch.chdir(shared_run.workdir)
+    res, config = shared_run.results, shared_run.config
+    design = dict(config["nn"]["designs"]["tiny"], deterministic=False)
+    exp = config["nn"]["experiments"]["tiny_ft"]
+    out = {k: [str(tmp_path / "tiny_ft" / "runs" / "eval" / "0" / f"{k}.parquet")] for k in ("scores", "metrics")}
+    unlearn("tiny_ft", design, exp["method"], exp["params"], config["seed"], res / "designs" / "tiny" / "data.npz",
+            res / "designs" / "tiny" / "signs.parquet", [str(res / "designs" / "tiny" / "base" / "eval.txt")],
+            out["scores"], out["metrics"])
+    assert seen and not any(seen)
+    assert pd.read_parquet(out["metrics"][0]).deterministic.tolist() == [False]
+    ours = pd.read_parquet(out["scores"][0])
+    theirs = pd.read_parquet(res / "tiny_ft" / "runs" / "eval" / "0" / "scores.parquet")
+    pd.testing.assert_frame_equal(ours, theirs)
 
 
 def test_a_bf16_design_unlearns_in_bf16_and_records_it(shared_run, tmp_path, monkeypatch):

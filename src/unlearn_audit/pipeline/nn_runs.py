@@ -7,8 +7,9 @@ index from its output path (:func:`~.paths.run_of_path`).
 
 from __future__ import annotations
 
+import contextlib
 import json
-from typing import Mapping, NamedTuple, Sequence
+from typing import Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,14 +23,14 @@ from ..scores import model_scores
 from ..seeds import seed_sequence, torch_seed
 from ..stats.selection import SCORE_NAMES, score_column
 from ..stats.signs import sign_vector_rank, sign_vector_unrank
-from ..torch_utils import ProgressLog, compile_model, compute_precision, save_state_dict
+from ..torch_utils import ProgressLog, compile_model, compute_precision, deterministic_default, save_state_dict
 from ..training import TrainConfig, shuffle_orders, train_many, train_model
 from ..unlearning import Monitor
 from ..unlearning import unlearn_many, unlearn_variants
 from .paths import read_path_list, run_of_path
 from .runtime import resolve_device
 
-__all__ = ["train_config", "run_precision", "chance_accuracy", "training_ids", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
+__all__ = ["train_config", "RunSwitches", "run_switches", "chance_accuracy", "training_ids", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
 
 
 def train_config(cfg: Mapping) -> TrainConfig:
@@ -37,9 +38,24 @@ def train_config(cfg: Mapping) -> TrainConfig:
     return TrainConfig.from_dict(cfg)
 
 
-def run_precision(design_cfg: Mapping) -> tuple[str, bool]:
-    """The design's ``precision`` ("fp32" or "bf16" autocast) and ``compile`` switch (DESIGN §8)."""
-    return str(design_cfg.get("precision", "fp32")), bool(design_cfg.get("compile", False))
+class RunSwitches(NamedTuple):
+    """The design's device switches of its training and unlearning steps (DESIGN §8), recorded per run."""
+
+    precision: str       # "fp32", or "bf16" autocast
+    compiled: bool       # torch.compile of the model's forward
+    deterministic: bool  # deterministic kernels (torch.use_deterministic_algorithms)
+
+    @contextlib.contextmanager
+    def steps(self, device) -> Iterator[None]:
+        """The region of training or unlearning steps: the precision's autocast and the kernels' determinism."""
+        with compute_precision(self.precision, device), deterministic_default(self.deterministic):
+            yield
+
+
+def run_switches(design_cfg: Mapping) -> RunSwitches:
+    """The design's ``precision``, ``compile`` and ``deterministic`` switches."""
+    return RunSwitches(str(design_cfg.get("precision", "fp32")), bool(design_cfg.get("compile", False)),
+                       bool(design_cfg.get("deterministic", True)))
 
 
 def _chosen(data, signs: np.ndarray) -> np.ndarray:
@@ -113,13 +129,13 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     A joint design's outputs are candidate models (``…/base/candidate/<rank>.pt``), one per S̃ ∈ S_m:
     training is a deterministic function of S, so calibration and evaluation runs share them.  The
     output ``…/base/retrain.pt`` is A(D_r), trained on the retain set alone (the *Retrain* control).
-    Models are saved with CPU tensors, so they load anywhere.  The design's ``precision`` and
-    ``compile`` apply to the training steps (:func:`run_precision`).  With ``models_per_group``
+    Models are saved with CPU tensors, so they load anywhere.  The design's ``precision``,
+    ``compile`` and ``deterministic`` switches apply to the training steps (:func:`run_switches`).  With ``models_per_group``
     K > 1 the runs are trained K at a time as one grouped network (:func:`~unlearn_audit.training.train_many`;
     a short last group is padded to K, so a model does not depend on how the runs are chunked).
     """
     runs = _run_keys(outputs)
-    precision, compiled = run_precision(cfg)
+    switches = run_switches(cfg)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
     if runs and runs[0][0] == "candidate":  # a joint design: one model per candidate S̃, named by its rank
@@ -139,7 +155,7 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
         for i in range(0, len(runs), k):
             group = list(zip(runs[i : i + k], outputs[i : i + k]))
             ids_list = [training_ids(data, signs[key]) for key, _ in group]
-            with compute_precision(precision, dev):
+            with switches.steps(dev):
                 states = train_many(make_model, x0, *universe, ids_list, orders, tcfg, make_grouped=make_grouped,
                                     grouped=True, group_size=k, progress=False)
             for ((phase, run), out), state in zip(group, states):
@@ -150,8 +166,8 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
         x, y, ids = training_set(data, signs[(phase, run)])
         model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
         model.load_state_dict(x0)
-        model = compile_model(model.to(dev), compiled)
-        with compute_precision(precision, dev):
+        model = compile_model(model.to(dev), switches.compiled)
+        with switches.steps(dev):
             train_model(model, x, y, ids, orders, tcfg)
         save_state_dict(model.state_dict(), out)
         log.step(f"{phase} {run}")
@@ -296,8 +312,8 @@ def unlearn(
     (CHECKPOINT_SCORES); what the method records (noisy steps, σ, …) goes to the metrics' ``record``.
     Retain and test accuracies are measured on evaluation runs (the tables report those) and are
     NaN for calibration runs, whose forward passes over the retain and test sets would be unused.
-    Each run's metrics also record the design's ``precision`` and ``compile`` switches, which
-    apply to its base training and its unlearning steps alike.
+    Each run's metrics also record the design's ``precision``, ``compile`` and ``deterministic``
+    switches, which apply to its base training and its unlearning steps alike.
     """
     group = [experiments] if isinstance(experiments, str) else list(experiments)
     plist = [dict(params)] if isinstance(params, Mapping) else [dict(p) for p in params]
@@ -310,7 +326,7 @@ def unlearn(
     for e, outs in zip(group, scores_of):
         if _run_keys(outs) != keys:
             raise ValueError(f"{e}: the group's experiments must cover the same runs")
-    precision, compiled = run_precision(design_cfg)
+    switches = run_switches(design_cfg)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
     signs_table = read_parquet(signs_path, schemas.SIGNS)
@@ -333,9 +349,9 @@ def unlearn(
             fx, fy = forget_set(data, s)
             in_forget = s[data.forget_batch] == 1
             measure_accuracy = phase == "eval"  # the tables report evaluation runs' accuracies only
-            runs.append(_Run(i, phase, run, compile_model(model.to(dev), compiled), (torch.as_tensor(fx), torch.as_tensor(fy)), in_forget,
+            runs.append(_Run(i, phase, run, compile_model(model.to(dev), switches.compiled), (torch.as_tensor(fx), torch.as_tensor(fy)), in_forget,
                              measure_accuracy, [_RunMonitor(data, in_forget if measure_accuracy else None) for _ in group]))
-        with compute_precision(precision, dev):  # scores inside stay fp32 (model_scores)
+        with switches.steps(dev):  # scores inside stay fp32 (model_scores)
             if release_key is None:  # K = 1 (make_grouped None): unlearn_many is one unlearn() per run
                 outs = unlearn_many(method, [r.model for r in runs], retain, [r.forget for r in runs], plist[0],
                                     [_generator(root_seed, group[0], "unlearn", r.phase, r.run) for r in runs], make_grouped,
@@ -348,12 +364,12 @@ def unlearn(
                              for r in runs]
         for r, models in zip(runs, models_of):
             _write_run(group, models, r.monitors, r.index, r.phase, r.run, signs_table, data, r.in_forget, r.measure_accuracy, chance,
-                       precision, compiled, scores_of, metrics_of, checkpoints_of, method)
+                       switches, scores_of, metrics_of, checkpoints_of, method)
             log.step(f"{r.phase} {r.run}")
 
 
 def _write_run(group, models, monitors, i: int, phase: str, run: int, signs_table, data, in_forget, measure_accuracy: bool, chance: float,
-               precision: str, compiled: bool, scores_of, metrics_of, checkpoints_of, method: str) -> None:
+               switches: RunSwitches, scores_of, metrics_of, checkpoints_of, method: str) -> None:
     """Run i's outputs for each experiment of the group: its scores (SCORES), checkpoint scores and metrics (RUN_METRICS)."""
     row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
     for k, (e, unlearned, mon) in enumerate(zip(group, models, monitors)):
@@ -377,8 +393,9 @@ def _write_run(group, models, monitors, i: int, phase: str, run: int, signs_tabl
                     "n_forget": int(in_forget.sum()),
                     "chance_acc": chance,
                     "record": json.dumps(mon.values, sort_keys=True),
-                    "precision": precision,
-                    "compiled": compiled,
+                    "precision": switches.precision,
+                    "compiled": switches.compiled,
+                    "deterministic": switches.deterministic,
                 }
             ]
         )

@@ -12,8 +12,9 @@ from ...stats.selection import DEFAULT_CELL, Cell
 __all__ = ["PHASES", "DEVICE_PATH_KEYS", "preregistered_cell", "certified_claim", "audit_delta", "method_params", "chunks", "PlanBase"]
 
 PHASES = ("calib", "eval")
-#: The design keys that name a device setting (bf16 autocast, torch.compile): params of the torch rules.
-DEVICE_PATH_KEYS = ("precision", "compile")
+#: The design keys that name a device setting (bf16 autocast, torch.compile, deterministic kernels):
+#: params of the torch rules.
+DEVICE_PATH_KEYS = ("precision", "compile", "deterministic")
 
 
 def chunks(runs: list[int], size: int) -> list[list[int]]:
