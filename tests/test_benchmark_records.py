@@ -29,3 +29,25 @@ def test_rows_are_added_at_the_end_of_the_table():
     real = (REPO / "benchmarks" / "RESULTS.md").read_text()
     lines = t.with_rows(real, [new]).split("\n")
     assert lines.index(new) < lines.index("## Timing of the default run")
+
+
+def test_the_workflow_loop_rows_are_the_ones_plan_reads(tmp_path):
+    """benchmarks/workflow_loop.py --append: the workflow's default case (fp32, deterministic, one
+    process) is a row ``plan`` reads; the other cases are recorded beside it and not read."""
+    import subprocess
+    import sys
+
+    from unlearn_audit.pipeline.cost import read_throughputs
+
+    out = tmp_path / "RESULTS.md"
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "workflow_loop.py"), "--width", "0.25", "--size", "8",
+                           "--channels", "1", "--classes", "10", "--batch", "16", "--steps", "3", "--k", "1", "2",
+                           "--deterministic", "on", "off", "--no-clipping", "--append", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| 20")]
+    assert len(rows) == 4 and sum("| fp32 nondet |" in r for r in rows) == 2
+    rates = read_throughputs(out, "cpu")
+    assert set(rates) == {("tinynet w=0.25", "8x8x1", 1), ("tinynet w=0.25", "8x8x1", 2)}
+    default = [r for r in rows if "| fp32 |" in r and "| 2 |" in r][0]
+    assert rates[("tinynet w=0.25", "8x8x1", 2)] == float(default.split("|")[-3])
