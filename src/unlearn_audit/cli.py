@@ -302,12 +302,18 @@ def _cmd_plan(args) -> str:
         raise UsageError(f"--results {args.results}: no such file (the throughput records, e.g. benchmarks/RESULTS.md)")
     config = _load_configs(args.configfile or [str(checkout() / "config" / "config.yaml")])
     results = args.results or str(checkout() / "benchmarks" / "RESULTS.md")
-    rows = plan_rows(config, read_throughputs(results, args.device), args.assume_tflops)
-    notes = [f"throughput: fp32 rows of {results} whose device contains {args.device!r} (unlearning at K = 1; "
-             "base training at the design's models_per_group K where recorded, else K = 1)"]
+    if args.batched is not None and args.batched < 1:
+        raise UsageError(f"--batched must be a number of models >= 1, got {args.batched}")
+    rows = plan_rows(config, read_throughputs(results, args.device), args.assume_tflops, args.batched)
+    notes = [f"throughput: fp32 rows of {results} whose device contains {args.device!r} (base training at the design's "
+             "models_per_group K, unlearning of retain fine-tune, forget ascent, IDA and model clipping at its "
+             "unlearn_models_per_group K, where that K's row was recorded, else K = 1)"]
+    if args.batched:
+        notes.append(f"hours at K = {args.batched}: every TinyNet base training and every groupable unlearning run {args.batched} "
+                     "models at once, at that K's recorded rate (the K = 1 rate where none is recorded)")
     if args.assume_tflops:
         notes.append(f"estimates: models without a measured row at an assumed {args.assume_tflops:g} TFLOP/s sustained")
-    return format_plan(rows, args.device) + "\n" + "\n".join(notes)
+    return format_plan(rows, args.device, args.batched) + "\n" + "\n".join(notes)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -360,6 +366,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--results", help="the throughput records (default: benchmarks/RESULTS.md of the checkout: the current "
                     "directory when it is a clone of the workflow, else the one the package was installed from)")
     pl.add_argument("--assume-tflops", type=float, help="estimate models without a measured row at this sustained TFLOP/s")
+    pl.add_argument("--batched", type=int, metavar="K", help="also the hours with K models at once wherever the work can be "
+                    "grouped (TinyNet base training; retain fine-tune, forget ascent, IDA, model clipping), at K's recorded rate")
     pl.set_defaults(func=_cmd_plan)
 
     a = sub.add_parser("audit", help="Algorithm 2 from per-run scores of any producer (SCORES schema): fit on the calib "

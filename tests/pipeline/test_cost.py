@@ -146,3 +146,73 @@ def test_plan_reads_the_checkout_it_runs_in(tmp_path):
     assert rc == 0, stderr
     assert f"fp32 rows of {clone / 'benchmarks' / 'RESULTS.md'}" in stdout
     assert not any(line.startswith("table1b") for line in stdout.splitlines())  # nn is off in the clone's config
+
+
+def test_charlstm_flops_are_those_of_its_matrix_products():
+    """The CharLSTM's training FLOPs (App. D.2: 2 layers, 8-dim embedding, 100-character vocabulary):
+    an LSTM written out as its gate products, counted by torch's FLOP counter over a forward and
+    backward pass (nn.LSTM's fused kernel is not counted by it)."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from unlearn_audit.models import build_model
+    from unlearn_audit.pipeline.run_cost import charlstm_training_flops
+
+    hidden, window, batch = 16, 12, 3
+    m = build_model("charlstm", hidden_size=hidden)
+    x = torch.randint(0, 100, (batch, window))
+    with FlopCounterMode(display=False) as counter:
+        inputs = m.embed(x)
+        for layer in range(m.num_layers):
+            w_ih, w_hh = getattr(m.lstm, f"weight_ih_l{layer}"), getattr(m.lstm, f"weight_hh_l{layer}")
+            h = c = torch.zeros(batch, hidden)
+            outs = []
+            for t in range(window):
+                i, f, g, o = (inputs[:, t] @ w_ih.T + h @ w_hh.T).chunk(4, dim=1)
+                c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+                h = torch.sigmoid(o) * torch.tanh(c)
+                outs.append(h)
+            inputs = torch.stack(outs, dim=1)
+        m.out(inputs).sum().backward()
+    # the formula also counts the gradient with respect to the zero initial state h_0 of each layer,
+    # which autograd skips (2 FLOPs per multiply-add of 4h x h, once per layer): 1/window of the recurrence
+    skipped = 2 * m.num_layers * 4 * hidden * hidden
+    assert counter.get_total_flops() / batch == charlstm_training_flops(hidden, 8, 100, 2, window) - skipped
+
+
+def test_shakespeare_is_sized_from_the_papers_character_counts():
+    from unlearn_audit.pipeline.run_cost import design_sizes
+
+    paper = _config("paper.yaml")["nn"]["designs"]["shakespeare"]
+    retain, pool, test = design_sizes(paper)  # 300 roles, stride 1: App. D.2's characters
+    assert (retain, pool) == (1_221_363, 135_300) and test == pytest.approx((1_221_363 + 135_300) / 8)
+    default = _config()["nn"]["designs"]["shakespeare"]  # capped and m·B: exactly what it trains on
+    assert design_sizes(default) == (300, 40 * 4, 300)
+    half = dict(paper, dataset_params={"num_roles": 150, "stride": 2})
+    assert design_sizes(half)[0] == pytest.approx(1_221_363 / 4)
+    rows = {r["target"]: r for r in plan_rows(_config("paper.yaml"), {}, assume_tflops=50)}
+    assert rows["table1a"]["estimate"] and not rows["total"]["left_out"] and math.isfinite(rows["table1a"]["device_hours"])
+
+
+def test_batched_hours_use_the_k_rate_for_groupable_work_only(tmp_path):
+    config = _config("paper.yaml")
+    rates = {("tinynet w=1", "32x32x3", 1): 1000.0, ("tinynet w=1", "32x32x3", 8): 3000.0}
+    rows = {r["target"]: r for r in plan_rows(config, rates, batched=8)}
+    today, batched = rows["table1b"]["device_hours"], rows["table1b"]["device_hours_batched"]
+    assert batched < today
+    # Hessian (Table 7) cannot be grouped: its unlearning stays at the K = 1 rate, its base models train at K = 8
+    plan = WorkflowPlan(config)
+    t7 = rows["table7"]
+    assert t7["device_hours_batched"] < t7["device_hours"]
+    hessian_only = [e for e in plan.nn_table_experiments("table7") if plan.nn_experiment(e)["method"] == "hessian"]
+    assert hessian_only
+    no_k_row = {r["target"]: r for r in plan_rows(config, {("tinynet w=1", "32x32x3", 1): 1000.0}, batched=8)}
+    assert no_k_row["table1b"]["device_hours_batched"] == pytest.approx(no_k_row["table1b"]["device_hours"])
+    (tmp_path / "rates.md").write_text("| 2026-12-05 | H200 | tinynet w=1 | 32x32x3 | 1 | fp32 | 128 | 1000 | 1000 |\n"
+                                       "| 2026-12-05 | H200 | tinynet w=1 | 32x32x3 | 8 | fp32 | 128 | 3000 | 375 |\n")
+    rc, stdout, stderr = run_cli("plan", "--configfile", REPO / "config" / "paper.yaml", "--results", tmp_path / "rates.md",
+                                 "--device", "H200", "--batched", "8", cwd=tmp_path)
+    assert rc == 0, stderr
+    assert "hours at K = 8" in stdout.splitlines()[0] and "hours at K = 8: every TinyNet base training" in stdout
+    rc, _, stderr = run_cli("plan", "--batched", "0", cwd=tmp_path)
+    assert rc == 2 and "--batched must be a number of models >= 1" in stderr

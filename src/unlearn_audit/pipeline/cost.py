@@ -26,7 +26,7 @@ from typing import Mapping
 
 from ..data import DATASETS
 from .plan import WorkflowPlan
-from .run_cost import base_training_images, design_sizes, unlearning_run_images
+from .run_cost import base_training_images, charlstm_training_flops, design_sizes, unlearning_run_images
 
 __all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
 
@@ -96,9 +96,13 @@ def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str
 def _model_key(design: Mapping) -> tuple[str, str, float]:
     """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them."""
     model = design["model"]
-    if model["name"] != "tinynet":  # the schema's model names: tinynet, charlstm
-        return model["name"], "-", math.nan
     p = model.get("params", {})
+    if model["name"] == "charlstm":  # the schema's model names: tinynet, charlstm
+        hidden, window = int(p.get("hidden_size", 256)), int(design.get("dataset_params", {}).get("window", 80))
+        flops = charlstm_training_flops(hidden, int(p.get("embed_dim", 8)), int(p.get("vocab_size", 100)), int(p.get("num_layers", 2)), window)
+        return f"charlstm h={hidden}", f"T={window}", flops
+    if model["name"] != "tinynet":
+        return model["name"], "-", math.nan
     spec = DATASETS.get(design["dataset"])
     if spec is None or spec.image is None:
         return model["name"], "-", math.nan
@@ -107,34 +111,43 @@ def _model_key(design: Mapping) -> tuple[str, str, float]:
     return f"tinynet w={width:g}", f"{size}x{size}x{channels}", tinynet_training_flops(width, size, channels, int(p.get("num_classes", 100)))
 
 
-def _unlearning_k(plan: WorkflowPlan, experiment: str) -> int:
-    """How many of the experiment's runs unlearn at once: its design's ``unlearn_models_per_group``
-    for a method that can be grouped, else 1."""
+def _unlearning_k(plan: WorkflowPlan, experiment: str, batched: int | None = None) -> int:
+    """How many of the experiment's runs unlearn at once: for a method that can be grouped, ``batched``
+    or else its design's ``unlearn_models_per_group``; 1 for the others."""
     from ..unlearning.params import BUILTIN_GROUPED
 
     if plan.nn_experiment(experiment)["method"] not in BUILTIN_GROUPED:
         return 1
-    return int(plan.nn_design(plan.nn_design_of(experiment)).get("unlearn_models_per_group", 1))
+    return int(batched or plan.nn_design(plan.nn_design_of(experiment)).get("unlearn_models_per_group", 1))
 
 
-def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], assume_tflops: float | None = None) -> list[dict]:
+def _training_k(plan: WorkflowPlan, design: str, batched: int | None = None) -> int:
+    """How many base models of the design train at once: ``batched`` for a TinyNet design (the grouped
+    network's model) or else its ``models_per_group``."""
+    cfg = plan.nn_design(design)
+    return int(batched if batched and cfg["model"]["name"] == "tinynet" else cfg.get("models_per_group", 1))
+
+
+def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], assume_tflops: float | None = None,
+              batched: int | None = None) -> list[dict]:
     """One row per table and figure, and a ``total`` row in which every job counts once.
 
     A design's base trainings at the rate of its ``models_per_group`` K, and the unlearning runs of
     a method that can be grouped (:data:`~unlearn_audit.unlearning.params.BUILTIN_GROUPED`) at the rate
     of its design's ``unlearn_models_per_group`` K, where that row was recorded; everything else at
-    the K = 1 rate."""
+    the K = 1 rate.  With ``batched`` K each row also has ``device_hours_batched``: the same work with
+    every TinyNet base training and every groupable unlearning run at K's rate (where recorded)."""
     plan = WorkflowPlan(config)
     per_exp: dict[str, Work] = {}
     for group in plan.nn_unlearn_groups():
         per_exp.update(_group_work(plan, group))
     per_design = {d: _design_work(plan, d) for d in plan.nn_used_designs()}
 
-    def hours(experiments: list[str], designs: list[str]) -> tuple[float, bool, list[str]]:
+    def hours(experiments: list[str], designs: list[str], k: int | None = None) -> tuple[float, bool, list[str]]:
         """(device-hours of what can be costed, whether any of it is an estimate, designs left out)."""
         total, estimate, left_out = 0.0, False, set()
-        parts = [(d, per_design[d].images, int(plan.nn_design(d).get("models_per_group", 1))) for d in designs]
-        parts += [(plan.nn_design_of(e), per_exp[e].images, _unlearning_k(plan, e)) for e in experiments]
+        parts = [(d, per_design[d].images, _training_k(plan, d, k)) for d in designs]
+        parts += [(plan.nn_design_of(e), per_exp[e].images, _unlearning_k(plan, e, k)) for e in experiments]
         for name, images, k in parts:
             model, inp, flops = _model_key(plan.nn_design(name))
             rate = throughputs.get((model, inp, k), throughputs.get((model, inp, 1)))
@@ -158,20 +171,29 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], a
         for e in experiments:
             work += per_exp[e]
         h, estimate, left_out = hours(experiments, designs)
-        rows.append({"target": target, **dataclasses.asdict(work), "device_hours": h, "estimate": estimate, "left_out": left_out})
+        row = {"target": target, **dataclasses.asdict(work), "device_hours": h, "estimate": estimate, "left_out": left_out}
+        if batched:
+            row["device_hours_batched"] = hours(experiments, designs, batched)[0]
+        rows.append(row)
     return rows
 
 
-def format_plan(rows: list[dict], device: str) -> str:
-    """The rows as a fixed-width text table."""
+def format_plan(rows: list[dict], device: str, batched: int | None = None) -> str:
+    """The rows as a fixed-width text table (with ``batched``, a column of the hours at K = ``batched``)."""
     head = f"{'target':<16} {'base trainings':>14} {'unlearning runs':>15} {'score extractions':>17} {'train-image equiv.':>18} {'hours on ' + device:>24}"
+    if batched:
+        head += f" {f'hours at K = {batched}':>16}"
     lines = [head, "-" * len(head)]
     left_out = sorted({d for r in rows for d in r["left_out"]})
     for r in rows:
         h = "not measured" if math.isnan(r["device_hours"]) else f"{r['device_hours']:,.2f}" + (" (estimate)" if r["estimate"] else "")
         h += " *" if r["left_out"] and not math.isnan(r["device_hours"]) else ""
         images = f"{r['images']:,.3g}" if math.isfinite(r["images"]) else "n/a"
-        lines.append(f"{r['target']:<16} {r['base_trainings']:>14,} {r['unlearning_runs']:>15,} {r['score_extractions']:>17,} {images:>18} {h:>24}")
+        line = f"{r['target']:<16} {r['base_trainings']:>14,} {r['unlearning_runs']:>15,} {r['score_extractions']:>17,} {images:>18} {h:>24}"
+        if batched:
+            hb = r["device_hours_batched"]
+            line += f" {'not measured' if math.isnan(hb) else f'{hb:,.2f}':>16}"
+        lines.append(line)
     lines.append("tables and figures share base models and runs; 'total' counts every job once")
     if left_out:
         lines.append(f"* hours without the designs {', '.join(left_out)} (no size model or no throughput recorded for their model)")

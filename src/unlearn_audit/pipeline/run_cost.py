@@ -13,23 +13,58 @@ from typing import Mapping, Sequence
 
 from ..data import DATASETS
 
-__all__ = ["FORWARD", "HVP", "design_sizes", "base_training_images", "unlearning_images", "unlearning_run_images"]
+__all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "unlearning_images", "unlearning_run_images"]
 
 FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
 HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
 
 
+#: App. D.2's Shakespeare at its 300 roles: training characters of the retain roles (D_r) and of the
+#: forget roles (D_f), each role's blocks split 80/10/10 into train/validation/test.
+SHAKESPEARE_ROLES = 300
+SHAKESPEARE_RETAIN_CHARACTERS = 1_221_363
+SHAKESPEARE_FORGET_CHARACTERS = 135_300
+
+
+def _shakespeare_sizes(design: Mapping, pool: float) -> tuple[float, float, float]:
+    """Windows of a Shakespeare design from App. D.2's character counts (a window starts at every
+    ``stride``-th character, so windows ≈ characters / stride), scaled by ``num_roles`` / 300 and
+    capped by ``max_retain_windows`` / ``max_eval_windows``; the pool is m·B where B is given, else
+    every window of the forget chunks.  An estimate: the counts are the paper's corpus, not the data."""
+    dp = design.get("dataset_params", {})
+    roles = dp.get("num_roles", SHAKESPEARE_ROLES)
+    scale = (roles or SHAKESPEARE_ROLES) / SHAKESPEARE_ROLES
+    stride = int(dp.get("stride", 1))
+    forget_stride, eval_stride = int(dp.get("forget_stride") or stride), int(dp.get("eval_stride") or stride)
+    test_characters = (SHAKESPEARE_RETAIN_CHARACTERS + SHAKESPEARE_FORGET_CHARACTERS) / 8  # 10 % against 80 %
+    retain = SHAKESPEARE_RETAIN_CHARACTERS * scale / stride
+    test = test_characters * scale / eval_stride
+    if dp.get("max_retain_windows"):
+        retain = min(retain, float(dp["max_retain_windows"]))
+    if dp.get("max_eval_windows"):
+        test = min(test, float(dp["max_eval_windows"]))
+    if math.isnan(pool):
+        pool = SHAKESPEARE_FORGET_CHARACTERS * scale / forget_stride
+    return retain, pool, test
+
+
 def design_sizes(design: Mapping) -> tuple[float, float, float]:
-    """(|D_r|, m·B, |test|) of a design, in examples (text: windows); NaN where only the data tell
-    (a Shakespeare design without ``max_retain_windows`` / ``max_eval_windows``, or with B per role)."""
+    """(|D_r|, m·B, |test|) of a design, in examples (text: windows; :func:`_shakespeare_sizes`)."""
     pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
     if design["dataset"] == "shakespeare":
-        dp = design.get("dataset_params", {})
-        return float(dp.get("max_retain_windows", math.nan)), pool, float(dp.get("max_eval_windows", math.nan))
+        return _shakespeare_sizes(design, pool)
     spec = DATASETS.get(design["dataset"])
     if spec is None or spec.train_portion is None or spec.n_test is None:
         raise ValueError(f"no size model for dataset {design['dataset']!r}")
     return spec.train_portion - pool, pool, spec.n_test
+
+
+def charlstm_training_flops(hidden: int, embed: int, vocab: int, layers: int, window: int) -> float:
+    """FLOPs of one training window (forward + backward ≈ 3 × forward) of the CharLSTM (App. D.2): at
+    each of the ``window`` positions, every layer's four gates (input and recurrent matrices) and the
+    read-out to the vocabulary (the embedding is a lookup)."""
+    per_position = sum(4 * hidden * ((embed if layer == 0 else hidden) + hidden) for layer in range(layers)) + hidden * vocab
+    return 3 * 2 * window * per_position
 
 
 def base_training_images(design: Mapping) -> float:
