@@ -128,3 +128,18 @@ def test_figure1a_carries_the_bonferroni_over_steps_reading():
     assert frame.epsilon_lb_bonferroni_steps.tolist() == [0.3, 1.1] and frame.step.tolist() == [1, 20]
     legacy = figure1a_frame(steps.drop(columns="epsilon_lb_bonferroni_steps"), {"mc_a": MC["mc_a"]})
     assert legacy.epsilon_lb_bonferroni_steps.isna().all()  # checkpoint bounds written before the column
+
+
+def test_table6_row2_shows_the_steps_it_ran_and_the_steps_its_target_needs():
+    """A certified row: the accountant's steps are its noisy steps; the row whose whole budget ran noisy
+    (Table 6 row 2, the paper's "N/A"): uncertified, with the steps its target would have needed."""
+    experiments = {"mc_a": MC["mc_a"], "row2": {"split": "uniform", "variant": "uncertified", "label": "MC eps=10, all noisy",
+                                                "params": {"epsilon": 10.0, "C2": 0.1, "sigma": 0.02}}}
+    bounds = pd.DataFrame([_bound("mc_a", 0.4), _bound("row2", 0.0)])
+    steps = pd.DataFrame([_bound("mc_a", 0.1, step=1), _bound("row2", 0.0, step=1)])
+    record = lambda **v: [{"experiment": e, "phase": "eval", "record": json.dumps(v)} for e in [v.pop("experiment")]]
+    metrics = pd.DataFrame(record(experiment="mc_a", noisy_steps=40, certified=1.0)
+                           + record(experiment="row2", noisy_steps=15850, certified=0.0, accountant_steps=48004))
+    table = table6_frame(bounds, steps, metrics, experiments).set_index(pd.Index(list(experiments)))
+    assert table.loc["mc_a", ["noisy_steps", "accountant_steps", "certified"]].tolist() == [40, 40, True]
+    assert table.loc["row2", ["noisy_steps", "accountant_steps", "certified", "epsilon"]].tolist() == [15850, 48004, False, 10.0]

@@ -99,6 +99,7 @@ def test_registry_and_params():
     ("model_clipping", {"sigma": 0.0}, "sigma"),
     ("model_clipping", {"checkpoint_steps": [0]}, "checkpoint_steps"),
     ("model_clipping", {"noisy_steps": -1}, "noisy_steps"),
+    ("model_clipping", {"noisy_steps": "most"}, "noisy_steps must be null, a number of steps or 'all'"),
 ])
 def test_make_params_refuses(name, bad, match):
     with pytest.raises(ValueError, match=match):
@@ -170,6 +171,23 @@ def test_step_counts_checkpoints_and_phase2(setup, monkeypatch):
     rec2 = Recorder()
     out2 = unlearn("model_clipping", s["model"], s["retain"], s["forget"], {**FIXED, "epochs": 1, "noisy_steps": 6, "checkpoint_steps": (6,)}, generator=2, monitor=rec2)
     assert rec2.values["finetune_steps"] == 0 and _same(_state(out2), rec2.states[-1])
+
+
+def test_table6_row2_runs_its_whole_budget_noisy_and_records_the_steps_it_needed(setup):
+    """noisy_steps: all (Table 6 row 2: eps = 10, C2 = 0.1, sigma = 0.02 needs 48,004 noisy steps): every
+    step of the budget is noisy, there is no fine-tuning, the run is uncertified and records what the
+    accountant would have needed."""
+    s = setup
+    p = make_params("model_clipping", {**FIXED, "noisy_steps": "all", "epsilon": 10.0, "delta": 1e-5, "C2": 0.1, "sigma": 0.02,
+                                       "checkpoint_steps": [1, 18]})
+    assert not p.certified and p.claim is None and model_clipping_plan(p, 96) == (18, 18)
+    rec = Recorder()
+    out = unlearn("model_clipping", s["model"], s["retain"], s["forget"], p, generator=3, monitor=rec)
+    v = rec.values
+    assert (v["noisy_steps"], v["total_steps"], v["finetune_steps"], v["certified"], v["accountant_steps"]) == (18, 18, 0, 0.0, 48004)
+    assert rec.steps == [1, 18] and _same(_state(out), rec.states[-1])  # the output is the last noisy iterate
+    with pytest.raises(ValueError, match="whole budget: give max_steps"):
+        p.noisy_step_count()
 
 
 def test_model_clipping_determinism(setup):

@@ -107,6 +107,21 @@ def test_no_job_of_the_paper_dry_run_asks_for_more_than_the_walltime_or_one_gpu(
           f"{len(gpus)} GPU jobs of 1 GPU each")
 
 
+def test_table6_row2_runs_with_the_whole_budget_noisy():
+    """Table 6 row 2 (eps = 10, C2 = 0.1, sigma = 0.02: 48,004 noisy steps > the 15,850 of the budget,
+    "N/A" in the paper): both splits, every step noisy, audited after step 1 and at the end."""
+    from unlearn_audit.unlearning import make_params
+    from unlearn_audit.unlearning.params import model_clipping_plan
+
+    plan = _paper_plan()
+    rows = [e for e in plan.nn_table_experiments("table6") if plan.nn_experiment(e)["params"].get("noisy_steps") == "all"]
+    assert {plan.nn_design(plan.nn_design_of(e))["split"] for e in rows} == {"uniform", "adversarial"}
+    for e in rows:
+        p = make_params("model_clipping", plan.nn_experiment(e)["params"])
+        assert (p.epsilon, p.C2, p.sigma, p.checkpoint_steps) == (10.0, 0.1, 0.02, (1,)) and not p.certified
+        assert model_clipping_plan(p, 45_000 - 4_500) == (15_850, 15_850) and p.accountant_steps(10**6) == 48_004
+
+
 def test_the_m_ablation_runs_at_n_equal_p_1255():
     """The second paper's GED-vs-m ablation at n = p = 1255 (beside the first paper's p = 500, 1500, 2500)."""
     spec = load_config(PAPER)["gaussian_unlearning"]["ged_vs_m"]
@@ -125,7 +140,7 @@ def test_paper_config_plans_the_p_grid_and_the_n_half_runs(paper_dry_run):
     assert text.count("gaussian_unlearning/ged_vs_p/cells/") >= len(grid)
     steps = [math.log10(b / a) for a, b in zip(grid, grid[1:])]
     assert max(steps) - min(steps) < 2e-3 and sum(steps) == pytest.approx(1.0)
-    assert jobs["gaussian_unlearning_cell"] == 6 + 1 + 3  # p grid, the ε grid's one p, p values of the m grid
+    assert jobs["gaussian_unlearning_cell"] == 6 + 1 + 4  # p grid, the ε grid's one p, p values of the m grid (500, 1255, 1500, 2500)
     # every planned cell runs n = p and n = p/2, and the m grid both log-losses
     plan = _paper_plan()
     for experiment in ("ged_vs_p", "ged_vs_eps", "ged_vs_m"):

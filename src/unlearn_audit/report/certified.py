@@ -64,8 +64,9 @@ def _step_accuracy(step_accuracies: pd.DataFrame | None, experiment: str, step) 
 def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping],
                  diagnostics: pd.DataFrame | None = None, step_accuracies: pd.DataFrame | None = None,
                  ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """One row per model-clipping experiment and control: the certified (ε, δ, C2, σ), the
-    accountant's noisy steps, ε_LB after the first noisy step and after the whole algorithm, each
+    """One row per model-clipping experiment and control: the certified (ε, δ, C2, σ), the noisy
+    steps run and the accountant's for the target (``certified`` no where the target needs more
+    steps than the budget and the whole budget ran noisy: the paper's "N/A"), ε_LB after the first noisy step and after the whole algorithm, each
     beside the audited models' test and forget accuracy (``*_first_step``, and after the algorithm),
     the perfect-prediction ceiling of the cell (``epsilon_lb_ceiling``: no larger ε_LB is possible
     from its (m, L, ζ, δ), App. F), and the at-chance / no-op flags of the final models."""
@@ -78,6 +79,8 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
         first = sub[sub.step == sub.step.min()] if len(sub) else sub
         first_step = int(first.step.iloc[0]) if len(first) else None
         noisy = _recorded(metrics[metrics.phase == "eval"], name, "noisy_steps")
+        certified = _recorded(metrics[metrics.phase == "eval"], name, "certified")
+        needed = _recorded(metrics[metrics.phase == "eval"], name, "accountant_steps")
         at_first = {f"{k}_first_step": v for k, v in _step_accuracy(step_accuracies, name, first_step).items()}
         rows.append(
             {
@@ -88,6 +91,10 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
                 "C2": e["params"].get("C2"),
                 "sigma": e["params"].get("sigma"),
                 "noisy_steps": int(noisy) if noisy is not None else None,
+                # the accountant's T for the target: the noisy steps of a certified run; beyond the budget
+                # for a run whose whole budget is noisy (Table 6 row 2's "N/A"), which is then uncertified
+                "accountant_steps": int(noisy) if certified and noisy is not None else (int(needed) if needed is not None else None),
+                "certified": bool(certified) if certified is not None else None,
                 "first_step": first_step,
                 "epsilon_lb_first_step": float(first.epsilon_lb.iloc[0]) if len(first) else np.nan,
                 **at_first,

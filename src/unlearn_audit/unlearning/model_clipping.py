@@ -91,6 +91,8 @@ def _clip_then_steps(
 
     values = {"noisy_steps": T, "total_steps": total, "finetune_steps": remaining, "max_pre_noise_norm": max_norm,
               "certified": bool(params.certified)}
+    if params.noisy_steps == "all" and params.sigma > 0:  # the target the accountant could not reach in the budget
+        values["accountant_steps"] = params.accountant_steps(max(100 * total, 10**6))
     if params.certified:
         values["delta_T"] = float(model_clipping_deltas(params.epsilon, params.C2, params.sigma, T,
                                                         compat_table6_truncation=params.compat_table6_truncation)[-1])

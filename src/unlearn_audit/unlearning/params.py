@@ -217,7 +217,10 @@ class ModelClippingParams(FinetuneParams):
     noisy_steps
         ``None``: T from the accountant (Koloskova Thm 4.2) for (epsilon, delta, C2, sigma), the
         certified algorithm.  An integer: the uncertified fixed-step variant (G.1.3; e.g. C2 = 5,
-        σ = 1e-4, 3170 steps); epsilon and delta are then ignored and may be ``None``.
+        σ = 1e-4, 3170 steps); epsilon and delta are then ignored and may be ``None``.  ``"all"``:
+        every step of the budget noisy (no fine-tuning), for a target the accountant cannot reach
+        within the budget (Table 6 row 2: ε = 10, C2 = 0.1, σ = 0.02 needs 48,004 steps; the paper's
+        "N/A"): uncertified, with epsilon and delta kept as the unreached target.
     checkpoint_steps
         Noisy steps t (1 ≤ t ≤ T) after which the model is reported to the monitor.
     compat_table6_truncation
@@ -232,7 +235,7 @@ class ModelClippingParams(FinetuneParams):
     noisy_lr: float = 1e-3
     noisy_batch_size: int = 128
     noisy_weight_decay: float = 0.0
-    noisy_steps: int | None = None
+    noisy_steps: int | str | None = None
     checkpoint_steps: tuple[int, ...] = ()
     compat_table6_truncation: bool = False
 
@@ -249,7 +252,15 @@ class ModelClippingParams(FinetuneParams):
                 raise ValueError("epsilon and delta are required when noisy_steps is None (the certified algorithm)")
             check_epsilon(self.epsilon)
             check_delta(self.delta, positive=True)
+        elif self.noisy_steps == "all":
+            check_nonneg(self.sigma, "sigma")
+            if self.epsilon is not None:
+                check_epsilon(self.epsilon)
+            if self.delta is not None:
+                check_delta(self.delta, positive=True)
         else:
+            if isinstance(self.noisy_steps, str):
+                raise ValueError(f"noisy_steps must be null, a number of steps or 'all' (the whole budget), got {self.noisy_steps!r}")
             check_positive_int(self.noisy_steps, "noisy_steps", allow_zero=True)
             check_nonneg(self.sigma, "sigma")
         steps = self.checkpoint_steps
@@ -273,11 +284,24 @@ class ModelClippingParams(FinetuneParams):
         return (float(self.epsilon), float(self.delta)) if self.certified else None
 
     def noisy_step_count(self, max_steps: int | None = None) -> int | None:
-        """``noisy_steps``, or the accountant's T (``None`` if δ is not reached within ``max_steps``)."""
+        """``noisy_steps`` (``"all"``: ``max_steps``, the budget), or the accountant's T (``None`` if δ is
+        not reached within ``max_steps``)."""
+        if self.noisy_steps == "all":
+            if max_steps is None:
+                raise ValueError("noisy_steps 'all' is the whole budget: give max_steps")
+            return int(max_steps)
         if self.noisy_steps is not None:
             return int(self.noisy_steps)
         return _accountant_steps(float(self.epsilon), float(self.delta), float(self.C2), float(self.sigma),
                                  max_steps, self.compat_table6_truncation)
+
+    def accountant_steps(self, max_steps: int | None = None) -> int | None:
+        """The accountant's T for the target (epsilon, delta), whatever ``noisy_steps`` says (``None``
+        without a target, or where δ is not reached within ``max_steps``)."""
+        if self.epsilon is None or self.delta is None:
+            return None
+        return _accountant_steps(float(self.epsilon), float(self.delta), float(self.C2), float(self.sigma), max_steps,
+                                 self.compat_table6_truncation)
 
     def total_steps(self, n_retain: int) -> int:
         """The whole unlearning budget: ``epochs · ceil(n_retain / batch_size)`` steps."""
