@@ -30,6 +30,24 @@ def test_convex_tables_end_to_end(shared_run):
         assert (res / "figures" / f"convex_epsilon_lb.{ext}").stat().st_size > 1000
 
 
+def test_the_sweep_table_marks_the_largest_rho_beside_the_configured_point(shared_run):
+    """App. H.4 (rule convex_sweep): every grid point of each sweep, its Lemma 3 ratio, the sweep's
+    largest marked once and the configured instance marked; refused instances kept with the reason."""
+    assert shared_run.jobs["convex_sweep"] == 1
+    res = shared_run.results
+    table = pd.read_csv(res / "tables" / "appendix_h4.csv")
+    assert (res / "tables" / "appendix_h4.md").read_text().count("\n") > 8
+    cubic = table[table.sweep == "cubic_newton"]
+    assert len(cubic) == 4 and cubic.largest.sum() == 1
+    best = cubic[cubic.largest].iloc[0]
+    assert (best.M, best.R) == (0.001, 10.0) and best.rho == pytest.approx(0.2235, abs=1e-4) and best.configured
+    assert cubic.feasible.all() and cubic.rho.gt(0).all()  # at lam = 0.2 every (M, R) here has an interior optimum
+    assert cubic[(cubic.M == 0.005) & (cubic.R == 10.0)].rho.iloc[0] == pytest.approx(0.2112, abs=1e-4)
+    remark = table[table.sweep == "Remark H.2"]
+    assert len(remark) == 4 and remark.configured.sum() == 1  # d = 2, one forget point: the default instance
+    assert remark[remark.d == 3].rho.max() < remark[remark.d == 2].rho.max()  # more dimensions: no larger ratio
+
+
 def test_convex_tradeoff_figure_from_the_four_audits(shared_run):
     """The convex trade-off figure (rule tradeoff_convex) plots each audit's claim and proven curve;
     a rerun plans nothing (tests/workflow/test_core.py)."""

@@ -74,3 +74,24 @@ rule convex_figure:
         CPU_ENV
     script:
         "../scripts/convex_figure.py"
+
+
+rule convex_sweep:
+    """App. H.4: Lemma 3's ratio rho over each sweep's grid, the chosen point the largest."""
+    output:
+        report(
+            plan.table_stem("appendix_h4") + ".csv",
+            caption="../report/convex_sweep.rst",
+            category="Convex audits (Table 2)",
+            subcategory="App. H.4: parameter sweeps",
+        ),
+        multiext(plan.table_stem("appendix_h4"), ".md", ".tex"),
+    params:
+        sweep=plan.convex_sweep_params(),
+    log:
+        f"{LOGS}/tables/appendix_h4.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/convex_sweep.py"

@@ -108,14 +108,20 @@ class CubicNewtonParams:
         return CubicLoss(lam=self.lam, M=self.M, B=self.B, R=self.R)
 
 
+#: Where the logistic construction's forget points lie: all at one point, or one axis each (Remark H.2).
+FORGET_DIRECTIONS = ("one", "per_dimension")
+
+
 @dataclass(frozen=True)
 class LogisticNewtonParams:
     """Perturbed Newton on the logistic loss, boundary construction (App. H.4.2).
 
     Retain: x_i ~ N(0, I_d/d), y_i ~ Bernoulli(f1(x_iᵀθ*)), f1(z) = η if z ≥ 0 else 1 − η,
     θ* a uniformly random direction of norm ``theta_norm``.  Forget: m copies of
-    x* = −ρf·sign(θ*)/‖sign(θ*)‖ (norm ρf) with label y* = 1.  The loss constants use the
-    largest feature norm of D (= ρf here).  ``data_seed`` fixes the data set.
+    x* = −ρf·sign(θ*)/‖sign(θ*)‖ (norm ρf) with label y* = 1; with ``forget_directions =
+    "per_dimension"`` (Remark H.2) the m points are spread over the d axes instead, point i at
+    −ρf·sign(θ*_k)·e_k for k = i mod d.  The loss constants use the largest feature norm of D
+    (= ρf here).  ``data_seed`` fixes the data set.
     """
 
     lam: float = 0.15
@@ -127,10 +133,13 @@ class LogisticNewtonParams:
     theta_norm: float = 1.0
     delta: float = 0.01
     data_seed: int = 0
+    forget_directions: str = "one"
 
     def __post_init__(self) -> None:
         check_positive(self.lam, "lam")
         check_int(self.d, "d", 1)
+        if self.forget_directions not in FORGET_DIRECTIONS:
+            raise ValueError(f"forget_directions must be one of {FORGET_DIRECTIONS}, got {self.forget_directions!r}")
         check_int(self.n_retain, "n_retain", 1)
         check_int(self.n_forget, "n_forget", 0)
         if not (0.0 <= float(self.eta) <= 1.0):
@@ -200,9 +209,13 @@ def logistic_boundary_data(params: LogisticNewtonParams, rng: np.random.Generato
     p = np.where(X @ theta >= 0, params.eta, 1.0 - params.eta)
     y = (rng.random(params.n_retain) < p).astype(float)
     s = np.sign(theta)
-    x_star = -params.forget_norm * s / np.linalg.norm(s)
-    forget = ConvexData(np.tile(x_star, (params.n_forget, 1)), np.ones(params.n_forget))
-    return ConvexData(X, y), forget
+    if params.forget_directions == "per_dimension":  # Remark H.2: point i on axis i mod d, against θ*
+        axes = np.arange(params.n_forget) % d
+        x_forget = np.zeros((params.n_forget, d))
+        x_forget[np.arange(params.n_forget), axes] = -params.forget_norm * s[axes]
+    else:
+        x_forget = np.tile(-params.forget_norm * s / np.linalg.norm(s), (params.n_forget, 1))
+    return ConvexData(X, y), ConvexData(x_forget, np.ones(params.n_forget))
 
 
 def linear_regression_data(params: OutputPerturbationParams, rng: np.random.Generator) -> tuple[ConvexData, ConvexData]:

@@ -3,7 +3,8 @@
 * :func:`audit` (rule ``convex_audit``) — one (mechanism, ε) cell: per-draw decisions and a
   summary row, from its own SeedSequence stream keyed by (mechanism, ε), so cells are
   independent and a rerun of one cell reproduces it exactly;
-* :func:`table` (rule ``convex_table``) and :func:`figure` (rule ``convex_figure``).
+* :func:`table` (rule ``convex_table``) and :func:`figure` (rule ``convex_figure``);
+* :func:`sweep_table` (rule ``convex_sweep``) — App. H.4's sweeps of Lemma 3's ratio ρ.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ from ..convex.experiments import (
 from ..io import read_concat, write_csv, write_parquet
 from ..seeds import generator
 
-__all__ = ["MECHANISMS", "make_params", "make_settings", "audit_cell", "audit", "table", "figure"]
+__all__ = ["MECHANISMS", "make_params", "make_settings", "audit_cell", "audit", "table", "figure", "sweep_frame", "sweep_table"]
+
+#: The caption of App. H.4's sweep table.
+SWEEP_CAPTION = ("App. H.4: Lemma 3's ratio rho = |w_bar - w_r| / gamma over each sweep's grid (the other parameters "
+                 "as configured); largest: the sweep's largest rho; configured: the point the audits use")
 
 #: The audit and parameter class of every mechanism of :data:`unlearn_audit.catalogue.CONVEX_MECHANISMS`.
 MECHANISMS: dict[str, tuple[Callable[..., ConvexAuditResult], type]] = {
@@ -97,3 +102,32 @@ def figure(summary_paths: Sequence[str], figure_path: str | os.PathLike) -> None
     from ..report.convex_tables import convex_figure
 
     convex_figure(read_concat(summary_paths), Path(figure_path).with_suffix(""))
+
+
+def sweep_frame(sweeps: Sequence[Mapping], mechanisms: Mapping[str, Mapping]) -> pd.DataFrame:
+    """Every point of every sweep (App. H.4): ρ over the sweep's ``grid`` around the mechanism's
+    configured ``params``; ``largest`` marks the sweep's largest ρ, ``configured`` the configured point."""
+    from ..convex.sweep import SWEEPS, largest, rho_sweep
+
+    frames = []
+    for sweep in sweeps:
+        mechanism = sweep["mechanism"]
+        base = dict(mechanisms.get(mechanism, {}).get("params", {}))
+        rows = rho_sweep(mechanism, base, sweep["grid"])
+        best = largest(rows)
+        configured = SWEEPS[mechanism][0](**base)  # the audited instance, defaults filled in
+        for row in rows:
+            row["largest"] = row is best
+            row["configured"] = all(row[k] == getattr(configured, k) for k in sweep["grid"])
+        frames.append(pd.DataFrame(rows).assign(sweep=sweep.get("label") or mechanism))
+    frame = pd.concat(frames, ignore_index=True)
+    first = ["sweep", "mechanism"]
+    last = ["rho", "distance", "gamma", "feasible", "largest", "configured", "reason"]
+    return frame[first + [c for c in frame.columns if c not in first + last] + last]
+
+
+def sweep_table(sweeps: Sequence[Mapping], mechanisms: Mapping[str, Mapping], table_path) -> None:
+    """Rule ``convex_sweep``: App. H.4's sweep table (one row per grid point)."""
+    from ..report import write_table
+
+    write_table(sweep_frame(sweeps, mechanisms), Path(table_path).with_suffix(""), caption=SWEEP_CAPTION)

@@ -42,7 +42,18 @@ class ConvexPlan(PlanBase):
     def convex_all_summaries(self) -> list[str]:
         return [f for mech in self.convex_mechanisms() for f in self.convex_summaries(mech)]
 
+    def convex_sweeps(self) -> list[dict]:
+        """App. H.4's sweeps of ρ (``convex.sweep.grids``), when enabled."""
+        sweep = self.config["convex"].get("sweep", {})
+        return list(sweep.get("grids", [])) if self.config["convex"]["enabled"] and sweep.get("enabled") else []
+
+    def convex_sweep_params(self) -> dict:
+        """What the sweep table depends on: the grids and the configured mechanisms they vary."""
+        mechanisms = self.config["convex"]["mechanisms"]
+        return {"sweeps": self.convex_sweeps(), "mechanisms": {s["mechanism"]: mechanisms.get(s["mechanism"], {}) for s in self.convex_sweeps()}}
+
     def convex_targets(self) -> list[str]:
         mechs = self.convex_mechanisms()
         tables = [f for m in mechs for f in self.table_files(self.config["convex"]["mechanisms"][m]["table"])]
-        return tables + (self.figure_files("convex_epsilon_lb") if mechs else [])
+        sweep = self.table_files("appendix_h4") if self.convex_sweeps() else []
+        return tables + sweep + (self.figure_files("convex_epsilon_lb") if mechs else [])
