@@ -34,7 +34,7 @@ from .. import catalogue
 from ..schemas import REPORTED_ROLES as _REPORTED
 from .tables import diagnostics_row, format_cell, format_latex, format_markdown, write_table
 
-__all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "table3", "table4", "table5", "table7",
+__all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "table3", "table4", "table5", "table7", "appendix_f4",
            "params_text", "write_nn_table"]
 
 #: Roles of the row an experiment reports (BOUNDS ``role``), and how the tables label them.
@@ -212,6 +212,15 @@ def table5(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
     return pd.DataFrame(rows).sort_values(["batch_size", "_order", "r"]).drop(columns="_order").reset_index(drop=True)
 
 
+def appendix_f4(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
+    """App. F.4: the batchwise auditor (Algorithm 2) on uncertified model clipping at a few large
+    batches (the paper: B = 750, r = 6 → 0.112; B = 100, r = 40 → 0.007), Table 1's columns with the
+    batch size B first, beside each design's controls."""
+    frame = table1(bounds, metrics, experiments, diagnostics)
+    frame.insert(0, "batch_size", [int(e["batch_size"]) for e in experiments.values()])
+    return frame.sort_values("batch_size", kind="stable", ascending=False).reset_index(drop=True)
+
+
 def table7(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
     """Table 7 (App. G.4): Hessian-based unlearning for several final noise levels σ (pre-registered
     cells), beside the design's controls (``sigma`` empty), with accuracies and flags."""
@@ -254,6 +263,7 @@ def write_nn_table(df: pd.DataFrame, stem: str | os.PathLike, *, caption: str | 
     return write_table(df, stem, caption=caption, digits=digits, markdown=markdown, latex=latex)
 
 
-_RENDERERS: dict[str, Callable] = {"table1a": table1, "table1b": table1, "table3": table3, "table4": table4, "table5": table5, "table7": table7}
+_RENDERERS: dict[str, Callable] = {"table1a": table1, "table1b": table1, "table3": table3, "table4": table4, "table5": table5, "table7": table7,
+                                   "appendix_f4": appendix_f4}
 #: Every neural-network table of :data:`unlearn_audit.catalogue.NN_TABLES` → (renderer, caption).
 NN_TABLES: dict[str, tuple[Callable, str]] = {name: (_RENDERERS[name], caption) for name, caption in catalogue.NN_TABLES.items()}
