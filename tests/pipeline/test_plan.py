@@ -172,6 +172,9 @@ def test_report_subcategories_are_plan_functions_and_no_rule_holds_a_lambda():
     rules = Path(__file__).resolve().parents[2] / "workflow" / "rules"
     assert not [p.name for p in rules.glob("*.smk") if "lambda" in p.read_text()]
     assert WorkflowPlan.report_table_subcategory(W(table="table1a")) == "Table 1a"
+    assert WorkflowPlan.report_table_subcategory(W(table="appendix_f4")) == "App. F.4"  # every catalogue table has a label
+    from unlearn_audit import catalogue
+    assert all(WorkflowPlan.report_table_subcategory(W(table=t)) for t in catalogue.NN_TABLES)
     assert WorkflowPlan.report_figure_subcategory(W(figure="figure1c")) == "Figure 1c"
     assert WorkflowPlan.report_convex_subcategory(W(table="table2b")) == "Table 2b"
     assert WorkflowPlan.report_convex_subcategory(W(table="table2c")) == "Logistic loss (App. H.4.2)"

@@ -89,3 +89,14 @@ def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
         table1(bounds.drop(columns="role"), metrics, experiments)
     with pytest.raises(ValueError, match="exactly one"):
         table1(bounds.assign(role="exploratory"), metrics, experiments)
+
+
+def test_appendix_f4_is_table1_with_the_batch_size_first_largest_batch_first():
+    from unlearn_audit.report.nn_tables import NN_TABLES, appendix_f4
+
+    bounds, metrics, experiments = _bounds_and_metrics()
+    f4, t1 = appendix_f4(bounds, metrics, experiments), table1(bounds, metrics, experiments)
+    assert list(f4.columns) == ["batch_size", *t1.columns]
+    assert f4.batch_size.tolist() == [2, 1] and f4.method.tolist() == ["method b", "method a"]
+    pd.testing.assert_frame_equal(f4.drop(columns="batch_size"), t1.iloc[::-1].reset_index(drop=True))
+    assert NN_TABLES["appendix_f4"][0] is appendix_f4 and "App. F.4" in NN_TABLES["appendix_f4"][1]

@@ -12,7 +12,10 @@ CONVEX_TABLE_SUBCATEGORIES = {"table2c": "Logistic loss (App. H.4.2)"}
 
 
 def paper_label(name: str) -> str:
-    """``Table 1a`` for ``table1a``, ``Figure 1c`` for ``figure1c``: the paper's name of an output."""
+    """``Table 1a`` for ``table1a``, ``Figure 1c`` for ``figure1c``, ``App. F.4`` for ``appendix_f4``:
+    the paper's name of an output."""
+    if name.startswith("appendix_"):
+        return "App. " + ".".join(name.removeprefix("appendix_").upper())
     for kind in ("table", "figure"):
         if name.startswith(kind):
             return f"{kind.title()} {name.removeprefix(kind)}"
