@@ -19,10 +19,12 @@ NN_TABLES = {
     "appendix_f4": "App. F.4: the batchwise auditor on uncertified model clipping (why the certified audits use the joint auditor)",
 }
 
-#: The certified audits' table (paper Table 6) → caption.
+#: The certified audits' tables (paper Table 6; Sec. 7.3's pairwise baseline on the uncertified methods) → caption.
 CERTIFIED_TABLES = {
     "table6": "Table 6: model clipping on the certified (epsilon, C2, sigma) grid: noisy steps from the accountant, "
     "epsilon_LB at the first noisy step and after fine-tuning (joint auditor, r = m, audited at the certified delta)",
+    "pairwise_uncertified": "Sec. 7.3: the pairwise auditor (App. A.3) on the uncertified methods: error counts, Eq. 3's bound "
+    "and the largest bound its L runs allow (every guess right)",
 }
 
 #: The certified audits' figures (paper Figures 1a–c) → caption.

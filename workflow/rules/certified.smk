@@ -64,7 +64,7 @@ rule certified_table6:
     params:
         experiments=plan.nn_certified_table_summaries,
     wildcard_constraints:
-        table=catalogue.pattern(catalogue.CERTIFIED_TABLES),
+        table="table6",
     log:
         f"{LOGS}/tables/{{table}}.log",
     localrule: True
@@ -72,6 +72,31 @@ rule certified_table6:
         CPU_ENV
     script:
         "../scripts/certified_table6.py"
+
+
+rule certified_pairwise_table:
+    """Sec. 7.3: the pairwise auditor on the uncertified methods (error counts, Eq. 3, its ceiling)."""
+    input:
+        unpack(plan.nn_pairwise_table_inputs),
+    output:
+        report(
+            plan.table_stem("{table}") + ".csv",
+            caption="../report/certified_pairwise_table.rst",
+            category="Certified unlearning audits",
+            subcategory="Sec. 7.3: pairwise auditor",
+        ),
+        multiext(plan.table_stem("{table}"), ".md", ".tex"),
+    params:
+        experiments=plan.nn_certified_table_summaries,
+    wildcard_constraints:
+        table="pairwise_uncertified",
+    log:
+        f"{LOGS}/tables/{{table}}.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/certified_pairwise_table.py"
 
 
 rule certified_figure:

@@ -8,7 +8,8 @@
   separate audit of the algorithm as if it had stopped at t;
 * :func:`pairwise_audit` (``certified_pairwise_audit``) — the App. A.3 baseline on a joint design
   with m = 2;
-* :func:`table6` (``certified_table6``) and :func:`figure` (``certified_figure``: Figures 1a–c).
+* :func:`table6` (``certified_table6``), :func:`pairwise_table` (``certified_pairwise_table``: Sec. 7.3)
+  and :func:`figure` (``certified_figure``: Figures 1a–c).
 
 The base models of a joint design are one per candidate S̃ ∈ S_m (base training is a deterministic
 function of S), shared by calibration and evaluation runs; every run draws its own unlearning
@@ -28,7 +29,7 @@ from ..io import empty_frame, read_concat, read_parquet, write_parquet
 from ..stats.bounds import pairwise_unlearning_epsilon_lower_bound
 from ..stats.perfect_prediction import perfect_prediction_bound
 from ..report import write_table
-from ..report.certified import CERTIFIED_FIGURES, draw_figure, table6_frame
+from ..report.certified import CERTIFIED_FIGURES, draw_figure, pairwise_table_frame, table6_frame
 from .diagnostics import checkpoint_accuracies, experiment_diagnostics, warn
 from .plan import preregistered_cell
 
@@ -110,6 +111,15 @@ def table6(bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], me
     frame = table6_frame(bounds, read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS), metrics, experiments,
                          diagnostics=diagnostics, step_accuracies=checkpoint_accuracies(metrics), ceilings=ceilings(bounds))
     write_table(frame, Path(table_path).with_suffix(""), caption=CERTIFIED_FIGURES["table6"])
+
+
+def pairwise_table(name: str, pairwise_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
+    """Rule ``certified_pairwise_table``: Sec. 7.3, the pairwise auditor on the uncertified methods."""
+    pairwise = read_concat(pairwise_paths, schemas.PAIRWISE)
+    metrics = read_concat(metric_paths, schemas.RUN_METRICS)
+    diagnostics = experiment_diagnostics(empty_frame(schemas.BOUNDS), metrics, experiments)
+    frame = pairwise_table_frame(pairwise, experiments, diagnostics=diagnostics, ceilings=pairwise_ceilings(pairwise))
+    write_table(frame, Path(table_path).with_suffix(""), caption=CERTIFIED_FIGURES[name])
 
 
 def figure(name: str, bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], pairwise_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path,

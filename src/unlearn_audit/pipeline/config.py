@@ -172,8 +172,8 @@ def _auditor_problems(key: str, exp: dict, design: dict) -> list[tuple[str, str]
             return [(f"{key}.auditor", f"design {exp['design']!r} is a joint design (auditor: joint); its experiments use auditor joint or pairwise")]
         if not exp.get("r"):
             return [(f"{key}.r", "the batchwise auditor needs a list of guess budgets r")]
-        if "table6" in exp.get("tables", []) or exp.get("figures"):
-            return [(f"{key}.tables", "Table 6 and Figures 1a-c show joint or pairwise audits; put this experiment on a joint design")]
+        if {"table6", "pairwise_uncertified"} & set(exp.get("tables", [])) or exp.get("figures"):
+            return [(f"{key}.tables", "Table 6, the pairwise table and Figures 1a-c show joint or pairwise audits; put this experiment on a joint design")]
         return []
     if not joint:
         return [(f"{key}.auditor", f"auditor {auditor!r} needs a joint design (auditor: joint); design {exp['design']!r} is batchwise")]
@@ -181,9 +181,11 @@ def _auditor_problems(key: str, exp: dict, design: dict) -> list[tuple[str, str]
         return [(f"{key}.auditor", f"the pairwise auditor (App. A.3) needs m = 2; design {exp['design']!r} has m = {design['m']}")]
     if exp.get("r") not in (None, [int(design["m"])]):
         return [(f"{key}.r", f"the {auditor} auditor guesses the whole sign vector: r = m = {design['m']} (omit r)")]
-    bad = sorted(set(exp.get("tables", [])) - {"table6"})
+    allowed = {"table6", "pairwise_uncertified"} if auditor == "pairwise" else {"table6"}
+    bad = sorted(set(exp.get("tables", [])) - allowed)
     if bad:
-        return [(f"{key}.tables", f"{bad} show batchwise audits; a {auditor} audit can be in table6 and figures")]
+        return [(f"{key}.tables", f"{bad} show {'joint' if 'pairwise_uncertified' in bad else 'batchwise'} audits; a {auditor} audit can be in "
+                 f"{' and '.join(sorted(allowed))} and figures")]
     if exp.get("figures") and "figure1a" in exp["figures"] and exp.get("method") != "no_unlearning" and not exp.get("params", {}).get("checkpoint_steps"):
         return [(f"{key}.params.checkpoint_steps", "Figure 1a plots epsilon_LB(t) at checkpoint steps: give params.checkpoint_steps")]
     return []

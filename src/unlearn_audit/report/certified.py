@@ -18,9 +18,10 @@ import pandas as pd
 from ..schemas import REPORTED_ROLES
 from .figures import new_figure, save_figure
 from .. import catalogue
+from .nn_tables import params_text
 from .tables import DIAGNOSTIC_FLAGS, diagnostics_row
 
-__all__ = ["CERTIFIED_FIGURES", "FIGURE_NAMES", "table6_frame", "figure1a_frame", "figure1b_frame", "figure1c_frame", "draw_figure"]
+__all__ = ["CERTIFIED_FIGURES", "FIGURE_NAMES", "table6_frame", "pairwise_table_frame", "figure1a_frame", "figure1b_frame", "figure1c_frame", "draw_figure"]
 
 
 FIGURE_NAMES = tuple(catalogue.CERTIFIED_FIGURES)
@@ -161,6 +162,22 @@ def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Ma
                      "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan),
                      "experiment": name, **_diagnostics(diagnostics, name, _ACC)})
     return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", "epsilon_lb", "ceiling", "experiment", *_ACC])
+
+
+def pairwise_table_frame(pairwise: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
+                         ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Sec. 7.3: one row per experiment (its pre-registered score) of the pairwise auditor: the error
+    counts, ``L`` = n_neg + n_pos, Eq. 3's ε_LB and μ_LB, the ``ceiling`` (no error at all) and the
+    audited models' accuracies, beside the design's controls."""
+    ceilings = ceilings or {}
+    rows = []
+    for name, e in experiments.items():
+        r = _one(pairwise[pairwise.score == e["score"]], name, "pairwise")
+        rows.append({"method": e["label"], "split": e["split"], "params": params_text(e["params"]) if e["variant"] != "control" else "",
+                     "fp": int(r.fp), "n_neg": int(r.n_neg), "fn": int(r.fn), "n_pos": int(r.n_pos), "L": int(r.n_neg + r.n_pos),
+                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "mu_lb": float(r.mu_lb), "ceiling": ceilings.get(name, np.nan),
+                     "score": e["score"], **_diagnostics(diagnostics, name, _ACC)})
+    return pd.DataFrame(rows)
 
 
 def figure1c_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,

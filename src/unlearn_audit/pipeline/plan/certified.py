@@ -63,6 +63,14 @@ class CertifiedPlan(PlanBase):
             "metrics": [f for e in names for f in self.nn_run_files(e, "eval", "metrics.parquet")],
         }
 
+    def nn_pairwise_table_inputs(self, wildcards) -> dict[str, list[str]]:
+        """The pairwise audits and evaluation metrics of a pairwise table's experiments (Sec. 7.3)."""
+        names = self.nn_table_experiments(wildcards.table)
+        return {
+            "pairwise": [self.experiment_file(e, "pairwise.parquet") for e in names],
+            "metrics": [f for e in names for f in self.nn_run_files(e, "eval", "metrics.parquet")],
+        }
+
     def nn_certified_figure_inputs(self, wildcards) -> dict[str, list[str]]:
         names = self.nn_figure_experiments(wildcards.figure)
         joint = [e for e in names if self.nn_auditor(e) == "joint"]
