@@ -143,3 +143,19 @@ def test_table6_row2_shows_the_steps_it_ran_and_the_steps_its_target_needs():
     table = table6_frame(bounds, steps, metrics, experiments).set_index(pd.Index(list(experiments)))
     assert table.loc["mc_a", ["noisy_steps", "accountant_steps", "certified"]].tolist() == [40, 40, True]
     assert table.loc["row2", ["noisy_steps", "accountant_steps", "certified", "epsilon"]].tolist() == [15850, 48004, False, 10.0]
+
+
+def test_the_pairwise_table_reports_the_preregistered_score_and_its_ceiling():
+    from unlearn_audit.pipeline.certified import pairwise_ceilings
+    from unlearn_audit.report.certified import pairwise_table_frame
+
+    experiments = {"ft": {"split": "uniform", "label": "FT", "score": "loss", "variant": "uncertified", "params": {"epochs": 2}},
+                   "ctl": {"split": "uniform", "label": "No unlearning", "score": "logit", "variant": "control", "params": {}}}
+    row = lambda e, s, fp, fn, eps: {"experiment": e, "auditor": "pairwise", "score": s, "fp": fp, "n_neg": 5, "fn": fn, "n_pos": 5,
+                                     "zeta": 0.05, "delta": 0.0, "epsilon_lb": eps, "mu_lb": 0.0}
+    pairwise = pd.DataFrame([row("ft", "logit", 0, 0, 0.0), row("ft", "loss", 2, 1, 0.0), row("ctl", "logit", 0, 0, 0.0), row("ctl", "loss", 0, 0, 0.0)])
+    table = pairwise_table_frame(pairwise, experiments, ceilings=pairwise_ceilings(pairwise)).set_index("method")
+    assert table.loc["FT", ["fp", "fn", "L", "score"]].tolist() == [2, 1, 10, "loss"]  # the pre-registered score's row
+    assert table.loc["FT", "params"] == "epochs=2" and table.loc["No unlearning", "params"] == ""
+    # the paper's point: at L = 10 (5 + 5 runs) even no error at all gives a zero bound
+    assert table.ceiling.tolist() == [0.0, 0.0]

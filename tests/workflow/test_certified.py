@@ -103,3 +103,17 @@ def test_rewind_to_delete_draws_noise_per_run(shared_run):
     pairwise = pd.read_parquet(shared_run.results / "r2d_pairwise_eps10" / "pairwise.parquet")
     assert set(pairwise.score) == {"logit", "loss"}
     assert (pairwise.n_pos + pairwise.n_neg == 4).all() and (pairwise.delta == 1e-3).all()
+
+
+def test_the_pairwise_table_of_the_uncertified_methods(shared_run):
+    """Sec. 7.3 (rule certified_pairwise_table): the pairwise auditor's counts and bound for each
+    uncertified experiment that lists the table, beside the largest bound its L runs allow."""
+    assert shared_run.jobs["certified_pairwise_table"] == 1
+    table = pd.read_csv(shared_run.results / "tables" / "pairwise_uncertified.csv")
+    assert table.method.tolist() == ["retain_finetune"]
+    row = table.iloc[0]
+    audit = pd.read_parquet(shared_run.results / "ft_pairwise" / "pairwise.parquet")
+    want = audit[audit.score == "logit"].iloc[0]
+    assert (row.fp, row.n_neg, row.fn, row.n_pos, row.L) == (want.fp, want.n_neg, want.fn, want.n_pos, want.n_neg + want.n_pos)
+    assert row.epsilon_lb == want.epsilon_lb and 0 <= row.epsilon_lb <= row.ceiling
+    assert 0 <= row.test_acc <= 1
