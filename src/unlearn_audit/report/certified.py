@@ -73,15 +73,14 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
     from its (m, L, ζ, δ), App. F), and the at-chance / no-op flags of the final models."""
     ceilings = ceilings or {}
     final, steps = _reported(bounds), _reported(checkpoint_bounds)
+    evals = metrics[metrics.phase == "eval"]
     rows = []
     for name, e in experiments.items():
         b = _one(final, name, "final")
         sub = steps[steps.experiment == name]
         first = sub[sub.step == sub.step.min()] if len(sub) else sub
         first_step = int(first.step.iloc[0]) if len(first) else None
-        noisy = _recorded(metrics[metrics.phase == "eval"], name, "noisy_steps")
-        certified = _recorded(metrics[metrics.phase == "eval"], name, "certified")
-        needed = _recorded(metrics[metrics.phase == "eval"], name, "accountant_steps")
+        noisy, certified, needed = (_recorded(evals, name, key) for key in ("noisy_steps", "certified", "accountant_steps"))
         at_first = {f"{k}_first_step": v for k, v in _step_accuracy(step_accuracies, name, first_step).items()}
         rows.append(
             {

@@ -57,10 +57,10 @@ class ResourcesPlan(PlanBase):
         ``experiments`` (a group that unlearns together, :meth:`nn_unlearn_groups`), one unlearning run
         of them with its scoring: the training minutes times the ratio of the two runs' training-image
         equivalents (the training minutes where the cost model has no size for the design)."""
-        minutes = float(self.nn_design(design).get("runtime_minutes_per_run", 5))
+        cfg = self.nn_design(design)
+        minutes = float(cfg.get("runtime_minutes_per_run", 5))
         if experiments is None:
             return minutes
-        cfg = self.nn_design(design)
         train = base_training_images(cfg)
         # an evaluation run (it also measures retain and test accuracy) prices every run of the job
         run = sum(shared + eval_scoring for shared, _, eval_scoring in unlearning_run_images(cfg, [self.nn_experiment(e) for e in experiments]))
