@@ -22,9 +22,10 @@ from typing import Sequence
 
 import numpy as np
 
+from ..checks import check_int
 from .glm import DEFAULT_TOL, GLMLoss, RegularizedGLM, error_loss_name
-from .noise import NOISE_KINDS, StandardNoise, check_positive_epsilon, noise_radius, noise_scale
-from .removal import check_removal_set, remove
+from .noise import NOISE_KINDS, StandardNoise, check_positive_epsilon, newton_step_radius, noise_radius, noise_scale
+from .removal import check_removal_set, newton_contraction, remove
 
 __all__ = [
     "error_divergence",
@@ -158,21 +159,26 @@ def estimate_error_divergences(
     hessian: np.ndarray | None = None,
     tol: float = DEFAULT_TOL,
     error_losses: Sequence[GLMLoss] | None = None,
+    newton_steps: Sequence[int] = (1,),
 ) -> list[dict]:
-    """GED and UED of every (m, removal replicate, noise kind, ε, error loss) of one fitted data set.
+    """GED and UED of every (m, removal replicate, Newton steps T, noise kind, ε, error loss) of one
+    fitted data set.
 
-    For each m and replicate k the one-step Newton removal β̂⁽¹⁾_{\\M} and the exact retrain
-    β̂_{\\M} are computed once; σ = r/ε with r = c·sqrt(m³/(2λνn)) (:func:`.noise.noise_radius`).
+    For each m and replicate k the Newton removal's iterates β̂⁽ᵀ⁾_{\\M} (T ∈ ``newton_steps``) and
+    the exact retrain β̂_{\\M} are computed once; σ = r_T/ε with r_1 = c·sqrt(m³/(2λνn))
+    (:func:`.noise.noise_radius`) and, for T ≥ 2, r_T from r_1 and the data set's Newton contraction
+    κ (:func:`.noise.newton_step_radius`, :func:`.removal.newton_contraction`).
     ``error_losses`` are the losses whose ``error_value`` measures the divergence (default: the
     problem's own loss); they share every fit, removal and noise draw, so e.g. the unclipped and
     the clipped log-loss are compared on identical released models.
 
     Returns
     -------
-    One record per (m, k, noise, ε, error loss) with fields ``m, removal_set, noise, epsilon, r,
-    scale, error_loss, prob_clip, ged, ued, newton_error, true_mu`` (``error_loss`` from
-    :func:`.glm.error_loss_name`, ``prob_clip`` NaN when unclipped; ``true_mu`` =
-    ‖β̂⁽¹⁾ − β̂_{\\M}‖/σ for Gaussian noise, the exact μ of the released pair; NaN for Laplace noise).
+    One record per (m, k, T, noise, ε, error loss) with fields ``m, removal_set, newton_steps, noise,
+    epsilon, r, scale, error_loss, prob_clip, ged, ued, newton_error, true_mu`` (``error_loss`` from
+    :func:`.glm.error_loss_name`, ``prob_clip`` NaN when unclipped; ``newton_error`` =
+    ‖β̂⁽ᵀ⁾ − β̂_{\\M}‖; ``true_mu`` = ``newton_error``/σ for Gaussian noise, the exact μ of the
+    released pair; NaN for Laplace noise).
     """
     epsilons = [check_positive_epsilon(e) for e in epsilons]
     error_losses = (problem.loss,) if error_losses is None else tuple(error_losses)
@@ -187,6 +193,10 @@ def estimate_error_divergences(
     for kind in noises:
         if kind not in NOISE_KINDS:
             raise ValueError(f"noise must be one of {NOISE_KINDS}, got {kind!r}")
+    newton_steps = sorted({check_int(t, "newton_steps", 1) for t in newton_steps})
+    if not newton_steps:
+        raise ValueError("newton_steps is empty")
+    kappa = newton_contraction(problem) if newton_steps[-1] > 1 else None
     H = problem.hessian(beta_hat) if hessian is None else hessian
     X_test = np.asarray(X_test, dtype=float)
     records: list[dict] = []
@@ -195,34 +205,38 @@ def estimate_error_divergences(
         for m in ms:
             m = int(m)
             removed = plan.removal_set(k, m)
-            res = remove(problem, beta_hat, removed, hessian=H, tol=tol)
-            r = noise_radius(m, problem.n, problem.lam, nu=problem.nu, c=c)
+            res = remove(problem, beta_hat, removed, hessian=H, tol=tol, steps=newton_steps[-1])
+            r1 = noise_radius(m, problem.n, problem.lam, nu=problem.nu, c=c)
             XM, yM = problem.X[res.removed], problem.y[res.removed]
-            eta_test_ref, eta_test_un = X_test @ res.retrained, X_test @ res.unlearned
-            eta_rm_ref, eta_rm_un = XM @ res.retrained, XM @ res.unlearned
+            eta_test_ref, eta_rm_ref = X_test @ res.retrained, XM @ res.retrained
             removed_noise = XM @ std.z.T  # (m, K)
-            for kind in noises:
-                a = std.multipliers(kind)
-                for eps in epsilons:
-                    scale = noise_scale(r, eps)
-                    eta_test_rel = eta_test_un[:, None] + scale * a * test_noise
-                    eta_rm_rel = eta_rm_un[:, None] + scale * a * removed_noise
-                    for loss, name in zip(error_losses, names):
-                        clip = getattr(loss, "prob_clip", None)
-                        records.append(
-                            {
-                                "m": m,
-                                "removal_set": k,
-                                "noise": kind,
-                                "epsilon": eps,
-                                "r": r,
-                                "scale": scale,
-                                "error_loss": name,
-                                "prob_clip": float("nan") if clip is None else float(clip),
-                                "ged": error_divergence_from_predictors(loss, y_test, eta_test_ref, eta_test_rel),
-                                "ued": error_divergence_from_predictors(loss, yM, eta_rm_ref, eta_rm_rel),
-                                "newton_error": res.newton_error,
-                                "true_mu": res.newton_error / scale if kind == "gaussian" else float("nan"),
-                            }
-                        )
+            for steps in newton_steps:
+                r = r1 if steps == 1 else newton_step_radius(r1, kappa, steps)
+                beta_un, newton_error = res.iterate(steps), res.error_after(steps)
+                eta_test_un, eta_rm_un = X_test @ beta_un, XM @ beta_un
+                for kind in noises:
+                    a = std.multipliers(kind)
+                    for eps in epsilons:
+                        scale = noise_scale(r, eps)
+                        eta_test_rel = eta_test_un[:, None] + scale * a * test_noise
+                        eta_rm_rel = eta_rm_un[:, None] + scale * a * removed_noise
+                        for loss, name in zip(error_losses, names):
+                            clip = getattr(loss, "prob_clip", None)
+                            records.append(
+                                {
+                                    "m": m,
+                                    "removal_set": k,
+                                    "newton_steps": steps,
+                                    "noise": kind,
+                                    "epsilon": eps,
+                                    "r": r,
+                                    "scale": scale,
+                                    "error_loss": name,
+                                    "prob_clip": float("nan") if clip is None else float(clip),
+                                    "ged": error_divergence_from_predictors(loss, y_test, eta_test_ref, eta_test_rel),
+                                    "ued": error_divergence_from_predictors(loss, yM, eta_rm_ref, eta_rm_rel),
+                                    "newton_error": newton_error,
+                                    "true_mu": newton_error / scale if kind == "gaussian" else float("nan"),
+                                }
+                            )
     return records

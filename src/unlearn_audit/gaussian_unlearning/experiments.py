@@ -83,6 +83,9 @@ class GLMUnlearningConfig:
     n_test : fresh test points for the GED.
     n_noise_draws : noise draws per removal replicate.
     tol : gradient-norm tolerance of the exact fits.
+    newton_steps : the removals to evaluate, each a number T of Newton steps (1: the paper's; 2: Zou
+        et al.'s two-step removal, its noise radius by :func:`.noise.newton_step_radius`); every T
+        shares the data, removal sets and noise draws.
     """
 
     loss: str = "logistic"
@@ -95,6 +98,7 @@ class GLMUnlearningConfig:
     n_test: int = 1000
     n_noise_draws: int = 20
     tol: float = DEFAULT_TOL
+    newton_steps: tuple[int, ...] = (1,)
 
     def __post_init__(self) -> None:
         if self.loss not in LOSSES:
@@ -113,6 +117,16 @@ class GLMUnlearningConfig:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         get_loss(self.loss, prob_clip=self.prob_clip)  # validates prob_clip
+        steps = tuple(check_int(t, "newton_steps", 1) for t in self.newton_steps)
+        if not steps or len(set(steps)) != len(steps):
+            raise ValueError(f"newton_steps must be a non-empty list of distinct integers >= 1, got {self.newton_steps!r}")
+        bound = self.model().third_derivative_bound
+        if max(steps) > 1 and not (0 < bound < math.inf):
+            raise ValueError(
+                f"newton_steps {list(steps)}: several Newton steps need a loss with a bounded, non-zero third "
+                f"derivative (logistic); {self.loss!r} has {bound:g} (ridge: one step is exact; poisson: unbounded)"
+            )
+        object.__setattr__(self, "newton_steps", tuple(sorted(steps)))
 
     def model(self):
         return get_loss(self.loss, prob_clip=self.prob_clip)
@@ -202,6 +216,7 @@ def run_replication(
         c=config.c,
         tol=config.tol,
         error_losses=error_losses,
+        newton_steps=config.newton_steps,
     )
     head = {"experiment": experiment, "loss": config.loss, "n": n, "p": p, "n_over_p": n / p, "replication": replication}
     return [{**head, **rec, "fit_iterations": fit.iterations} for rec in records]
@@ -379,13 +394,14 @@ def loglog_slopes(
 
 
 #: Columns of the slopes table: which accuracy loss (``error_loss``, e.g. ``logistic (unclipped)``
-#: or ``logistic, clipped (prob_clip = 1e-06)``) and aspect ratio n/p each fitted line is for, and
-#: its ``analysis``: ``primary`` (the model's own loss, unclipped) or ``sensitivity (clipped loss)``.
-SLOPE_COLUMNS = ["analysis", "experiment", "error_loss", "n_over_p", "noise", "m", "p", "slope", "slope_se"]
+#: or ``logistic, clipped (prob_clip = 1e-06)``), aspect ratio n/p and number of Newton steps each
+#: fitted line is for, and its ``analysis``: ``primary`` (the model's own loss, unclipped) or
+#: ``sensitivity (clipped loss)``.
+SLOPE_COLUMNS = ["analysis", "experiment", "error_loss", "n_over_p", "newton_steps", "noise", "m", "p", "slope", "slope_se"]
 PRIMARY, SENSITIVITY = "primary", "sensitivity (clipped loss)"
 
 #: The variant columns that split every fit and every figure into separate lines or panels.
-VARIANTS = ("error_loss", "n_over_p")
+VARIANTS = ("error_loss", "n_over_p", "newton_steps")
 
 # (table experiment name, raw experiment, x column, y column, grouping besides the variants)
 _FITS = [
@@ -399,8 +415,8 @@ _FITS = [
 
 
 def with_variants(raw: "pd.DataFrame") -> "pd.DataFrame":
-    """``raw`` with the variant columns (``error_loss``, ``n_over_p``) filled in where an older
-    file lacks them: the model's loss, unclipped, and n/p."""
+    """``raw`` with the variant columns (``error_loss``, ``n_over_p``, ``newton_steps``) filled in
+    where an older file lacks them: the model's loss, unclipped, n/p and one Newton step."""
     missing = [c for c in VARIANTS if c not in raw.columns]
     if not missing:
         return raw
@@ -409,6 +425,8 @@ def with_variants(raw: "pd.DataFrame") -> "pd.DataFrame":
         raw["error_loss"] = [error_loss_name(get_loss(loss)) for loss in raw["loss"]]
     if "n_over_p" in missing:
         raw["n_over_p"] = raw["n"] / raw["p"]
+    if "newton_steps" in missing:
+        raw["newton_steps"] = 1
     return raw
 
 
@@ -418,13 +436,14 @@ def _is_clipped(error_loss: str) -> bool:
 
 
 def _sort_variants(table: "pd.DataFrame", keys: Sequence[str]) -> "pd.DataFrame":
-    """Rows in a reading order: unclipped loss before clipped, n = p before other ratios."""
+    """Rows in a reading order: unclipped loss before clipped, n = p before other ratios, one Newton
+    step before two."""
     order = table.assign(_clipped=table["error_loss"].map(_is_clipped), _ratio=-table["n_over_p"])
-    return order.sort_values(["_clipped", "_ratio", *keys], kind="stable").drop(columns=["_clipped", "_ratio"]).reset_index(drop=True)
+    return order.sort_values(["_clipped", "_ratio", "newton_steps", *keys], kind="stable").drop(columns=["_clipped", "_ratio"]).reset_index(drop=True)
 
 
 def slopes_table(raw: Mapping[str, "pd.DataFrame"]) -> "pd.DataFrame":
-    """One fitted log–log line per (experiment, accuracy loss, n/p, noise, fixed m or p); m or p
+    """One fitted log–log line per (experiment, accuracy loss, n/p, Newton steps, noise, fixed m or p); m or p
     empty where it varies; the primary rows (unclipped loss) first.  ``raw`` maps experiment name
     → its records."""
     import pandas as pd
@@ -441,6 +460,7 @@ def slopes_table(raw: Mapping[str, "pd.DataFrame"]) -> "pd.DataFrame":
                     "experiment": name,
                     "error_loss": fit["error_loss"],
                     "n_over_p": float(fit["n_over_p"]),
+                    "newton_steps": int(fit["newton_steps"]),
                     "noise": fit["noise"],
                     "m": fit.get("m") if x != "m" else None,
                     "p": fit.get("p") if x != "p" else None,
@@ -465,11 +485,12 @@ CLIP_COLUMNS = ["y", "noise", "p", "n_over_p", "prob_clip", "error_loss", "slope
 def clip_sensitivity(raw: "pd.DataFrame", y: str = "ged") -> "pd.DataFrame":
     """The log–log slope of mean ``y`` against m for every accuracy loss of ``raw`` (a ``ged_vs_m``
     grid evaluated with several ``prob_clip``; seed 2, the m-slopes): one row per (noise, p, n/p,
-    clip), ``prob_clip`` NaN for the unclipped log-loss.  All clips come from the same fits and
-    noise draws, so the rows differ only in how the loss is clipped."""
+    clip), ``prob_clip`` NaN for the unclipped log-loss, of the paper's one-step removal.  All clips
+    come from the same fits and noise draws, so the rows differ only in how the loss is clipped."""
     import pandas as pd
 
     raw = with_variants(raw)
+    raw = raw[raw["newton_steps"] == 1]
     clip_of = {}
     for name, clip in zip(raw["error_loss"], raw["prob_clip"] if "prob_clip" in raw.columns else [np.nan] * len(raw)):
         clip_of.setdefault(name, float(clip) if clip is not None and np.isfinite(clip) else np.nan)
@@ -481,12 +502,12 @@ def clip_sensitivity(raw: "pd.DataFrame", y: str = "ged") -> "pd.DataFrame":
 
 
 #: Columns of :func:`error_curves`: one plotted point per (variant, noise, line, x).
-CURVE_COLUMNS = ["error_loss", "n_over_p", "noise", "line", "x", "mean", "se", "count"]
+CURVE_COLUMNS = ["error_loss", "n_over_p", "newton_steps", "noise", "line", "x", "mean", "se", "count"]
 
 
 def error_curves(raw: "pd.DataFrame", x: str, y: str, by: str) -> "pd.DataFrame":
     """The points of a GED or UED figure: mean ``y`` at each ``x`` for every (accuracy loss, n/p,
-    noise, ``by``), over replications and removal sets, with its standard error (sd/√count).
+    Newton steps, noise, ``by``), over replications and removal sets, with its standard error (sd/√count).
 
     Columns :data:`CURVE_COLUMNS` plus ``y`` (``ged``/``ued``), ``x_name`` and ``line_name``
     (the column that ``x`` and ``line`` hold), so the CSV beside the figure is self-describing.

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -80,6 +80,8 @@ class LogisticLoss:
 
     prob_clip: float | None = None
     name: str = "logistic"
+    #: sup |ℓ‴(η)| = max σ(1 − σ)|1 − 2σ| = 1/(6√3): the Hessian's Lipschitz factor (:mod:`.removal`)
+    third_derivative_bound: ClassVar[float] = 1.0 / (6.0 * math.sqrt(3.0))
 
     def __post_init__(self) -> None:
         if self.prob_clip is not None:
@@ -111,6 +113,7 @@ class RidgeLoss:
     """Squared loss ℓ(y | η) = (y − η)²/2 (ridge regression, §3); one Newton step is exact."""
 
     name: str = "ridge"
+    third_derivative_bound: ClassVar[float] = 0.0
 
     def value(self, y: np.ndarray, eta: np.ndarray) -> np.ndarray:
         return 0.5 * (y - eta) ** 2
@@ -130,6 +133,8 @@ class PoissonLoss:
     """Poisson log-likelihood loss ℓ(y | η) = e^η − yη (the log y! constant dropped, §3)."""
 
     name: str = "poisson"
+    #: ℓ‴ = e^η is unbounded: no global Newton contraction (:func:`.removal.newton_contraction`)
+    third_derivative_bound: ClassVar[float] = math.inf
 
     def value(self, y: np.ndarray, eta: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import check_positive
+from ..checks import check_int, check_positive
 
 __all__ = [
     "NOISE_KINDS",
     "check_positive_epsilon",
     "noise_radius",
+    "newton_step_radius",
     "noise_scale",
     "StandardNoise",
     "draw_standard_noise",
@@ -57,6 +58,23 @@ def noise_radius(m: int, n: int, lam: float, *, nu: float = 2.0, c: float = 1.0)
         if not (math.isfinite(float(value)) and float(value) > 0):
             raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return float(c) * math.sqrt(int(m) ** 3 / (2.0 * float(lam) * float(nu) * int(n)))
+
+
+def newton_step_radius(r: float, contraction: float, steps: int) -> float:
+    """The radius of a T-step Newton removal: r_1 = ``r`` (:func:`noise_radius`, the bound on the
+    one-step error that the paper's calibration stands for) and r_{t+1} = κ r_t² (each further step
+    squares the error bound, κ = :func:`.removal.newton_contraction`), so r_T = κ^(2^(T−1) − 1) r^(2^(T−1)).
+
+    Zou et al. (2025) calibrate their two-step removal by constants of their own that neither paper's
+    text at hand states; this is the classical Newton bound applied to the one-step radius."""
+    steps = check_int(steps, "steps (Newton steps)", 1)
+    radius = check_positive(r, "r")
+    kappa = float(contraction)
+    if not (math.isfinite(kappa) and kappa > 0):
+        raise ValueError(f"contraction (kappa) must be a finite number > 0, got {contraction!r}")
+    for _ in range(steps - 1):
+        radius = kappa * radius**2
+    return radius
 
 
 def noise_scale(r: float, epsilon: float) -> float:

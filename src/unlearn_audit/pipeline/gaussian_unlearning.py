@@ -10,7 +10,8 @@
 * :func:`figure` (rule ``gaussian_unlearning_figure``) — the GED or UED figure of one experiment,
   with the numbers it plots as CSV;
 * :func:`slopes` (rule ``gaussian_unlearning_slopes``) — fitted log–log slopes, one per accuracy
-  loss, n/p, noise and fixed m or p;
+  loss, n/p, Newton steps (``model.newton_steps``: one, the paper's; two, Zou et al.'s), noise and
+  fixed m or p;
 * :func:`audit` (rule ``gaussian_unlearning_audit``) — the audit of the mechanism, at the
   config's ζ (the one place every audit takes its level from).
 """
@@ -134,7 +135,7 @@ def gather(cell_paths: Sequence[str], raw_path) -> None:
 
 def figure(experiment: str, error: str, raw_path, figure_path: str | os.PathLike) -> None:
     """Rule ``gaussian_unlearning_figure``: mean GED or UED of ``experiment`` against its grid, one
-    panel per (accuracy loss, n/p), and the plotted numbers as CSV beside the figure."""
+    panel per (accuracy loss, n/p, Newton steps), and the plotted numbers as CSV beside the figure."""
     if error not in ERRORS:
         raise ValueError(f"error must be one of {ERRORS}, got {error!r}")
     x, by, what = FIGURES[experiment]
@@ -158,10 +159,10 @@ def clip_figure(error: str, raw_path, figure_path: str | os.PathLike) -> None:
 
 def slopes(raw_paths: Sequence[str], table_path) -> None:
     """Rule ``gaussian_unlearning_slopes``: one fitted log–log line per experiment, accuracy loss,
-    n/p, noise and fixed m or p."""
+    n/p, Newton steps, noise and fixed m or p."""
     raw = {Path(f).stem: pd.read_parquet(f) for f in raw_paths}
     write_table(slopes_table(raw), Path(table_path).with_suffix(""),
-                caption="Log-log slopes of mean GED/UED (OLS, standard errors), per accuracy loss (error_loss) and n/p")
+                caption="Log-log slopes of mean GED/UED (OLS, standard errors), per accuracy loss (error_loss), n/p and Newton steps")
 
 
 def audit(spec: Mapping, model: Mapping, root_seed: int, zeta: float, table_path, raw_path) -> None:

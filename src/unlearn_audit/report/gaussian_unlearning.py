@@ -31,12 +31,17 @@ def _ratio_text(ratio: float) -> str:
     return f"n = p/{inverse:g}" if abs(inverse - round(inverse)) < 1e-9 else f"n = {ratio:g}·p"
 
 
+def _steps_text(steps: int) -> str:
+    return "one Newton step" if int(steps) == 1 else f"{int(steps)} Newton steps"
+
+
 def error_figure(curves: pd.DataFrame, stem: str | os.PathLike, title: str):
     """Mean GED or UED against x on log–log axes (the rows of
     :func:`unlearn_audit.gaussian_unlearning.experiments.error_curves`): one panel per (accuracy
-    loss, n/p), one line per (noise, line value); the rows are saved as CSV beside the figure."""
+    loss, n/p, Newton steps), one line per (noise, line value); the rows are saved as CSV beside the
+    figure."""
     x_name, line_name, y = curves["x_name"].iloc[0], curves["line_name"].iloc[0], curves["y"].iloc[0]
-    panels = list(dict.fromkeys(zip(curves["error_loss"], curves["n_over_p"])))
+    panels = list(dict.fromkeys(zip(curves["error_loss"], curves["n_over_p"], curves["newton_steps"])))
     ncols = min(len(panels), 2)
     nrows = -(-len(panels) // ncols)
     fig, axes = new_grid(nrows, ncols, 6.2 * ncols, 4.6 * nrows)
@@ -48,8 +53,8 @@ def error_figure(curves: pd.DataFrame, stem: str | os.PathLike, title: str):
     # p) stay visible as a line inside a wider one
     widths = {v: max(1.3, 2.8 - 0.75 * i) for i, v in enumerate(values)}
     plain = FuncFormatter(lambda v, _: f"{v:g}")
-    for ax, (loss, ratio) in zip(axes.flat, panels):
-        sub = curves[(curves["error_loss"] == loss) & (curves["n_over_p"] == ratio)]
+    for ax, (loss, ratio, steps) in zip(axes.flat, panels):
+        sub = curves[(curves["error_loss"] == loss) & (curves["n_over_p"] == ratio) & (curves["newton_steps"] == steps)]
         for (noise, line), pts in sub.groupby(["noise", "line"], sort=False):
             style, marker, name = _NOISE_STYLE.get(noise, (":", "^", noise))
             ax.plot(pts["x"], pts["mean"], linestyle=style, marker=marker, markersize=2 + widths[line], color=colours[line],
@@ -66,8 +71,12 @@ def error_figure(curves: pd.DataFrame, stem: str | os.PathLike, title: str):
         ax.grid(True, which="minor", axis="y", alpha=0.12)
         ax.set_xlabel(_X_LABELS.get(x_name, x_name))
         ax.set_ylabel(f"mean {y.upper()} (log scale)")
-        ax.set_title(f"{loss}; {_ratio_text(ratio)}", fontsize=10)
+        ax.set_title(f"{loss}; {_ratio_text(ratio)}; {_steps_text(steps)}", fontsize=10)
         ax.legend(fontsize=7, ncol=2, loc="best")
+    used = list(axes.flat)[: len(panels)]
+    low, high = min(ax.get_ylim()[0] for ax in used), max(ax.get_ylim()[1] for ax in used)
+    for ax in used:  # one y range: panels (n/p, one or two Newton steps) compare at a glance
+        ax.set_ylim(low, high)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     fig.suptitle(title)
