@@ -15,7 +15,13 @@ OTHER_BOUND_RULES = ("attainable_bounds", "convex_", "nn_audit", "nn_table", "nn
 def test_gaussian_unlearning_end_to_end_and_zeta_reruns_only_the_audit(shared_run, tmp_path):
     res = shared_run.results
     slopes = pd.read_csv(res / "tables" / "gaussian_unlearning_slopes.csv")
-    assert list(slopes.columns) == ["analysis", "experiment", "error_loss", "n_over_p", "noise", "m", "p", "slope", "slope_se"]
+    assert list(slopes.columns) == ["analysis", "experiment", "error_loss", "n_over_p", "newton_steps", "noise", "m", "p", "slope", "slope_se"]
+    # newton_steps [1, 2] (.test/all.yaml): Zou et al.'s two-step removal beside the paper's one step;
+    # with its radius r_2 = kappa r_1^2 the l2-Laplace GED falls with p where one step's is flat
+    assert set(slopes.newton_steps) == {1, 2}
+    two = slopes[(slopes.newton_steps == 2) & (slopes.experiment == "ged_vs_p") & (slopes.n_over_p == 1.0)].set_index(["noise", "m"]).slope
+    assert (two.loc["laplace"] < -0.3).all() and (two.loc["gaussian"] < -0.7).all(), two
+    slopes = slopes[slopes.newton_steps == 1]
     assert slopes.analysis.iloc[0] == "primary" and (res / "figures" / "gaussian_unlearning_ged_m_slope_vs_clip.csv").exists()
     assert set(slopes.experiment) == {"ged_vs_p", "ued_vs_p", "ged_vs_eps", "ued_vs_eps", "ged_vs_m", "ued_vs_m"}
     gp = slopes[(slopes.experiment == "ged_vs_p") & (slopes.noise == "gaussian")]
@@ -49,6 +55,7 @@ def test_gaussian_unlearning_end_to_end_and_zeta_reruns_only_the_audit(shared_ru
             assert stem.with_suffix(".png").stat().st_size > 1000 and stem.with_suffix(".pdf").is_file()
             plotted = pd.read_csv(stem.with_suffix(".csv"))  # the numbers of the figure
             assert set(plotted.y) == {error} and plotted["mean"].gt(0).all()
+            assert set(plotted.newton_steps) == {1, 2}  # a panel per step count
     # the UED-vs-m figure shows the primary (unclipped) loss; the clip has its own sensitivity figure
     plotted = pd.read_csv(res / "figures" / "gaussian_unlearning_ued_vs_m.csv")
     assert set(plotted.error_loss) == {unclipped}
