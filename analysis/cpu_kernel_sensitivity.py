@@ -4,15 +4,24 @@ numbers differ between machines while its Shakespeare numbers do not.
     python analysis/cpu_kernel_sensitivity.py                       # this machine's kernels
     ATEN_CPU_CAPABILITY=avx2 python analysis/cpu_kernel_sensitivity.py
     ATEN_CPU_CAPABILITY=default python analysis/cpu_kernel_sensitivity.py
+    ONEDNN_MAX_CPU_ISA=AVX2 python analysis/cpu_kernel_sensitivity.py   # oneDNN's convolutions at AVX2
 
 It trains a small convolutional network (the shape of the digits TinyNet) for 300 deterministic SGD
-steps on fixed random data, one thread, and prints the kernel set, a hash of the final weights and
-their L1 norm.  Different kernel sets (AVX512, AVX2, the default scalar path) round differently, and
-training amplifies the difference: the hashes differ, so base models trained on machines with
-different instruction sets are different models (same code, same seeds).
+steps on fixed random data, one thread, and prints the CPU, the kernel set, oneDNN's instruction-set
+cap, a hash of the final weights and their L1 norm.  Different kernel sets (AVX512, AVX2, the default
+scalar path) round differently, and so do oneDNN's convolution kernels at different instruction-set
+caps: training amplifies the difference, so the hashes differ, and base models trained on different
+CPUs are different models (same code, same seeds).  PyTorch reported AVX512 on both an AMD EPYC and
+an Intel Xeon that gave different digits numbers (README, "Reduced scale vs the paper"); which of
+oneDNN's choices differs between those two is not isolated.  analysis/cpu_kernel_sensitivity.out.txt
+holds the five lines above on the Intel Xeon.
 """
 
-import torch, hashlib
+import hashlib, os, platform
+
+import torch
+
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
 torch.manual_seed(0)
 torch.use_deterministic_algorithms(True)
 torch.set_num_threads(1)
@@ -26,4 +35,4 @@ for step in range(300):
     i = torch.randint(0, 512, (64,), generator=g)
     opt.zero_grad(); torch.nn.functional.cross_entropy(net(x[i]), y[i]).backward(); opt.step()
 w = torch.cat([p.detach().flatten() for p in net.parameters()])
-print(torch.backends.cpu.get_cpu_capability(), hashlib.sha256(w.numpy().tobytes()).hexdigest()[:16], float(w.abs().sum()))
+print(cpu, '|', torch.backends.cpu.get_cpu_capability(), 'oneDNN', os.environ.get('ONEDNN_MAX_CPU_ISA', 'ALL'), hashlib.sha256(w.numpy().tobytes()).hexdigest()[:16], float(w.abs().sum()))
