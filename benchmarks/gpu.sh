@@ -4,7 +4,8 @@
 # 1. the CUDA tests; 2. the workflow's own loops (benchmarks/workflow_loop.py: sgd_run and the grouped
 # network over a resident schedule, and model-clipping unlearning runs) of the paper's TinyNet
 # (width 1, 32x32x3, 100 classes, batch 128 per model) for K = 1, 8, 32, 64 models at once, fp32 and
-# bf16, deterministic kernels on and off, 1, 2 and 4 processes sharing the GPU; 3. one base-training
+# bf16, deterministic kernels on and off, 1, 2 and 4 processes sharing the GPU, and the same K with
+# torch.func.vmap instead of the grouped network (fp32 and bf16, one process); 3. one base-training
 # epoch of config/paper.yaml's cifar_uniform design (random data of its training-set size); 4. K = 1
 # with torch.compile beside eager (bare steps).
 # Every number is appended, with the GPU named, to benchmarks/RESULTS.md; `unlearn-audit plan` reads
@@ -17,8 +18,11 @@ export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 echo "== CUDA tests"
 timeout 90 "$PY" -m pytest -q -p no:xdist -p no:cacheprovider tests/pipeline/test_runtime.py tests/test_cuda.py
 echo "== the workflow's loops, K models at once, fp32 vs bf16, deterministic on/off, 1/2/4 processes per GPU"
-timeout 240 "$PY" benchmarks/workflow_loop.py --device cuda --k 1 8 32 64 --dtype fp32 bf16 --deterministic on off \
+timeout 200 "$PY" benchmarks/workflow_loop.py --device cuda --k 1 8 32 64 --dtype fp32 bf16 --deterministic on off \
   --processes 1 2 4 --append benchmarks/RESULTS.md
+echo "== the same loops by torch.func.vmap instead of the grouped network"
+timeout 50 "$PY" benchmarks/workflow_loop.py --device cuda --k 8 32 64 --group vmap --dtype fp32 bf16 --append benchmarks/RESULTS.md \
+  || echo "the vmap cases did not finish in 50 s"
 echo "== one paper-config base-training epoch"
 timeout 60 "$PY" benchmarks/throughput.py --device cuda --epoch config/paper.yaml:cifar_uniform --dtype fp32 bf16 --append benchmarks/RESULTS.md
 echo "== torch.compile, K = 1, eager and compiled side by side (compilation included in the minute)"

@@ -1,13 +1,14 @@
-"""Benchmark of unlearning: K runs one at a time (``unlearn``) vs their final retain steps as one grouped
-network (``unlearn_many``), side by side in one process.
+"""Benchmark of unlearning: K runs one at a time (``unlearn``) vs their final retain steps batched
+(``unlearn_many``) as one grouped network and by ``torch.func.vmap``, side by side in one process.
 
 Run: ``python benchmarks/unlearning_grouped.py [--k 4 8] [--repeats 2] [--threads 1]``.
 Case: the default config's digits experiments (config/config.yaml: retain fine-tune, forget
 ascent, IDA q = 1, model clipping at ε = 1 and its uncertified twin; their params as configured) on
 the digits retain set of 1,150 images, TinyNet width 0.25, K base models with their own weights
 and forget sets of 72 images.  Prints, per method and K, seconds per unlearning run (best of the
-interleaved repeats) of the loop and of the grouped path, their ratio and the largest weight
-difference between the two (the same runs up to floating-point evaluation order), with
+interleaved repeats) of the loop, the grouped network and vmap, the loop's time over each batched
+path's and the largest weight difference of each from the loop (the same runs up to floating-point
+evaluation order), with
 /proc/loadavg and the process's CPU seconds beside them.  Not part of the test suite.
 """
 
@@ -53,18 +54,25 @@ def run_method(name: str, method: str, params: dict, k: int, repeats: int, data)
     def grouped():
         return unlearn_many(method, models, (xr, yr), forgets, params, gens, make_grouped)
 
-    times: dict[str, list[float]] = {"loop": [], "grouped": []}
+    def vmapped():
+        return unlearn_many(method, models, (xr, yr), forgets, params, gens, group_mode="vmap")
+
+    paths = (("loop", loop), ("grouped", grouped), ("vmap", vmapped))
+    times: dict[str, list[float]] = {label: [] for label, _ in paths}
     outs = {}
     for _ in range(repeats):  # interleaved, best of `repeats`: robust to other load on the machine
-        for label, fn in (("loop", loop), ("grouped", grouped)):
+        for label, fn in paths:
             t0 = time.perf_counter()
             outs[label] = fn()
             times[label].append((time.perf_counter() - t0) / k)
-    diff = max(float((a.state_dict()[n] - b.state_dict()[n]).abs().max()) for a, b in zip(outs["loop"], outs["grouped"]) for n in a.state_dict())
-    t_loop, t_grouped = min(times["loop"]), min(times["grouped"])
-    print(f"{name:<34} K={k:<3} loop {t_loop:6.3f} s/run  grouped {t_grouped:6.3f} s/run  loop/grouped {t_loop / t_grouped:5.2f}  "
-          f"max|Δw| {diff:.1e}", flush=True)
 
+    def diff(label: str) -> float:
+        return max(float((a.state_dict()[n] - b.state_dict()[n]).abs().max()) for a, b in zip(outs["loop"], outs[label]) for n in a.state_dict())
+
+    best = {label: min(t) for label, t in times.items()}
+    print(f"{name:<34} K={k:<3} loop {best['loop']:6.3f} s/run  grouped {best['grouped']:6.3f}  vmap {best['vmap']:6.3f}  "
+          f"loop/grouped {best['loop'] / best['grouped']:5.2f}  loop/vmap {best['loop'] / best['vmap']:5.2f}  "
+          f"max|Δw| grouped {diff('grouped'):.1e} vmap {diff('vmap'):.1e}", flush=True)
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

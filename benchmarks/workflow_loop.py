@@ -2,18 +2,19 @@
 
 Run::
 
-    python benchmarks/workflow_loop.py --device cuda --k 1 8 32 64 --dtype fp32 bf16 --deterministic on off \\
-        --processes 1 2 4 --append benchmarks/RESULTS.md
+    python benchmarks/workflow_loop.py --device cuda --k 1 8 32 64 --group grouped vmap --dtype fp32 bf16 \\
+        --deterministic on off --processes 1 2 4 --append benchmarks/RESULTS.md
     python benchmarks/workflow_loop.py --device cpu --width 0.25 --size 8 --channels 1 --classes 10 --batch 64 --k 1 4
 
 * **training loop**: :func:`~unlearn_audit.training.sgd.sgd_run` (K = 1) and
-  :func:`~unlearn_audit.training.batched.grouped_sgd_run` (K > 1, one grouped network), each with a
+  :func:`~unlearn_audit.training.batched.grouped_sgd_run` (K > 1, one grouped network) or
+  :func:`~unlearn_audit.training.vmapped.vmapped_sgd_run` (K > 1, ``--group vmap``), each with a
   whole schedule of shuffled mini-batches over data resident on the device (as the workflow's
   base training and final retain steps run: one index schedule per run, momentum, weight decay,
   gradient clipping), in images/s summed over the K models;
 * **model clipping**: one model-clipping unlearning run (App. G.1: noisy projected steps, then
   retain fine-tuning) per model, K runs as :func:`~unlearn_audit.unlearning.unlearn_many` groups
-  them, in seconds per run;
+  them (a grouped network or vmap), in seconds per run;
 * each at fp32 and bf16 autocast, with deterministic kernels on and off, and with 1, 2 or 4 copies
   of the process sharing the device (their rates summed: several jobs per GPU,
   ``UNLEARN_AUDIT_JOBS_PER_GPU``).
@@ -21,9 +22,9 @@ Run::
 With ``--append`` the training-loop rates go to ``benchmarks/RESULTS.md`` as throughput rows: the
 case the workflow runs by default (fp32, deterministic, one process) with dtype ``fp32``, which
 ``plan`` reads (the last row of a kind wins, so these replace bare-step rows of the same model,
-input and K), every other case with its label (``bf16``, ``fp32 nondet``, ``fp32 x2 proc``, …),
-which ``plan`` shows nowhere but which are there to compare.  There is no ``torch.func.vmap``
-path in the library to time (on CPU it lost to the grouped network, 0.84–0.92x).  Not part of the
+input and K), every other case with its label (``bf16``, ``fp32 nondet``, ``fp32 vmap``,
+``fp32 x2 proc``, …), which ``plan`` shows nowhere but which are there to compare (on the project's
+CPU vmap loses to the grouped network: ``benchmarks/unlearning_grouped.py``).  Not part of the
 test suite.
 """
 
@@ -44,6 +45,7 @@ from unlearn_audit.models import GroupedTinyNet, build_model
 from unlearn_audit.torch_utils import compute_precision, deterministic_default
 from unlearn_audit.training.batched import grouped_sgd_run
 from unlearn_audit.training.sgd import random_batches, sgd_run
+from unlearn_audit.training.vmapped import vmapped_sgd_run
 from unlearn_audit.unlearning import unlearn_many
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -61,7 +63,7 @@ def _data(n: int, a, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
             torch.randint(0, a.classes, (n,), generator=g).to(device))
 
 
-def training_rate(k: int, a, device: torch.device) -> float:
+def training_rate(k: int, a, device: torch.device, group: str = "grouped") -> float:
     """Images/s summed over K models of the workflow's loop over one schedule of ``a.steps`` batches."""
     params = {"in_channels": a.channels, "num_classes": a.classes, "width": a.width}
     n = a.batch * a.steps
@@ -73,9 +75,13 @@ def training_rate(k: int, a, device: torch.device) -> float:
         batches = random_batches(n, a.batch, 1, g)
         run = lambda: sgd_run(model, x, y, batches, lrs, momentum=0.9, weight_decay=5e-4, grad_clip=1.0, show_progress=False)
     else:
-        net = GroupedTinyNet(k, **params).to(device)
         rows = [np.stack(step) for step in zip(*(random_batches(n, a.batch, 1, g) for _ in range(k)))]
-        run = lambda: grouped_sgd_run(net, x, y, rows, lrs, momentum=0.9, weight_decay=5e-4, grad_clip=1.0, progress=False)
+        if group == "vmap":
+            models = [build_model("tinynet", **params).to(device) for _ in range(k)]
+            run = lambda: vmapped_sgd_run(models, x, y, rows, lrs, momentum=0.9, weight_decay=5e-4, grad_clip=1.0, progress=False)
+        else:
+            net = GroupedTinyNet(k, **params).to(device)
+            run = lambda: grouped_sgd_run(net, x, y, rows, lrs, momentum=0.9, weight_decay=5e-4, grad_clip=1.0, progress=False)
     run()  # warm-up: allocator, kernels, cuDNN's choice
     _sync(device)
     t0 = time.perf_counter()
@@ -84,15 +90,15 @@ def training_rate(k: int, a, device: torch.device) -> float:
     return k * n / (time.perf_counter() - t0)
 
 
-def clipping_seconds(k: int, a, device: torch.device) -> float:
+def clipping_seconds(k: int, a, device: torch.device, group: str = "grouped") -> float:
     """Seconds per model-clipping unlearning run, K runs at once as :func:`unlearn_many` groups them."""
     params = {"in_channels": a.channels, "num_classes": a.classes, "width": a.width}
     retain = _data(a.batch * a.steps, a, device)
     forget = _data(a.batch, a, device)
     models = [build_model("tinynet", **params).to(device) for _ in range(k)]
-    make_grouped = (lambda kk: GroupedTinyNet(kk, **params)) if k > 1 else None
+    make_grouped = (lambda kk: GroupedTinyNet(kk, **params)) if k > 1 and group == "grouped" else None
     run = lambda: unlearn_many("model_clipping", models, retain, [forget] * k, CLIPPING,
-                               [torch.Generator().manual_seed(i) for i in range(k)], make_grouped, group_size=k)
+                               [torch.Generator().manual_seed(i) for i in range(k)], make_grouped, group_size=k, group_mode=group)
     run()
     _sync(device)
     t0 = time.perf_counter()
@@ -102,17 +108,18 @@ def clipping_seconds(k: int, a, device: torch.device) -> float:
 
 
 def measure(a) -> list[dict]:
-    """Every (K, dtype, deterministic) case of this process."""
+    """Every (K, batched form, dtype, deterministic) case of this process (K = 1: the loop, one form)."""
     torch.set_num_threads(a.threads)
     device = torch.device(a.device)
     out = []
     for k in a.k:
-        for dtype in a.dtype:
-            for det in a.deterministic:
-                with compute_precision(dtype, device), deterministic_default(det == "on"):
-                    rate = training_rate(k, a, device)
-                    clip = clipping_seconds(k, a, device) if a.clipping else float("nan")
-                out.append({"k": k, "dtype": dtype, "deterministic": det, "images_per_s": rate, "clipping_s_per_run": clip})
+        for group in (a.group if k > 1 else ["grouped"]):
+            for dtype in a.dtype:
+                for det in a.deterministic:
+                    with compute_precision(dtype, device), deterministic_default(det == "on"):
+                        rate = training_rate(k, a, device, group)
+                        clip = clipping_seconds(k, a, device, group) if a.clipping else float("nan")
+                    out.append({"k": k, "group": group, "dtype": dtype, "deterministic": det, "images_per_s": rate, "clipping_s_per_run": clip})
     return out
 
 
@@ -120,6 +127,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--k", type=int, nargs="+", default=[1])
+    ap.add_argument("--group", nargs="+", default=["grouped"], choices=["grouped", "vmap"], help="batched forms at K > 1")
     ap.add_argument("--dtype", nargs="+", default=["fp32"], choices=["fp32", "bf16"])
     ap.add_argument("--deterministic", nargs="+", default=["on"], choices=["on", "off"])
     ap.add_argument("--processes", type=int, nargs="+", default=[1], help="copies of this process sharing the device")
@@ -155,7 +163,8 @@ def main() -> None:
             c = case[0]
             rate = sum(r["images_per_s"] for r in case)
             clip = float(np.mean([r["clipping_s_per_run"] for r in case]))
-            label = c["dtype"] + (" nondet" if c["deterministic"] == "off" else "") + (f" x{procs} proc" if procs > 1 else "")
+            label = (c["dtype"] + (" vmap" if c["group"] == "vmap" else "") + (" nondet" if c["deterministic"] == "off" else "")
+                     + (f" x{procs} proc" if procs > 1 else ""))
             print(f"K={c['k']:<3} {label:<18} training loop {rate:10,.0f} img/s ({rate / c['k']:9,.0f}/model)   "
                   f"model clipping {clip:7.3f} s/run")
             rows.append(f"| {today} | {name} | {model} | {inp} | {c['k']} | {label} | {a.batch} | {rate:.0f} | {rate / c['k']:.0f} |")

@@ -80,6 +80,17 @@ def test_models_per_group_defaults_to_one_and_is_refused_where_grouping_does_not
         validate_config(merge(copy.deepcopy(SHARED), {"nn": {"designs": {"plays": {key: 2}}}}), SCHEMA)
 
 
+def test_vmap_unlearning_groups_any_model_and_bad_modes_are_refused():
+    plays_vmap = {"nn": {"designs": {"plays": {"unlearn_models_per_group": 2, "unlearn_group_mode": "vmap"}}}}
+    cfg = validate_config(merge(copy.deepcopy(SHARED), plays_vmap), SCHEMA)
+    assert cfg["nn"]["designs"]["plays"]["unlearn_group_mode"] == "vmap"
+    assert "unlearn_group_mode" not in cfg["nn"]["designs"]["tiny"]  # absent means grouped: no default written into the rules' params
+    with pytest.raises(ConfigError, match=r"nn\.designs\.plays\.unlearn_models_per_group.*tinynet only.*unlearn_group_mode to vmap"):
+        validate_config(merge(copy.deepcopy(SHARED), {"nn": {"designs": {"plays": {"unlearn_models_per_group": 2}}}}), SCHEMA)
+    with pytest.raises(ConfigError, match="unlearn_group_mode"):
+        validate_config(merge(copy.deepcopy(SHARED), {"nn": {"designs": {"tiny": {"unlearn_group_mode": "pmap"}}}}), SCHEMA)
+
+
 def _constructor_parameters(cls) -> tuple[str, ...]:
     return tuple(name for name in inspect.signature(cls.__init__).parameters if name != "self")
 

@@ -1,5 +1,6 @@
-"""unlearn_many: K runs' final retain steps as one grouped network, each model its own unlearn() result up
-to the grouped kernels' evaluation order (unlearning/common.py, training/batched.py)."""
+"""unlearn_many: K runs' final retain steps as one grouped network or by torch.func.vmap, each model its own
+unlearn() result up to the batched kernels' evaluation order (unlearning/common.py, training/batched.py,
+training/vmapped.py)."""
 
 from __future__ import annotations
 
@@ -59,13 +60,14 @@ def _max_diff(a, b) -> float:
     return max(float((sa[k] - sb[k]).abs().max()) for k in sa)
 
 
+@pytest.mark.parametrize("mode", ["grouped", "vmap"])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_grouped_runs_equal_the_loop(runs, name):
+def test_batched_runs_equal_the_loop(runs, name, mode):
     models, retain, forgets = runs
-    make_grouped = model_factories("tinynet", PARAMS)[1]
+    make_grouped = model_factories("tinynet", PARAMS)[1] if mode == "grouped" else None
     loop_mon, many_mon = [Recorder() for _ in range(K)], [Recorder() for _ in range(K)]
     loop = [unlearn(name, m, retain, f, CASES[name], 100 + k, monitor=mon) for k, (m, f, mon) in enumerate(zip(models, forgets, loop_mon))]
-    many = unlearn_many(name, models, retain, forgets, CASES[name], [100 + k for k in range(K)], make_grouped, many_mon)
+    many = unlearn_many(name, models, retain, forgets, CASES[name], [100 + k for k in range(K)], make_grouped, many_mon, group_mode=mode)
     moved = max(_max_diff(a, m) for a, m in zip(loop, models))
     assert moved > 1e-2  # the unlearning did something, so the comparison below can fail
     assert max(_max_diff(a, b) for a, b in zip(loop, many)) < ATOL
@@ -93,15 +95,28 @@ def test_methods_without_final_steps_and_unequal_shapes_fall_back(runs):
         unlearn_many("retain_finetune", models, retain, forgets[:2], {}, [1, 2, 3])
 
 
-def test_a_run_does_not_depend_on_its_group_mates(runs):
+@pytest.mark.parametrize("mode", ["grouped", "vmap"])
+def test_a_run_does_not_depend_on_its_group_mates(runs, mode):
     """Padded to the group size, a run alone computes bitwise as it does beside other runs: the
-    grouped kernels' order depends on the network's size, not on the other models' data."""
+    batched kernels' order depends on the number of models, not on the other models' data."""
     models, retain, forgets = runs
     make_grouped = model_factories("tinynet", PARAMS)[1]
     p = CASES["retain_finetune"]
-    full = unlearn_many("retain_finetune", models, retain, forgets, p, [100, 101, 102], make_grouped, group_size=K)
-    alone = unlearn_many("retain_finetune", models[:1], retain, forgets[:1], p, [100], make_grouped, group_size=K)
-    other_mates = unlearn_many("retain_finetune", [models[0], models[2]], retain, forgets[:1] * 2, p, [100, 7], make_grouped, group_size=K)
+    kw = {"group_size": K, "group_mode": mode}
+    full = unlearn_many("retain_finetune", models, retain, forgets, p, [100, 101, 102], make_grouped, **kw)
+    alone = unlearn_many("retain_finetune", models[:1], retain, forgets[:1], p, [100], make_grouped, **kw)
+    other_mates = unlearn_many("retain_finetune", [models[0], models[2]], retain, forgets[:1] * 2, p, [100, 7], make_grouped, **kw)
     assert _max_diff(full[0], alone[0]) == 0.0 and _max_diff(full[0], other_mates[0]) == 0.0
     with pytest.raises(ValueError, match="smaller than the 3 runs"):
         unlearn_many("retain_finetune", models, retain, forgets, p, [1, 2, 3], make_grouped, group_size=2)
+
+
+def test_bad_group_modes_are_refused(runs):
+    models, retain, forgets = runs
+    with pytest.raises(ValueError, match="group_mode must be one of"):
+        unlearn_many("retain_finetune", models, retain, forgets, {}, [1, 2, 3], group_mode="pmap")
+    steps = [RetainSteps([np.arange(4)] * 2, np.array([0.1, 0.1]))] * 2
+    with pytest.raises(ValueError, match="needs the model's grouped network"):
+        run_grouped(models[:2], retain, steps, None)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        run_grouped(models[:2], retain, steps, None, mode="pmap")

@@ -170,16 +170,17 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
     assert trained > 1e-3 and between > 1e-4  # it trained, and on its own run's set
 
 
-def test_grouped_unlearning_matches_the_loop_and_does_not_depend_on_the_chunking(shared_run, tmp_path, monkeypatch):
-    """``unlearn_models_per_group: 3``: evaluation runs 0-2 of tiny_ft redone by the workflow's step
-    as one chunk and as chunks [0, 1] and [2] give the same bytes (every group is padded to K), and
-    the scores are the loop's (the finished run's, K = 1) up to the grouped kernels' rounding."""
+@pytest.mark.parametrize("mode", ["grouped", "vmap"])
+def test_grouped_unlearning_matches_the_loop_and_does_not_depend_on_the_chunking(shared_run, tmp_path, monkeypatch, mode):
+    """``unlearn_models_per_group: 3`` (a grouped network, or vmap): evaluation runs 0-2 of tiny_ft redone
+    by the workflow's step as one chunk and as chunks [0, 1] and [2] give the same bytes (every group is
+    padded to K), and the scores are the loop's (the finished run's, K = 1) up to the batched kernels' rounding."""
     from unlearn_audit.pipeline.nn_runs import unlearn
 
     monkeypatch.chdir(shared_run.workdir)  # the list's paths are the run's, relative to its folder
     res = shared_run.results
     config = shared_run.config
-    design = dict(config["nn"]["designs"]["tiny"], unlearn_models_per_group=3)
+    design = dict(config["nn"]["designs"]["tiny"], unlearn_models_per_group=3, unlearn_group_mode=mode)
     exp = config["nn"]["experiments"]["tiny_ft"]
 
     def outputs(folder, runs):
@@ -216,10 +217,10 @@ def test_chunk_size_and_resources_dir_rerun_nothing(shared_run):
 @pytest.mark.parametrize(
     "key, value, steps",
     [("precision", "bf16", ("nn_train_", "nn_unlearn_")), ("compile", True, ("nn_train_", "nn_unlearn_")),
-     ("models_per_group", 2, ("nn_train_",)), ("unlearn_models_per_group", 2, ("nn_unlearn_",))],
+     ("models_per_group", 2, ("nn_train_",)), ("unlearn_models_per_group", 2, ("nn_unlearn_",)), ("unlearn_group_mode", "vmap", ("nn_unlearn_",))],
 )
 def test_the_device_path_keys_reach_the_rules_that_read_them(shared_run, key, value, steps):
-    """A design's precision, compile, models_per_group and unlearn_models_per_group change what its steps compute, so the
+    """A design's precision, compile, models_per_group, unlearn_models_per_group and unlearn_group_mode change what its steps compute, so the
     rules must be given them (their params): changing one on a finished run reruns those steps."""
     planned = shared_run.dry_run({"nn": {"designs": {"tiny": {key: value}}}}, name=f"{key}.yaml")
     for step in steps:

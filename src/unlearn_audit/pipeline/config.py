@@ -283,8 +283,8 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
             problems.append((f"{key}.train", str(exc)))
         for group_key, what in (("models_per_group", "training"), ("unlearn_models_per_group", "unlearning")):
             if int(design.get(group_key, 1)) > 1:
-                if model["name"] != "tinynet":
-                    problems.append((f"{key}.{group_key}", f"grouped {what} ({group_key} = {design[group_key]}) exists for tinynet only, not {model['name']!r}: set it to 1"))
+                if model["name"] != "tinynet" and not (group_key == "unlearn_models_per_group" and design.get("unlearn_group_mode") == "vmap"):
+                    problems.append((f"{key}.{group_key}", f"grouped {what} ({group_key} = {design[group_key]}) exists for tinynet only, not {model['name']!r}: set it to 1" + (" or unlearn_group_mode to vmap" if group_key == "unlearn_models_per_group" else "")))
                 if design.get("compile"):
                     problems.append((f"{key}.{group_key}", f"grouped {what} does not compile the grouped network: set compile to false or {group_key} to 1"))
         if design.get("auditor", "batchwise") == "joint":

@@ -336,9 +336,10 @@ def unlearn(
     bases = _base_of_runs(keys, signs, base_models)
     chance = chance_accuracy(data)
     log = ProgressLog(len(keys), f"nn_unlearn {', '.join(group)}")
-    # K runs' final retain steps as one grouped network (unlearn_many), padded to K; 1: one at a time
+    # K runs' final retain steps at once (unlearn_many: a grouped network or vmap), padded to K; 1: one at a time
     k = 1 if release_key is not None else int(design_cfg.get("unlearn_models_per_group", 1))
-    make_grouped = model_factories(model_cfg["name"], model_cfg.get("params", {}))[1] if k > 1 else None
+    group_mode = str(design_cfg.get("unlearn_group_mode", "grouped"))
+    make_grouped = model_factories(model_cfg["name"], model_cfg.get("params", {}))[1] if k > 1 and group_mode == "grouped" else None
     for start in range(0, len(keys), k):
         runs = []
         for i in range(start, min(start + k, len(keys))):
@@ -355,7 +356,7 @@ def unlearn(
             if release_key is None:  # K = 1 (make_grouped None): unlearn_many is one unlearn() per run
                 outs = unlearn_many(method, [r.model for r in runs], retain, [r.forget for r in runs], plist[0],
                                     [_generator(root_seed, group[0], "unlearn", r.phase, r.run) for r in runs], make_grouped,
-                                    [r.monitors[0] for r in runs], group_size=k)
+                                    [r.monitors[0] for r in runs], group_size=k, group_mode=group_mode)
                 models_of = [[o] for o in outs]
             else:
                 models_of = [unlearn_variants(method, r.model, retain, r.forget,

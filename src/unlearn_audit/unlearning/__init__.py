@@ -445,16 +445,19 @@ def unlearn_many(
     monitors: Sequence[Monitor | None] | None = None,
     *,
     group_size: int | None = None,
+    group_mode: str = "grouped",
 ) -> list[nn.Module]:
     """:func:`unlearn` of K runs (model k with forget set k and generator k), the runs' final retain
-    steps as one grouped network ``make_grouped(K)`` where the method declares them
-    (``final_steps``: retain fine-tune, forget ascent, IDA, model clipping) and they have one shape
-    (the same retain set, schedule and batch size: every run of one experiment); otherwise one run
+    steps batched where the method declares them (``final_steps``: retain fine-tune, forget ascent,
+    IDA, model clipping) and they have one shape (the same retain set, schedule and batch size: every
+    run of one experiment) — as one grouped network ``make_grouped(K)`` (``group_mode="grouped"``)
+    or by ``torch.func.vmap`` (``"vmap"``: any model, no ``make_grouped``); otherwise one run
     after another.  Each model is its :func:`unlearn` result up to the floating-point evaluation
     order of the grouped kernels (each run draws exactly the batches and noise it draws alone).
     ``group_size`` pads the network (:func:`~.common.run_grouped`), so that a run computes the same
     whichever runs share its group.  The models are not modified."""
     from ..torch_utils import as_torch_generator, model_device
+    from ..training.vmapped import GROUP_MODES
     from .common import groupable, run_grouped
 
     k = len(models)
@@ -462,8 +465,10 @@ def unlearn_many(
         raise ValueError(f"unlearn_many needs one forget set, generator (and monitor) per model: {k} models, "
                          f"{len(forgets)} forget sets, {len(generators)} generators")
     monitors = list(monitors) if monitors is not None else [None] * k
+    if group_mode not in GROUP_MODES:
+        raise ValueError(f"group_mode must be one of {list(GROUP_MODES)}, got {group_mode!r}")
     method = get_method(name)
-    if method.final_steps is None or make_grouped is None or max(k, group_size or 1) < 2:
+    if method.final_steps is None or (make_grouped is None and group_mode != "vmap") or max(k, group_size or 1) < 2:
         return [unlearn(name, m, retain, f, params, g, monitor=mon) for m, f, g, mon in zip(models, forgets, generators, monitors)]
     p = make_params(name, params)
     outs = [copy.deepcopy(m) for m in models]
@@ -476,7 +481,7 @@ def unlearn_many(
         args = (out, retain_t, _as_data(forget, "forget", device), p, as_torch_generator(g))
         steps.append(method.final_steps(*args, monitor=mon) if method.monitors and mon is not None else method.final_steps(*args))
     if groupable(steps, group_size):
-        return run_grouped(outs, retain_t, steps, make_grouped, group_size=group_size)
+        return run_grouped(outs, retain_t, steps, make_grouped, group_size=group_size, mode=group_mode)
     return [out if s is None else s.run(out, retain_t) for out, s in zip(outs, steps)]
 
 

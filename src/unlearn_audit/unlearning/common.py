@@ -4,11 +4,13 @@ Retain fine-tuning (G.7), forget ascent (G.6), IDA (G.5) and model clipping (G.1
 plain SGD steps on the retain set.  :func:`finetune_steps` draws those steps (the batches from the
 run's generator, the schedule's learning rates) as :class:`RetainSteps`, which either runs them on
 one model or, for K runs whose steps have the same shape and settings, :func:`run_grouped` runs them
-on K models at once as one grouped network (:func:`unlearn_audit.unlearning.unlearn_many`).
+on K models at once, as one grouped network or by ``torch.func.vmap``
+(:func:`unlearn_audit.unlearning.unlearn_many`).
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -18,6 +20,7 @@ from torch import nn
 
 from ..training.batched import grouped_sgd_run
 from ..training.sgd import random_batches, sgd_run
+from ..training.vmapped import GROUP_MODES, vmapped_sgd_run
 from .params import FinetuneParams
 
 __all__ = ["FinetuneParams", "RetainSteps", "finetune", "finetune_steps", "groupable", "run_final", "run_grouped"]
@@ -77,9 +80,12 @@ def groupable(steps: Sequence[RetainSteps | None], network: int | None = None) -
 
 
 def run_grouped(models: Sequence[nn.Module], retain: tuple[torch.Tensor, torch.Tensor], steps: Sequence[RetainSteps],
-                make_grouped: Callable[[int], nn.Module], *, group_size: int | None = None, progress: bool | None = None) -> list[nn.Module]:
-    """Each model's :class:`RetainSteps`, K models at once as the grouped network ``make_grouped(K)``
-    (:func:`~unlearn_audit.training.batched.grouped_sgd_run`): model k takes exactly its own batches,
+                make_grouped: Callable[[int], nn.Module] | None, *, group_size: int | None = None, progress: bool | None = None,
+                mode: str = "grouped") -> list[nn.Module]:
+    """Each model's :class:`RetainSteps`, K models at once: as the grouped network ``make_grouped(K)``
+    (``mode="grouped"``, :func:`~unlearn_audit.training.batched.grouped_sgd_run`) or by
+    ``torch.func.vmap`` over the stacked weights (``mode="vmap"``, no ``make_grouped`` needed,
+    :func:`~unlearn_audit.training.vmapped.vmapped_sgd_run`).  Model k takes exactly its own batches,
     so the result is its :meth:`RetainSteps.run` up to floating-point evaluation order.  The models'
     weights are replaced in place; returns them.
 
@@ -87,6 +93,10 @@ def run_grouped(models: Sequence[nn.Module], retain: tuple[torch.Tensor, torch.T
     so that a short last group computes as a full one: the kernels' evaluation order depends on the
     network's size, not on the other models' data, so a run's result does not depend on which runs
     share its group (as :func:`~unlearn_audit.training.batched.train_models_grouped` pads)."""
+    if mode not in GROUP_MODES:
+        raise ValueError(f"mode must be one of {list(GROUP_MODES)}, got {mode!r}")
+    if mode == "grouped" and make_grouped is None:
+        raise ValueError("the grouped mode needs the model's grouped network (make_grouped); use mode='vmap' or the loop")
     steps, models = list(steps), list(models)
     if len(steps) != len(models) or not groupable(steps, group_size):
         raise ValueError("run_grouped needs one RetainSteps per model, all of one shape (RetainSteps.shape), and a network of two or more")
@@ -98,10 +108,14 @@ def run_grouped(models: Sequence[nn.Module], retain: tuple[torch.Tensor, torch.T
     x, y = retain
     first = steps[0]
     rows = [np.stack([s.batches[t] for s in steps]) for t in range(len(first.batches))]
+    settings = dict(momentum=first.momentum, weight_decay=first.weight_decay, nesterov=first.nesterov, grad_clip=first.grad_clip,
+                    desc=f"{first.desc} x{k}", progress=progress)
+    if mode == "vmap":
+        vmapped_sgd_run(models + [copy.deepcopy(models[-1]) for _ in range(len(steps) - k)], x, y, rows, first.lrs, **settings)
+        return models
     states = [m.state_dict() for m in models]
     net = make_grouped(len(steps)).load_state_dicts(states + [states[-1]] * (len(steps) - k)).to(x.device)
-    grouped_sgd_run(net, x, y, rows, first.lrs, momentum=first.momentum, weight_decay=first.weight_decay, nesterov=first.nesterov,
-                    grad_clip=first.grad_clip, desc=f"{first.desc} x{k}", progress=progress)
+    grouped_sgd_run(net, x, y, rows, first.lrs, **settings)
     for model, state in zip(models, net.state_dicts()[:k]):
         model.load_state_dict(state)
     return models

@@ -20,7 +20,7 @@ NN_TABLES = tuple(catalogue.NN_TABLES)
 NN_DATA_KEYS = ("dataset", "split", "batch_size", "m", "dataset_params")
 NN_SIGNS_KEYS = ("m", "calibration_runs", "evaluation_runs", "auditor")
 NN_TRAIN_KEYS = ("model", "train", "dataset", "split", "batch_size", "m", "dataset_params", "models_per_group", *DEVICE_PATH_KEYS)
-NN_UNLEARN_KEYS = ("model", "dataset", "unlearn_models_per_group", *DEVICE_PATH_KEYS)
+NN_UNLEARN_KEYS = ("model", "dataset", "unlearn_models_per_group", "unlearn_group_mode", *DEVICE_PATH_KEYS)
 
 
 class NNPlan(PlanBase):

@@ -1,0 +1,109 @@
+"""K models' SGD steps at once by ``torch.func.vmap`` over their stacked weights (DESIGN §8).
+
+The second batched form beside the grouped network (:mod:`.batched`): :func:`vmapped_sgd_run`
+stacks the K models' parameters along a new first dimension and computes the K per-model
+gradients of one step with ``vmap(grad(loss))`` over ``functional_call`` of one model, so any
+model that ``torch.func`` can transform runs batched, not only the TinyNet of the grouped network.
+Model k follows :func:`~.sgd.sgd_run` on its own batches — mean loss of its batch, its own gradient
+clipping, momentum and weight decay (:class:`~.sgd.MomentumSGD` on the stacked tensors is the same
+elementwise arithmetic) — up to the floating-point evaluation order of the batched kernels.
+
+Which form is faster depends on the device: on the project's 2-core CPU the grouped network wins
+(``benchmarks/unlearning_grouped.py`` times the loop, the grouped network and this form side by side);
+``benchmarks/workflow_loop.py`` times both on a GPU.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..torch_utils import deterministic_algorithms
+from ..torch_utils import progress as show
+from .sgd import MomentumSGD, loss_fn, resident_schedule
+
+__all__ = ["GROUP_MODES", "vmapped_sgd_run"]
+
+#: How K runs' steps are batched: one grouped-convolution network (TinyNet only), or ``torch.func.vmap``.
+GROUP_MODES = ("grouped", "vmap")
+
+
+def _clip_per_model(grads: Sequence[torch.Tensor], max_norm: float) -> None:
+    """Each model's gradient scaled to global norm ≤ ``max_norm`` (``clip_grad_norm_``'s coefficient
+    ``max_norm / (norm + 1e-6)`` where below 1), model k being index k of every stacked tensor."""
+    k = grads[0].shape[0]
+    norms = torch.stack([g.reshape(k, -1).pow(2).sum(dim=1) for g in grads]).sum(dim=0).sqrt()
+    coef = (max_norm / (norms + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g.mul_(coef.view(k, *([1] * (g.dim() - 1))))
+
+
+def vmapped_sgd_run(
+    models: Sequence[nn.Module],
+    x: torch.Tensor,
+    y: torch.Tensor,
+    rows: Sequence[np.ndarray],
+    lrs: np.ndarray,
+    *,
+    momentum: float = 0.0,
+    weight_decay: float = 0.0,
+    nesterov: bool = False,
+    grad_clip: float | None = None,
+    desc: str = "train",
+    progress: bool | None = None,
+) -> list[nn.Module]:
+    """One SGD step of every model per entry of ``rows``; ``rows[t]`` is (K, b), the rows of ``(x, y)``
+    model k's step t takes, at learning rate ``lrs[t]``.  The models' weights are replaced in place
+    by the result; returns them.  Models with buffers that training updates (batch norm's running
+    statistics) are refused: a functional call does not write them back."""
+    from torch.func import functional_call, grad, stack_module_state, vmap
+
+    models = list(models)
+    if len(lrs) != len(rows):
+        raise ValueError(f"{len(rows)} steps but {len(lrs)} learning rates")
+    if any(len(step) != len(models) for step in rows):
+        raise ValueError(f"every step needs one row of batch indices per model ({len(models)})")
+    if any(True for m in models for _ in m.buffers()):
+        raise ValueError("vmapped SGD needs models without buffers (no batch-norm running statistics); use the loop")
+    if not rows:
+        return models
+    for m in models:
+        m.train()
+    params, _ = stack_module_state(models)
+    names = [n for n, p in models[0].named_parameters() if p.requires_grad]
+    stacked = [params[n].detach() for n in names]
+    template = copy.deepcopy(models[0]).to("meta")
+    template.train()
+
+    def loss(weights: tuple[torch.Tensor, ...], xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
+        return loss_fn(functional_call(template, dict(zip(names, weights)), (xb,)), yb)
+
+    per_model_grad = vmap(grad(loss))
+    opt = MomentumSGD(stacked, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    schedule = resident_schedule(rows, x.device)
+    k = len(models)
+    with deterministic_algorithms(), show(len(rows), desc, progress) as bar:
+        for t, step_rows in enumerate(rows):
+            idx = schedule[t]
+            b = np.asarray(step_rows).shape[1]
+            xb = x.index_select(0, idx).view(k, b, *x.shape[1:])
+            yb = y.index_select(0, idx).view(k, b, *y.shape[1:])
+            grads = list(per_model_grad(tuple(stacked), xb, yb))
+            if grad_clip is not None:
+                _clip_per_model(grads, grad_clip)
+            for p, g in zip(stacked, grads):
+                p.grad = g
+            opt.step(float(lrs[t]))
+            opt.zero_grad()
+            if bar is not None:
+                bar.update(1)
+    with torch.no_grad():
+        for j, m in enumerate(models):
+            named = dict(m.named_parameters())
+            for n, p in zip(names, stacked):
+                named[n].copy_(p[j])
+    return models
