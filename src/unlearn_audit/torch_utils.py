@@ -99,7 +99,9 @@ def compute_precision(precision: str, device: torch.device | str) -> contextlib.
         raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {precision!r}")
     if precision == "fp32":
         return contextlib.nullcontext()
-    return torch.autocast(torch.device(device).type, dtype=torch.bfloat16)
+    # No cast cache: the region holds whole trainings, and autocast's cache keeps the bf16 copy of
+    # each weight until the region ends, so every forward after an update would use stale weights.
+    return torch.autocast(torch.device(device).type, dtype=torch.bfloat16, cache_enabled=False)
 
 
 def full_precision(device: torch.device | str) -> contextlib.AbstractContextManager:
