@@ -261,6 +261,21 @@ def test_the_divergence_script_recomputes_its_numbers_from_a_finished_run(shared
     assert missing.returncode == 2 and "config.yaml not found" in missing.stderr
 
 
+def test_the_bf16_comparison_pairs_each_experiment_with_itself(shared_run):
+    """analysis/bf16_effect.py puts each experiment's claim and accuracies of two runs side by side;
+    a run against itself gives equal columns, the claim (the pre-registered test's bound) among them."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bf16_effect", REPO / "analysis" / "bf16_effect.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    table = module.side_by_side(shared_run.results, shared_run.results)
+    assert {"tiny_ft", "tiny_no_unlearning", "tiny_retrain"} <= set(table.index)
+    for column in module.COLUMNS:
+        pd.testing.assert_series_equal(table[f"{column}_fp32"], table[f"{column}_bf16"], check_names=False)
+    assert table.loc["tiny_retrain", "epsilon_lb_claim_fp32"] == 0.0
+
+
 def test_a_preregistered_adaptive_test_is_the_claim_in_bounds_table_and_log(shared_run):
     """.test/all.yaml pre-registers `test: adaptive` for tiny_hessian: every row carries its bound under
     that test (never below the exact test's for the mean), Table 7 shows it as epsilon_lb_adaptive
