@@ -4,6 +4,7 @@
 * :mod:`.sgd` — the one SGD loop :func:`sgd_run` and its update :class:`MomentumSGD` (torch);
 * :mod:`.base` — π (:func:`shuffle_orders`), :func:`train_model` (Section 3, G.1.2);
 * :mod:`.batched` — K TinyNets as one grouped-convolution network (DESIGN §8);
+* :mod:`.vmapped` — K models' SGD steps by ``torch.func.vmap`` over their stacked weights (DESIGN §8);
 * :mod:`.many` — :func:`train_many`: many models from one x0 and π, one by one or grouped.
 
 Names are imported from their modules on first access, so ``import unlearn_audit.training.config``
@@ -20,6 +21,7 @@ _EXPORTS = {
     "epoch_batches": "base", "epoch_rows": "base", "shuffle_orders": "base", "train_many": "many",
     "train_model": "base", "training_batches": "base",
     "grouped_applicable": "batched", "train_models_grouped": "batched",
+    "GROUP_MODES": "vmapped", "vmapped_sgd_run": "vmapped",
 }
 
 __all__ = sorted(_EXPORTS)
