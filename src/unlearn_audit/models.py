@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .seeds import torch_seed_of
+from .torch_utils import clip_grad_norms_per_model_
 
 __all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "MODELS", "build_model", "model_factories", "initial_model", "count_parameters"]
 
@@ -163,13 +164,9 @@ class GroupedTinyNet(nn.Module):
     @torch.no_grad()
     def clip_grad_norms_(self, max_norm: float) -> None:
         """Clip each model's global gradient norm to ``max_norm`` separately."""
-        params = [p for p in self.parameters() if p.grad is not None]
-        if not params:
-            return
-        sq = sum(p.grad.reshape(self.k, -1).pow(2).sum(dim=1) for p in params)
-        coef = (max_norm / (sq.sqrt() + 1e-6)).clamp(max=1.0)
-        for p in params:  # model k's entries are the k-th contiguous chunk of every tensor
-            p.grad.view(self.k, -1).mul_(coef.unsqueeze(1))
+        grads = [p.grad for p in self.parameters() if p.grad is not None]
+        if grads:  # model k's entries are the k-th contiguous chunk of every tensor
+            clip_grad_norms_per_model_(grads, self.k, max_norm)
 
 
 class CharLSTM(nn.Module):

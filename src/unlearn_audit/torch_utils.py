@@ -30,6 +30,7 @@ from .seeds import torch_seed_of
 
 __all__ = [
     "global_norm",
+    "clip_grad_norms_per_model_",
     "as_tensor",
     "check_xy",
     "model_device",
@@ -143,6 +144,17 @@ def global_norm(tensors) -> float:
     """‖·‖₂ of all ``tensors`` flattened into one vector, accumulated in float64 (model clipping's
     projection, rewind-to-delete's gradient bound and Lipschitz ratio)."""
     return math.sqrt(sum(float(t.detach().double().pow(2).sum()) for t in tensors))
+
+
+def clip_grad_norms_per_model_(grads, k: int, max_norm: float) -> None:
+    """Clip K models' gradients to global norm ``max_norm`` each, in place, where model k's entries are
+    the k-th contiguous chunk of every tensor in ``grads`` (a grouped network's parameters, or weights
+    stacked along a first dimension of size K); ``clip_grad_norm_``'s coefficient ``max_norm / (norm + 1e-6)``
+    where below 1."""
+    sq = sum(g.reshape(k, -1).pow(2).sum(dim=1) for g in grads)
+    coef = (max_norm / (sq.sqrt() + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g.view(k, -1).mul_(coef.unsqueeze(1))
 
 
 def model_device(model: nn.Module) -> torch.device:

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..torch_utils import deterministic_algorithms
+from ..torch_utils import clip_grad_norms_per_model_, deterministic_algorithms
 from ..torch_utils import progress as show
 from .sgd import MomentumSGD, loss_fn, resident_schedule
 
@@ -30,16 +30,6 @@ __all__ = ["GROUP_MODES", "vmapped_sgd_run"]
 
 #: How K runs' steps are batched: one grouped-convolution network (TinyNet only), or ``torch.func.vmap``.
 GROUP_MODES = ("grouped", "vmap")
-
-
-def _clip_per_model(grads: Sequence[torch.Tensor], max_norm: float) -> None:
-    """Each model's gradient scaled to global norm ≤ ``max_norm`` (``clip_grad_norm_``'s coefficient
-    ``max_norm / (norm + 1e-6)`` where below 1), model k being index k of every stacked tensor."""
-    k = grads[0].shape[0]
-    norms = torch.stack([g.reshape(k, -1).pow(2).sum(dim=1) for g in grads]).sum(dim=0).sqrt()
-    coef = (max_norm / (norms + 1e-6)).clamp(max=1.0)
-    for g in grads:
-        g.mul_(coef.view(k, *([1] * (g.dim() - 1))))
 
 
 def vmapped_sgd_run(
@@ -87,14 +77,13 @@ def vmapped_sgd_run(
     schedule = resident_schedule(rows, x.device)
     k = len(models)
     with deterministic_algorithms(), show(len(rows), desc, progress) as bar:
-        for t, step_rows in enumerate(rows):
+        for t in range(len(rows)):
             idx = schedule[t]
-            b = np.asarray(step_rows).shape[1]
-            xb = x.index_select(0, idx).view(k, b, *x.shape[1:])
-            yb = y.index_select(0, idx).view(k, b, *y.shape[1:])
+            xb = x.index_select(0, idx).view(k, -1, *x.shape[1:])
+            yb = y.index_select(0, idx).view(k, -1, *y.shape[1:])
             grads = list(per_model_grad(tuple(stacked), xb, yb))
             if grad_clip is not None:
-                _clip_per_model(grads, grad_clip)
+                clip_grad_norms_per_model_(grads, k, grad_clip)
             for p, g in zip(stacked, grads):
                 p.grad = g
             opt.step(float(lrs[t]))

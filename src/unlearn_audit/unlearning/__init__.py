@@ -46,7 +46,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from typing import TYPE_CHECKING
 
-from ..checks import dataclass_from_mapping
+from ..checks import check_choice, dataclass_from_mapping
 from .params import BUILTIN_PARAMS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -465,8 +465,7 @@ def unlearn_many(
         raise ValueError(f"unlearn_many needs one forget set, generator (and monitor) per model: {k} models, "
                          f"{len(forgets)} forget sets, {len(generators)} generators")
     monitors = list(monitors) if monitors is not None else [None] * k
-    if group_mode not in GROUP_MODES:
-        raise ValueError(f"group_mode must be one of {list(GROUP_MODES)}, got {group_mode!r}")
+    check_choice(group_mode, GROUP_MODES, "group_mode")
     method = get_method(name)
     if method.final_steps is None or (make_grouped is None and group_mode != "vmap") or max(k, group_size or 1) < 2:
         return [unlearn(name, m, retain, f, params, g, monitor=mon) for m, f, g, mon in zip(models, forgets, generators, monitors)]

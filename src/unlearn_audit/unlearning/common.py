@@ -20,6 +20,7 @@ from torch import nn
 
 from ..training.batched import grouped_sgd_run
 from ..training.sgd import random_batches, sgd_run
+from ..checks import check_choice
 from ..training.vmapped import GROUP_MODES, vmapped_sgd_run
 from .params import FinetuneParams
 
@@ -93,8 +94,7 @@ def run_grouped(models: Sequence[nn.Module], retain: tuple[torch.Tensor, torch.T
     so that a short last group computes as a full one: the kernels' evaluation order depends on the
     network's size, not on the other models' data, so a run's result does not depend on which runs
     share its group (as :func:`~unlearn_audit.training.batched.train_models_grouped` pads)."""
-    if mode not in GROUP_MODES:
-        raise ValueError(f"mode must be one of {list(GROUP_MODES)}, got {mode!r}")
+    check_choice(mode, GROUP_MODES, "mode")
     if mode == "grouped" and make_grouped is None:
         raise ValueError("the grouped mode needs the model's grouped network (make_grouped); use mode='vmap' or the loop")
     steps, models = list(steps), list(models)
