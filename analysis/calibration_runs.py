@@ -25,6 +25,7 @@ from unlearn_audit import schemas
 from unlearn_audit.auditors.batchwise import fit_table
 from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.io import read_concat, read_parquet
+from unlearn_audit.pipeline.paths import finished_run_files
 from unlearn_audit.pipeline.plan import preregistered_cell
 
 
@@ -32,7 +33,7 @@ def claims(results: Path, experiment: str, exp_cfg: dict, design_cfg: dict, fit_
            gammas: list[int]) -> dict[int, float]:
     """{Γ': the pre-registered claim ε_LB with calibration runs 0..Γ'−1}; NaN where Γ' runs leave an
     example with fewer than two runs in or out of the forget set (no Gaussian can be fitted)."""
-    scores = read_concat(sorted((results / experiment / "runs").glob("*/*/scores.parquet")), schemas.SCORES)
+    scores = read_concat([f for phase in ("calib", "eval") for f in finished_run_files(results, experiment, phase, "scores.parquet")], schemas.SCORES)
     signs = read_parquet(results / "designs" / exp_cfg["design"] / "signs.parquet", schemas.SIGNS)
     calib, evaluation = scores[scores.phase == "calib"], scores[scores.phase == "eval"]
     cell = preregistered_cell(exp_cfg)

@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from unlearn_audit.pipeline.paths import finished_run_files
+
 
 def _read(path: Path) -> pd.DataFrame | None:
     return pd.read_parquet(path) if path.exists() else None
@@ -64,8 +66,8 @@ def experiment_rows(results: Path) -> pd.DataFrame:
         if overlaps is not None:
             sub = overlaps[(overlaps.r == b.r) & (overlaps.score == b.score)]
             right = float(sub.overlap.mean() / b.r) if len(sub) else np.nan
-        scores = pd.concat([pd.read_parquet(p) for p in sorted((results / name / "runs" / "eval").glob("*/scores.parquet"))], ignore_index=True)
-        metrics = pd.concat([pd.read_parquet(p) for p in sorted((results / name / "runs" / "eval").glob("*/metrics.parquet"))], ignore_index=True)
+        scores = pd.concat([pd.read_parquet(p) for p in finished_run_files(results, name, "eval", "scores.parquet")], ignore_index=True)
+        metrics = pd.concat([pd.read_parquet(p) for p in finished_run_files(results, name, "eval", "metrics.parquet")], ignore_index=True)
         rows.append({"experiment": name, "design": exp["design"], "method": exp.get("label", exp["method"]), "r": int(b.r),
                      "epsilon_lb": float(b.epsilon_lb), "epsilon_lb_exact": float(b.epsilon_lb_exact),
                      "epsilon_lb_claim": float(b.get("epsilon_lb_test", b.epsilon_lb)), "right_fraction": right,

@@ -4,7 +4,7 @@ base models tolerate before their test accuracy falls (App. G.4, Table 7).
     python analysis/noise_accuracy.py [RESULTS_DIR] [--design digits_uniform] [--models 5] [--draws 3]
 
 For the first ``--models`` evaluation base models of the design (``results/designs/<design>/base/
-eval.txt``) it adds N(0, σ² I) to every parameter, as the Hessian method's final release does
+<chunk>/eval/<run>.pt``) it adds N(0, σ² I) to every parameter, as the Hessian method's final release does
 (``hessian`` with ``sigma``), for σ in 1e-3, 5e-3, 1e-2 (Table 7's three) and 2e-2, 5e-2, and
 prints the mean test accuracy over ``--draws`` noise draws, the relative noise σ√d / ‖θ‖ and the
 median test margin φ (the logit score) of the noiseless models.  The paper's TinyNet at width 1
@@ -23,6 +23,7 @@ import yaml
 
 from unlearn_audit.data import load_audit_data
 from unlearn_audit.models import build_model
+from unlearn_audit.pipeline.paths import finished_base_models
 from unlearn_audit.scores import model_scores
 
 SIGMAS = (1e-3, 5e-3, 1e-2, 2e-2, 5e-2)
@@ -36,15 +37,14 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--draws", type=int, default=3)
     args = ap.parse_args(argv[1:])
     results = Path(args.results)
-    listing = results / "designs" / args.design / "base" / "eval.txt"
-    if not listing.exists():
-        print(f"error: {listing} not found: give the results directory of a finished run with design {args.design}", file=sys.stderr)
+    paths = finished_base_models(results, args.design, "eval")[: args.models]
+    if not paths:
+        print(f"error: {results}/designs/{args.design}/base/*/eval/*.pt not found: give the results directory of a finished run with design {args.design}", file=sys.stderr)
         return 2
     torch.set_num_threads(1)
     config = yaml.safe_load((results / "config.yaml").read_text())
     model_cfg = config["nn"]["designs"][args.design]["model"]
     data = load_audit_data(results / "designs" / args.design / "data.npz")
-    paths = [Path(p) for p in listing.read_text().split()][: args.models]
     gen = torch.Generator().manual_seed(0)
     margins, base_acc, rows = [], [], {s: [] for s in SIGMAS}
     d = norm = None

@@ -9,6 +9,7 @@ from pathlib import Path
 import re
 from types import SimpleNamespace
 
+import pytest
 import yaml
 
 from unlearn_audit.pipeline.config import validate_config
@@ -74,9 +75,15 @@ def test_plan_groups_experiments_that_differ_only_in_the_noise_release():
     assert groups["digits_r2d_pairwise_eps1"] == ["digits_r2d_pairwise_eps1", "digits_r2d_pairwise_eps1e2", "digits_r2d_pairwise_eps1e4"]
     assert all(len(g) == 1 for g in groups.values() if plan.nn_experiment(g[0])["method"] not in ("hessian", "rewind_to_delete"))
     assert plan.nn_release_key("digits_uniform_ida_q1") is None
-    # one job writes every experiment's files of its runs, experiment by experiment
-    out = plan.nn_unlearn_outputs(groups["digits_r2d_eps1_uniform"], [("eval", 0), ("eval", 1)])
-    assert [f.split("/")[-5] for f in out["scores"]] == ["digits_r2d_eps1_uniform"] * 2 + ["digits_r2d_eps1e2_uniform"] * 2 + ["digits_r2d_eps1e4_uniform"] * 2
+    # one job writes every experiment's files of its runs, experiment by experiment, in the group's chunk folder
+    chunk = [c for g, c, _ in plan.nn_experiment_chunks() if g[0] == "digits_r2d_eps1_uniform"][0]
+    job = plan.nn_unlearn_job(SimpleNamespace(group="digits_r2d_eps1_uniform", chunk=chunk))
+    n = len(plan.nn_run_keys("digits_r2d_uniform"))
+    assert [f.split("/")[-4] for f in job["scores"]] == sum(([e] * n for e in groups["digits_r2d_eps1_uniform"]), [])
+    assert all(f.startswith(f"{plan.results}/digits_r2d_eps1_uniform/runs/{chunk}/") for f in job["scores"] + job["metrics"])
+    assert job["experiments"] == groups["digits_r2d_eps1_uniform"] and job["checkpoints"] is None
+    assert plan.nn_run_files("digits_r2d_eps1e2_uniform", "eval", "scores.parquet")[0] == \
+        f"{plan.results}/digits_r2d_eps1_uniform/runs/{chunk}/digits_r2d_eps1e2_uniform/eval/0/scores.parquet"
     cfg = copy.deepcopy(plan.config)
     cfg["nn"]["experiments"]["digits_uniform_hessian_s5e3"]["params"]["s2"] = 100
     regrouped = {g[0]: g for g in WorkflowPlan(cfg).nn_unlearn_groups()}
@@ -84,22 +91,39 @@ def test_plan_groups_experiments_that_differ_only_in_the_noise_release():
     assert regrouped["digits_uniform_hessian_s5e3"] == ["digits_uniform_hessian_s5e3"]
 
 
+def _chunk_wildcards(plan, group):
+    return [SimpleNamespace(group=group, chunk=c) for g, c, _ in plan.nn_experiment_chunks() if g[0] == group]
+
+
 def test_plan_joint_designs_share_candidate_models():
     plan = _plan()
-    assert plan.nn_unlearn_base("digits_mc_eps1_uniform") == [f"{plan.results}/designs/digits_joint_uniform/base/candidate/{k}.pt" for k in range(20)]
-    assert plan.nn_unlearn_base("digits_uniform_ida_q1") == [f"{plan.results}/designs/digits_uniform/base/{ph}.txt" for ph in ("calib", "eval")]
-    assert plan.nn_unlearn_base("digits_uniform_no_unlearning") == plan.nn_unlearn_base("digits_uniform_ida_q1")
+    mc = _chunk_wildcards(plan, "digits_mc_eps1_uniform")[0]
+    assert plan.nn_unlearn_base(mc) == [f"{plan.results}/designs/digits_joint_uniform/base/candidate0-19"]
+    assert plan.nn_unlearn_base_models(mc) == [f"{plan.results}/designs/digits_joint_uniform/base/candidate0-19/candidate/{k}.pt" for k in range(20)]
+    ida = _chunk_wildcards(plan, "digits_uniform_ida_q1")[0]
+    assert plan.nn_unlearn_base(ida) == [f"{plan.results}/designs/digits_uniform/base/calib0-29_eval0-9"]
+    assert plan.nn_unlearn_base_models(ida)[-1] == f"{plan.results}/designs/digits_uniform/base/calib0-29_eval0-9/eval/9.pt"
+    assert plan.nn_unlearn_base_models(_chunk_wildcards(plan, "digits_uniform_no_unlearning")[0]) == plan.nn_unlearn_base_models(ida)
     # the Retrain control unlearns nothing from the one model A(D_r) of its design
-    assert plan.nn_unlearn_base("digits_joint_uniform_retrain") == [f"{plan.results}/designs/digits_joint_uniform/base/retrain.pt"]
-    assert plan.nn_train_outputs("digits_uniform", [("retrain", 0)]) == [f"{plan.results}/designs/digits_uniform/base/retrain.pt"]
-    listed = plan.nn_base_models_of_phase(SimpleNamespace(design="digits_uniform", phase="eval"))
-    assert listed == [f"{plan.results}/designs/digits_uniform/base/eval/{run}.pt" for run in plan.nn_phase_runs("digits_uniform", "eval")]
-    assert re.fullmatch(plan.nn_batchwise_design_pattern(), "digits_uniform") and not re.fullmatch(plan.nn_batchwise_design_pattern(), "digits_joint_uniform")
+    retrain = _chunk_wildcards(plan, "digits_joint_uniform_retrain")[0]
+    assert plan.nn_unlearn_base(retrain) == plan.nn_unlearn_base_models(retrain) == [f"{plan.results}/designs/digits_joint_uniform/base/retrain.pt"]
+    assert plan.nn_train_job(SimpleNamespace(design="digits_uniform"))["models"] == [f"{plan.results}/designs/digits_uniform/base/retrain.pt"]
+    assert re.fullmatch(plan.nn_retrain_designs_pattern(), "digits_uniform") and not re.fullmatch(plan.nn_retrain_designs_pattern(), "digits_uniform_x")
     assert plan.nn_auditor("digits_mc_eps1_uniform") == "joint"
     assert plan.nn_auditor("digits_r2d_pairwise_eps1") == "pairwise"
     assert plan.nn_auditor("digits_uniform_ida_q1") == "batchwise"
-    assert "checkpoints" in plan.nn_unlearn_outputs("digits_mc_eps1_uniform", [("eval", 0)])
-    assert "checkpoints" not in plan.nn_unlearn_outputs("digits_r2d_eps1_uniform", [("calib", 3), ("eval", 0)])
+    assert plan.nn_unlearn_job(mc)["checkpoints"][0].endswith("/digits_mc_eps1_uniform/calib/0/checkpoint_scores.parquet")
+    assert plan.nn_unlearn_job(_chunk_wildcards(plan, "digits_r2d_eps1_uniform")[0])["checkpoints"] is None
+
+
+def test_plan_refuses_a_chunk_the_config_does_not_have():
+    plan = _plan()
+    with pytest.raises(ValueError, match="design 'digits_uniform' has no chunk 'calib0-9'"):
+        plan.nn_train_job(SimpleNamespace(design="digits_uniform", chunk="calib0-9"))
+    with pytest.raises(ValueError, match="unlearning group 'digits_uniform_ida_q1' has no chunk 'eval0-9'"):
+        plan.nn_unlearn_job(SimpleNamespace(group="digits_uniform_ida_q1", chunk="eval0-9"))
+    with pytest.raises(ValueError, match="'digits_uniform_hessian_s5e3' names no unlearning group"):
+        plan.nn_unlearn_job(SimpleNamespace(group="digits_uniform_hessian_s5e3", chunk="calib0-29_eval0-9"))
 
 
 def test_audit_delta_is_the_certified_delta_of_a_claim():
@@ -130,7 +154,10 @@ def test_plan_chunk_size_changes_chunks_not_runs():
     n = sum(plan.nn_design("digits_uniform")[k] for k in ("calibration_runs", "evaluation_runs"))
     assert [len(c) for c in chunks] == [7] * (n // 7) + ([n % 7] if n % 7 else [])
     assert [key for c in chunks for key in c] == plan.nn_run_keys("digits_uniform")
-    assert other.nn_run_files("digits_uniform_ida_q1", "calib", "scores.parquet") == plan.nn_run_files("digits_uniform_ida_q1", "calib", "scores.parquet")
+    # the same runs, in other chunk folders: a changed chunk_size reruns the chunks, not other runs
+    rename = lambda f: re.sub(r"/runs/[^/]+/", "/runs/*/", f)  # noqa: E731
+    files = lambda p: p.nn_run_files("digits_uniform_ida_q1", "calib", "scores.parquet")  # noqa: E731
+    assert [rename(f) for f in files(other)] == [rename(f) for f in files(plan)] and files(other) != files(plan)
 
 
 def test_plan_targets_follow_the_enabled_sections():
@@ -151,8 +178,10 @@ def test_plan_input_functions_name_the_phase_files():
     plan = _plan()
     wc = SimpleNamespace(experiment="digits_uniform_ida_q1", table="table7", design="digits_uniform")
     calib = plan.nn_calibration_scores(wc)
-    assert len(calib) == 30 and all("/runs/calib/" in f for f in calib)
+    assert len(calib) == 30 and all("/calib/" in f for f in calib)
     assert len(plan.nn_evaluation_scores(wc)) == 10
+    assert plan.nn_calibration_dirs(wc) == plan.nn_evaluation_dirs(wc) == [f"{plan.results}/digits_uniform_ida_q1/runs/calib0-29_eval0-9"]
+    assert all(f.startswith(plan.nn_calibration_dirs(wc)[0] + "/") for f in calib)
     assert plan.nn_experiment_signs(wc) == f"{plan.results}/designs/digits_uniform/signs.parquet"
     assert plan.nn_audit_m(wc) == 144
     assert [f.split("/")[-2] for f in plan.nn_table_bounds(wc)] == [

@@ -90,6 +90,23 @@ def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
     return counts
 
 
+def planned_job_wildcards(proc: subprocess.CompletedProcess) -> list[tuple[str, dict[str, str]]]:
+    """(rule, wildcards) of every job that a dry run (or a real run) printed ({} for a job without)."""
+    out: list[tuple[str, dict[str, str]]] = []
+    for line in (proc.stdout + "\n" + proc.stderr).splitlines():
+        found = re.match(r"^\s*(?:local)?rule (\S+):$", line)
+        if found:
+            out.append((found.group(1), {}))
+        elif out and line.strip().startswith("wildcards: ") and not out[-1][1]:
+            out[-1][1].update(item.split("=", 1) for item in line.strip()[len("wildcards: "):].split(", "))
+    return out
+
+
+def planned_wildcards(proc: subprocess.CompletedProcess, rule: str) -> list[dict[str, str]]:
+    """The wildcards of every job of ``rule`` that a dry run (or a real run) printed."""
+    return [wildcards for name, wildcards in planned_job_wildcards(proc) if name == rule]
+
+
 def executed_rules(proc: subprocess.CompletedProcess) -> list[str]:
     """The rule of every job that a real run started (its ``rule X:`` / ``localrule X:`` lines)."""
     text = proc.stdout + "\n" + proc.stderr

@@ -15,9 +15,11 @@ worker that needs it meanwhile waits (the run itself keeps both cores busy) and 
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,8 @@ import yaml
 from build_once import build_once
 from generated_plays import make_play
 from local_slurm import slurm_partition, snakemake_on_slurm
-from workflow_utils import REPO, load_config, merge, planned_jobs, small_config, snakemake
+from unlearn_audit.pipeline.plan import WorkflowPlan
+from workflow_utils import REPO, load_config, merge, planned_job_wildcards, planned_jobs, small_config, snakemake, validated
 
 #: The example algorithm given by import path in .test/all.yaml (``noisy_ft``).
 EXAMPLE = REPO / "examples" / "noisy_finetune"
@@ -54,6 +57,22 @@ class SharedRun:
     def results(self) -> Path:
         return self.workdir / "results"
 
+    @property
+    def plan(self) -> WorkflowPlan:
+        """The plan of the run's config (its paths relative to ``workdir``); its custom method's module
+        importable as the run's jobs had it (PYTHONPATH)."""
+        if str(EXAMPLE) not in sys.path:
+            sys.path.insert(0, str(EXAMPLE))
+        return WorkflowPlan(validated(copy.deepcopy(self.config)))
+
+    def run_file(self, experiment: str, phase: str, run: int, name: str) -> Path:
+        """A per-run file of the run (in the chunk folder that holds it)."""
+        return self.workdir / self.plan.nn_run_file(experiment, phase, run, name)
+
+    def base_model(self, design: str, phase: str, run: int) -> Path:
+        """A base model of the run (in the training chunk's folder that holds it)."""
+        return self.workdir / self.plan.nn_base_model(design, phase, run)
+
     def write_config(self, overrides: dict, name: str) -> Path:
         """The run's config with ``overrides`` merged in, written beside it as ``name``."""
         cfg = merge(yaml.safe_load(self.configfile.read_text()), overrides)
@@ -71,6 +90,12 @@ class SharedRun:
         proc = self.snakemake("-n", *targets, configfile=configfile)
         assert proc.returncode == 0, proc.stderr[-3000:]
         return planned_jobs(proc)
+
+    def dry_run_jobs(self, overrides: dict, name: str = "changed.yaml") -> list[tuple[str, dict[str, str]]]:
+        """(rule, wildcards) of every job a dry run plans on this finished run with ``overrides``."""
+        proc = self.snakemake("-n", configfile=self.write_config(overrides, name))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return planned_job_wildcards(proc)
 
     def same_config_in(self, dest: Path) -> SharedRun:
         """An empty folder ``dest`` with this run's config file: a run there makes the same outputs."""

@@ -14,9 +14,9 @@ def test_joint_designs_train_one_model_per_candidate(shared_run):
     joint = {n: d for n, d in shared_run.config["nn"]["designs"].items() if d.get("auditor") == "joint"}
     assert sorted(joint) == ["joint", "joint_fullbatch", "pair_fullbatch"]
     for name, design in joint.items():
-        models = sorted((res / "designs" / name / "base" / "candidate").glob("*.pt"))
+        models = sorted((res / "designs" / name / "base").glob("*/candidate/*.pt"))
         assert len(models) == num_sign_vectors(design["m"]), name
-        assert not (res / "designs" / name / "base" / "calib").exists()  # no per-run base models
+        assert not list((res / "designs" / name / "base").glob("*/calib")), name  # no per-run base models
         signs = pd.read_parquet(res / "designs" / name / "signs.parquet")
         calib = signs[signs.phase == "calib"].sort_values("run")
         ranks = [sign_vector_rank(s) for s in calib.signs]
@@ -34,7 +34,7 @@ def test_table6_and_model_clipping_records(shared_run):
     row = t6.iloc[0]
     assert (row.epsilon, row.delta, row.C2, row.sigma, row.noisy_steps) == (1.0, 1e-5, 0.2, 0.1, 40)
     assert 0 <= row.epsilon_lb_final < row.epsilon and 0 <= row.epsilon_lb_first_step < row.epsilon
-    metrics = pd.read_parquet(res / "mc_certified" / "runs" / "eval" / "0" / "metrics.parquet")
+    metrics = pd.read_parquet(shared_run.run_file("mc_certified", "eval", 0, "metrics.parquet"))
     record = json.loads(metrics.record.iloc[0])
     assert record["noisy_steps"] == 40 and record["certified"] is True
     assert record["max_pre_noise_norm"] <= 0.2 + 1e-6
@@ -92,13 +92,12 @@ def test_figures_write_their_numbers(shared_run):
 
 
 def test_rewind_to_delete_draws_noise_per_run(shared_run):
-    res = shared_run.results / "r2d_eps10" / "runs" / "calib"
     # runs 0 and 1 unlearn the same candidate model (Γ = 2 runs per candidate) and release
     # different models: each draws its own noise
-    s0, s1 = (pd.read_parquet(res / str(r) / "scores.parquet") for r in (0, 1))
+    s0, s1 = (pd.read_parquet(shared_run.run_file("r2d_eps10", "calib", r, "scores.parquet")) for r in (0, 1))
     assert (s0.in_forget == s1.in_forget).all()
     assert not (s0.score_logit == s1.score_logit).all()
-    record = json.loads(pd.read_parquet(res / "0" / "metrics.parquet").record.iloc[0])
+    record = json.loads(pd.read_parquet(shared_run.run_file("r2d_eps10", "calib", 0, "metrics.parquet")).record.iloc[0])
     assert record["sigma"] > 0 and record["m_f"] == 12 and record["sensitivity"] > 0
     pairwise = pd.read_parquet(shared_run.results / "r2d_pairwise_eps10" / "pairwise.parquet")
     assert set(pairwise.score) == {"logit", "loss"}

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from unlearn_audit.pipeline import paths
 from workflow_utils import REPO, merge
 
 
@@ -35,7 +36,7 @@ def test_nn_audit_end_to_end(shared_run):
     retrain = table1b[table1b.method == "Retrain"].iloc[0]
     # exact unlearning: A(D_r) does not depend on S, every run's scores are the same, the guess is fixed
     assert retrain.epsilon_lb == 0 and not retrain.no_op
-    scores = [pd.read_parquet(res / "tiny_retrain" / "runs" / "eval" / str(r) / "scores.parquet") for r in (0, 1)]
+    scores = [pd.read_parquet(shared_run.run_file("tiny_retrain", "eval", r, "scores.parquet")) for r in (0, 1)]
     assert (scores[0].score_logit == scores[1].score_logit).all() and not (scores[0].in_forget == scores[1].in_forget).all()
     t1 = table1b[table1b.method == "Retain fine-tune"]
     assert t1.r.iloc[0] == 24
@@ -48,24 +49,24 @@ def test_nn_audit_end_to_end(shared_run):
     assert (res / "figures" / "nn_epsilon_vs_r.png").stat().st_size > 1000
 
     # scores are Parquet in the documented long format, calibration and evaluation separate
-    scores = pd.read_parquet(res / "tiny_ft" / "runs" / "eval" / "0" / "scores.parquet")
+    scores = pd.read_parquet(shared_run.run_file("tiny_ft", "eval", 0, "scores.parquet"))
     assert len(scores) == 24 and scores.phase.unique().tolist() == ["eval"]
     assert scores.in_forget.sum() == 12
     signs = pd.read_parquet(res / "designs" / "tiny" / "signs.parquet")
     assert set(signs[signs.phase == "calib"].seed).isdisjoint(signs[signs.phase == "eval"].seed)
     bounds = pd.read_parquet(res / "tiny_ft" / "bounds.parquet")
     assert set(bounds.statistic) == {"mean", "median"} and set(bounds.score) == {"logit", "loss"}
-    metrics = pd.read_parquet(res / "tiny_ft" / "runs" / "calib" / "0" / "metrics.parquet")
+    metrics = pd.read_parquet(shared_run.run_file("tiny_ft", "calib", 0, "metrics.parquet"))
     assert metrics.precision.tolist() == ["fp32"] and metrics.compiled.tolist() == [False] and metrics.deterministic.tolist() == [True]
 
 
 def test_one_hyperparameter_reruns_only_its_experiment(shared_run):
-    jobs = shared_run.dry_run({"nn": {"experiments": {"tiny_hessian": {"params": {"sigma": 0.005}}}}}, name="sigma.yaml")
-    assert not any(j.startswith("nn_train") for j in jobs), jobs
-    assert not any("tiny_ft" in j or "noisy_ft" in j or "plays" in j for j in jobs), jobs
+    jobs = shared_run.dry_run_jobs({"nn": {"experiments": {"tiny_hessian": {"params": {"sigma": 0.005}}}}}, name="sigma.yaml")
+    assert not any(rule.startswith("nn_train") for rule, _ in jobs), jobs
+    unlearned = [w for rule, w in jobs if rule == "nn_unlearn"]
     design = shared_run.config["nn"]["designs"]["tiny"]
-    assert sum(v for j, v in jobs.items() if j.startswith("nn_unlearn_tiny_hessian")) == _chunks(design) == 1
-    assert jobs.get("nn_fit") == 1 and jobs.get("nn_audit") == 1
+    assert [w["group"] for w in unlearned] == ["tiny_hessian"] * _chunks(design) and _chunks(design) == 1
+    assert [w for rule, w in jobs if rule in ("nn_fit", "nn_audit")] == [{"experiment": "tiny_hessian"}] * 2
 
 
 def test_a_design_without_deterministic_kernels_records_it_and_on_cpu_gives_the_same_bits(shared_run, tmp_path, monkeypatch):
@@ -95,20 +96,20 @@ def test_a_design_without_deterministic_kernels_records_it_and_on_cpu_gives_the_
     res, config = shared_run.results, shared_run.config
     design = dict(config["nn"]["designs"]["tiny"], deterministic=False)
     exp = config["nn"]["experiments"]["tiny_ft"]
-    out = {k: [str(tmp_path / "tiny_ft" / "runs" / "eval" / "0" / f"{k}.parquet")] for k in ("scores", "metrics")}
+    out = {k: [str(tmp_path / "tiny_ft" / "runs" / "eval0" / "tiny_ft" / "eval" / "0" / f"{k}.parquet")] for k in ("scores", "metrics")}
     unlearn("tiny_ft", design, exp["method"], exp["params"], config["seed"], res / "designs" / "tiny" / "data.npz",
-            res / "designs" / "tiny" / "signs.parquet", [str(res / "designs" / "tiny" / "base" / "eval.txt")],
+            res / "designs" / "tiny" / "signs.parquet", [str(shared_run.base_model("tiny", "eval", 0))],
             out["scores"], out["metrics"])
     assert seen and not any(seen)
     assert pd.read_parquet(out["metrics"][0]).deterministic.tolist() == [False]
     ours = pd.read_parquet(out["scores"][0])
-    theirs = pd.read_parquet(res / "tiny_ft" / "runs" / "eval" / "0" / "scores.parquet")
+    theirs = pd.read_parquet(shared_run.run_file("tiny_ft", "eval", 0, "scores.parquet"))
     pd.testing.assert_frame_equal(ours, theirs)
 
 
 def test_a_bf16_design_unlearns_in_bf16_and_records_it(shared_run, tmp_path, monkeypatch):
-    """One evaluation run of the finished design redone with ``precision: bf16`` (its base model
-    found in the phase's list of base models, as the workflow's chunks find theirs): the metrics say
+    """One evaluation run of the finished design redone with ``precision: bf16`` (from the workflow's
+    base model of that run): the metrics say
     so, and the scores (always computed in fp32) differ from the fp32 run's only through the
     bf16 unlearning steps."""
     from unlearn_audit.pipeline.nn_runs import unlearn
@@ -118,14 +119,14 @@ def test_a_bf16_design_unlearns_in_bf16_and_records_it(shared_run, tmp_path, mon
     config = shared_run.config
     design = dict(config["nn"]["designs"]["tiny"], precision="bf16")
     exp = config["nn"]["experiments"]["tiny_ft"]
-    out = {k: [str(tmp_path / "tiny_ft" / "runs" / "eval" / "0" / f"{k}.parquet")] for k in ("scores", "metrics")}
+    out = {k: [str(tmp_path / "tiny_ft" / "runs" / "eval0" / "tiny_ft" / "eval" / "0" / f"{k}.parquet")] for k in ("scores", "metrics")}
     unlearn("tiny_ft", design, exp["method"], exp["params"], config["seed"], res / "designs" / "tiny" / "data.npz",
-            res / "designs" / "tiny" / "signs.parquet", [str(res / "designs" / "tiny" / "base" / "eval.txt")],
+            res / "designs" / "tiny" / "signs.parquet", [str(shared_run.base_model("tiny", "eval", 0))],
             out["scores"], out["metrics"])
     metrics = pd.read_parquet(out["metrics"][0])
     assert metrics.precision.tolist() == ["bf16"] and metrics.compiled.tolist() == [False]
     bf16 = pd.read_parquet(out["scores"][0])
-    fp32 = pd.read_parquet(res / "tiny_ft" / "runs" / "eval" / "0" / "scores.parquet")
+    fp32 = pd.read_parquet(shared_run.run_file("tiny_ft", "eval", 0, "scores.parquet"))
     assert bf16.score_logit.dtype == np.float64 and (bf16.example.to_numpy() == fp32.example.to_numpy()).all()
     gap = np.abs(bf16.score_logit.to_numpy() - fp32.score_logit.to_numpy())
     assert 0 < gap.max() < 2.0
@@ -146,8 +147,8 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
     res = shared_run.results / "designs" / "tiny"
     config = shared_run.config
     design = dict(config["nn"]["designs"]["tiny"], models_per_group=3)
-    one = [str(tmp_path / "one" / "base" / "eval" / f"{r}.pt") for r in range(3)]
-    two = [str(tmp_path / "two" / "base" / "eval" / f"{r}.pt") for r in range(3)]
+    one = [str(tmp_path / "one" / "base" / "eval0-2" / "eval" / f"{r}.pt") for r in range(3)]
+    two = [str(tmp_path / "two" / "base" / ("eval0-1" if r < 2 else "eval2") / "eval" / f"{r}.pt") for r in range(3)]
     train("tiny", design, config["seed"], res / "data.npz", res / "signs.parquet", one)
     train("tiny", design, config["seed"], res / "data.npz", res / "signs.parquet", two[:2])
     train("tiny", design, config["seed"], res / "data.npz", res / "signs.parquet", two[2:])
@@ -165,7 +166,7 @@ def test_grouped_base_training_is_train_many_and_does_not_depend_on_the_chunking
         grouped, chunked = torch.load(one[r]), torch.load(two[r])
         assert all(torch.equal(grouped[k], expected[r][k]) for k in grouped)
         assert all(torch.equal(grouped[k], chunked[k]) for k in grouped)
-    loop = torch.load(res / "base" / "eval" / "0.pt")
+    loop = torch.load(shared_run.base_model("tiny", "eval", 0))
     trained, between = (max(float((torch.load(one[0])[k] - other[k]).abs().max()) for k in loop) for other in (x0, torch.load(one[1])))
     assert trained > 1e-3 and between > 1e-4  # it trained, and on its own run's set
 
@@ -184,47 +185,57 @@ def test_grouped_unlearning_matches_the_loop_and_does_not_depend_on_the_chunking
     exp = config["nn"]["experiments"]["tiny_ft"]
 
     def outputs(folder, runs):
-        return {k: [str(tmp_path / folder / "runs" / "eval" / str(r) / f"{k}.parquet") for r in runs] for k in ("scores", "metrics")}
+        chunk = f"eval{runs[0]}" + (f"-{runs[-1]}" if len(runs) > 1 else "")
+        return {k: [str(tmp_path / folder / "runs" / chunk / "tiny_ft" / "eval" / str(r) / f"{k}.parquet") for r in runs] for k in ("scores", "metrics")}
 
     def step(out):
+        runs = [int(f.split("/")[-2]) for f in out["scores"]]
         unlearn("tiny_ft", design, exp["method"], exp["params"], config["seed"], res / "designs" / "tiny" / "data.npz",
-                res / "designs" / "tiny" / "signs.parquet", [str(res / "designs" / "tiny" / "base" / "eval.txt")], out["scores"], out["metrics"])
+                res / "designs" / "tiny" / "signs.parquet", [str(shared_run.base_model("tiny", "eval", r)) for r in runs],
+                out["scores"], out["metrics"])
 
-    one, first, second = outputs("one", range(3)), outputs("two", range(2)), outputs("two", [2])
+    one, first, second = outputs("one", [0, 1, 2]), outputs("two", [0, 1]), outputs("two", [2])
     for out in (one, first, second):
         step(out)
     for r in range(3):
         grouped = pd.read_parquet(one["scores"][r])
-        pd.testing.assert_frame_equal(grouped, pd.read_parquet(tmp_path / "two" / "runs" / "eval" / str(r) / "scores.parquet"))
-        loop = pd.read_parquet(res / "tiny_ft" / "runs" / "eval" / str(r) / "scores.parquet")
+        pd.testing.assert_frame_equal(grouped, pd.read_parquet((first if r < 2 else second)["scores"][r if r < 2 else 0]))
+        loop = pd.read_parquet(shared_run.run_file("tiny_ft", "eval", r, "scores.parquet"))
         assert (grouped.example.to_numpy() == loop.example.to_numpy()).all()
         assert np.abs(grouped.score_logit.to_numpy() - loop.score_logit.to_numpy()).max() < 1e-3
     others = [pd.read_parquet(p).score_logit.to_numpy() for p in one["scores"]]
     assert np.abs(others[0] - others[1]).max() > 1e-3  # each run unlearned its own base model
 
 
-def test_chunk_size_and_resources_dir_rerun_nothing(shared_run):
-    """How runs are cut into jobs, and where downloads are kept, change no result: on the finished
-    run, more chunks (tiny: its 23 runs in chunks of 5), fewer chunks (plays: its two
-    chunks in one) and another resources_dir, all at once, plan no job."""
-    overrides = {"nn": {"designs": {"tiny": {"chunk_size": 5}, "plays": {"chunk_size": 1000}}},
-                 "resources_dir": "elsewhere/resources"}
+def test_resources_dir_reruns_nothing_and_chunk_size_only_the_chunks_and_what_reads_them(shared_run):
+    """Where downloads are kept changes no result: on the finished run another resources_dir plans no
+    job.  How runs are cut into jobs changes no result either, but a chunk's folder is named by its
+    runs: more chunks (tiny: its 23 runs in chunks of 5) and fewer (plays: its two chunks in one)
+    plan those designs' chunks again and the audits and tables that read them, nothing else."""
+    assert shared_run.dry_run({"resources_dir": "elsewhere/resources"}, name="resources.yaml") == {}
+    overrides = {"nn": {"designs": {"tiny": {"chunk_size": 5}, "plays": {"chunk_size": 1000}}}}
     chunks = [_chunks(cfg["nn"]["designs"][d]) for cfg in (shared_run.config, merge(copy.deepcopy(shared_run.config), overrides)) for d in ("tiny", "plays")]
     assert chunks == [1, 2, 5, 1], chunks  # (tiny, plays) jobs per step: before, after
-    assert shared_run.dry_run(overrides) == {}
+    jobs = shared_run.dry_run_jobs(overrides, name="chunks.yaml")
+    trained = sorted((w["design"], w["chunk"]) for rule, w in jobs if rule == "nn_train")
+    plan = shared_run.plan
+    keys = {d: plan.nn_run_keys(d) for d in ("tiny", "plays")}
+    assert len(keys["tiny"]) == 23
+    assert trained == sorted([("plays", paths.chunk_name(keys["plays"]))] + [("tiny", paths.chunk_name(keys["tiny"][i:i + 5])) for i in range(0, 23, 5)])
+    assert {rule for rule, _ in jobs} <= {"nn_train", "nn_unlearn", "nn_fit", "nn_audit", "nn_table", "nn_figure_r", "tradeoff_sign_vector", "all"}, jobs
 
 
 @pytest.mark.parametrize(
     "key, value, steps",
-    [("precision", "bf16", ("nn_train_", "nn_unlearn_")), ("compile", True, ("nn_train_", "nn_unlearn_")),
-     ("models_per_group", 2, ("nn_train_",)), ("unlearn_models_per_group", 2, ("nn_unlearn_",)), ("unlearn_group_mode", "vmap", ("nn_unlearn_",))],
+    [("precision", "bf16", ("nn_train", "nn_unlearn")), ("compile", True, ("nn_train", "nn_unlearn")),
+     ("models_per_group", 2, ("nn_train",)), ("unlearn_models_per_group", 2, ("nn_unlearn",)), ("unlearn_group_mode", "vmap", ("nn_unlearn",))],
 )
 def test_the_device_path_keys_reach_the_rules_that_read_them(shared_run, key, value, steps):
     """A design's precision, compile, models_per_group, unlearn_models_per_group and unlearn_group_mode change what its steps compute, so the
     rules must be given them (their params): changing one on a finished run reruns those steps."""
     planned = shared_run.dry_run({"nn": {"designs": {"tiny": {key: value}}}}, name=f"{key}.yaml")
     for step in steps:
-        assert any(rule.startswith(step) for rule in planned), (key, planned)
+        assert step in planned, (key, planned)
 
 
 def test_text_audit_end_to_end_table1a(shared_run):
@@ -233,13 +244,15 @@ def test_text_audit_end_to_end_table1a(shared_run):
     t1a = pd.read_csv(res / "tables" / "table1a.csv")
     assert t1a.method.tolist() == ["Retain fine-tune"] and t1a.r.tolist() == [6]
     assert t1a.epsilon_lb.iloc[0] >= 0 and t1a.test_acc.between(0, 1).all()
-    scores = pd.read_parquet(res / "plays_ft" / "runs" / "eval" / "1" / "scores.parquet")
+    scores = pd.read_parquet(shared_run.run_file("plays_ft", "eval", 1, "scores.parquet"))
     sizes = scores.groupby("batch").size()
     assert len(sizes) == 6 and sizes.nunique() == 1  # equal chunks of windows
     assert (scores.score_logit == -scores.score_loss).all()  # text: logit score is minus the mean CE
     assert scores.in_forget.groupby(scores.batch).first().sum() == 3
     # Γ + L = 18 runs in chunks of 9: two jobs, the second with calibration and evaluation runs
-    assert shared_run.jobs["nn_train_plays_0"] == shared_run.jobs["nn_train_plays_1"] == 1 and "nn_train_plays_2" not in shared_run.jobs
+    chunks = [c for d, c, _ in shared_run.plan.nn_design_chunks() if d == "plays"]
+    assert chunks == ["calib0-8", "calib9-15_eval0-1"]
+    assert all((res / "designs" / "plays" / "base" / c).is_dir() for c in chunks)
 
 
 def test_the_divergence_script_recomputes_its_numbers_from_a_finished_run(shared_run):

@@ -58,7 +58,7 @@ def test_the_second_run_gives_the_shared_runs_bytes(second_run, shared_run):
     a, b = output_hashes(shared_run.results), output_hashes(second_run.results)
     for needed in ("tables/table1a.csv", "tables/table2a.csv", "tables/attainable_bounds.csv",
                    "figures/convex_epsilon_lb.csv", "figures/tradeoff_convex.csv",
-                   "plays_ft/bounds.parquet", "designs/plays/base/eval/0.pt"):
+                   "plays_ft/bounds.parquet", "designs/plays/base/calib9-15_eval0-1/eval/0.pt"):
         assert needed in b, sorted(b)
     assert sum(p.endswith(".parquet") for p in b) >= 10
     assert set(b) <= set(a), sorted(set(b) - set(a))

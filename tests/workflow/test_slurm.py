@@ -52,20 +52,20 @@ def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
     assert set(ids) <= set(by_id), (sorted(by_id), ids)
     kinds = [by_id[i].relative_to(slurm_logs).parts[0] for i in ids]
     assert not [k for k in kinds if k.startswith("group_")], kinds
-    assert sorted(kinds) == sorted(["rule_convex_audit"] * 2 + ["rule_nn_fit", "rule_nn_prepare_data"] + [
-        f"rule_nn_{step}_{chunk}" for step in ("train_plays", "unlearn_plays_ft") for chunk in ("0", "1")]), kinds
+    assert sorted(kinds) == sorted(["rule_convex_audit"] * 2 + ["rule_nn_fit", "rule_nn_prepare_data"] + ["rule_nn_train", "rule_nn_unlearn"] * 2), kinds
 
     # the time limit SLURM granted each chunk is the plan's runtime; no job asked for a GPU (device: cpu)
     plan = WorkflowPlan(validated(load_config(second_run.workdir / "config.yaml")))
-    planned = {f"rule_nn_train_{d}_{c}": plan.nn_runtime_minutes(d, len(keys)) for d, c, keys in plan.nn_design_chunks()}
-    planned |= {f"rule_nn_unlearn_{g[0]}_{c}": plan.nn_runtime_minutes(plan.nn_design_of(g[0]), len(keys), 1, g)
+    # the SLURM executor files a job's log under rule_<name>/<its wildcard values joined by _>/
+    planned = {("rule_nn_train", f"{d}_{c}"): plan.nn_runtime_minutes(d, len(keys)) for d, c, keys in plan.nn_design_chunks()}
+    planned |= {("rule_nn_unlearn", f"{g[0]}_{c}"): plan.nn_runtime_minutes(plan.nn_design_of(g[0]), len(keys), 1, g)
                 for g, c, keys in plan.nn_experiment_chunks()}
     granted = subprocess.run(["squeue", "-h", "--states=all", "-j", ",".join(ids), "-o", "%i|%l|%b"],
                              capture_output=True, text=True, timeout=30)
     limits = {i: (_minutes(limit), gres) for i, limit, gres in (line.split("|") for line in granted.stdout.split())}
-    kind_of = dict(zip(ids, kinds))
+    kind_of = {i: by_id[i].relative_to(slurm_logs).parts[:2] for i in ids}
     chunks = {kind_of[i]: minutes for i, (minutes, _) in limits.items() if kind_of[i] in planned}
-    assert chunks and all(chunks[k] == planned[k] for k in chunks), (chunks, planned)
+    assert len(chunks) == 4 and all(chunks[k] == planned[k] for k in chunks), (chunks, planned)
     assert all("gpu" not in gres for _, gres in limits.values()), limits
     assert max(minutes for minutes, _ in limits.values()) <= plan.nn_walltime_minutes()
 

@@ -6,14 +6,15 @@
 rule certified_joint_audit:
     """Algorithm 3 (r = m) on the final models and, for model clipping, at every checkpoint step."""
     input:
-        scores=plan.nn_all_scores,
-        checkpoints=plan.nn_all_checkpoint_scores,
+        runs=plan.nn_all_dirs,
         signs=plan.nn_experiment_signs,
     output:
         overlaps=plan.experiment_file("{experiment}", "overlaps.parquet"),
         bounds=plan.experiment_file("{experiment}", "bounds.parquet"),
         checkpoint_bounds=plan.experiment_file("{experiment}", "checkpoint_bounds.parquet"),
     params:
+        scores=plan.nn_all_scores,
+        checkpoints=plan.nn_all_checkpoint_scores,
         m=plan.nn_audit_m,
         cell=plan.nn_certified_cell,
         zeta=config["zeta"],
@@ -31,11 +32,12 @@ rule certified_joint_audit:
 rule certified_pairwise_audit:
     """The pairwise baseline (App. A.3): FP/FN counts, Eq. 3 at the certified delta, mu-GDP."""
     input:
-        scores=plan.nn_all_scores,
+        runs=plan.nn_all_dirs,
         signs=plan.nn_experiment_signs,
     output:
         plan.experiment_file("{experiment}", "pairwise.parquet"),
     params:
+        scores=plan.nn_all_scores,
         cell=plan.nn_certified_cell,
         zeta=config["zeta"],
     wildcard_constraints:
@@ -62,6 +64,7 @@ rule certified_table6:
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
     params:
+        metrics=plan.nn_table_metrics,
         experiments=plan.nn_certified_table_summaries,
     wildcard_constraints:
         table="table6",
@@ -87,6 +90,7 @@ rule certified_pairwise_table:
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
     params:
+        metrics=plan.nn_table_metrics,
         experiments=plan.nn_certified_table_summaries,
     wildcard_constraints:
         table="pairwise_uncertified",
@@ -112,6 +116,7 @@ rule certified_figure:
         ),
         multiext(plan.figure_stem("{figure}"), ".pdf", ".csv"),
     params:
+        metrics=plan.nn_certified_figure_metrics,
         experiments=plan.nn_certified_figure_summaries,
     wildcard_constraints:
         figure=catalogue.pattern(catalogue.CERTIFIED_FIGURES),

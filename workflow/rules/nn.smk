@@ -2,16 +2,16 @@
 # sign vector, shared by all experiments of a design) -> unlearning + scores (per experiment)
 # -> calibration fits -> overlaps and bounds -> tables and figures.
 #
-# Training and unlearning process a chunk of runs per job (Python and torch start-up cost
-# more than a small model's training), but every run keeps its own output files, so caching
-# and invalidation stay per run.  Chunk rules are generated per (design or experiment, chunk)
-# so that their outputs are concrete lists of per-run files; a chunk is `chunk_size` runs of the
-# calibration-then-evaluation order (fewer where the cost model prices that many above
-# cluster.walltime_minutes), so it may hold runs of both phases.  On a cluster a chunk is one job
-# asking for one GPU at most: chunks, not Snakemake group jobs, bundle runs, since a chunk pays
-# process start-up, torch import, CUDA context and data load once for all its runs.  A job reads
-# its runs (phase and index) from its output paths, so `chunk_size` is not a param and changing it
-# reruns nothing.
+# Training and unlearning process a chunk of runs per job (Python and torch start-up cost more
+# than a small model's training).  A chunk is `chunk_size` runs of the calibration-then-evaluation
+# order (fewer where the cost model prices that many above cluster.walltime_minutes), so it may
+# hold runs of both phases; its job writes one folder named by its runs (calib0-29_eval0-9, eval7,
+# candidate0-19) with one file per run, so one wildcard rule per step makes every chunk
+# (pipeline.paths.chunk_name; plan.nn_design_chunks and plan.nn_experiment_chunks list them).  On
+# a cluster a chunk is one job asking for one GPU at most: chunks, not Snakemake group jobs, bundle
+# runs, since a chunk pays process start-up, torch import, CUDA context and data load once for all
+# its runs.  A chunk's name is part of its outputs' paths, so a changed `chunk_size` reruns the
+# chunks (results do not depend on it: every run has its own seed streams).
 
 
 rule nn_prepare_data:
@@ -48,97 +48,80 @@ rule nn_sample_signs:
         "../scripts/nn_sample_signs.py"
 
 
-for _design, _chunk, _keys in plan.nn_design_chunks():
-
-    rule:
-        name:
-            f"nn_train_{_design}_{_chunk}"
-        input:
-            data=plan.design_file(_design, "data.npz"),
-            signs=plan.design_file(_design, "signs.parquet"),
-        output:
-            plan.nn_train_outputs(_design, _keys),
-        params:
-            design=_design,
-            cfg=plan.nn_train_params(_design),
-            seed=config["seed"],
-        threads: 1
-        resources:
-            **plan.nn_job_resources(_design, len(_keys)),
-        log:
-            f"{LOGS}/nn/{_design}/train_{_chunk}.log",
-        benchmark:
-            f"{BENCH}/nn/{_design}/train_{_chunk}.tsv"
-        conda:
-            NN_ENV
-        script:
-            "../scripts/nn_train.py"
-
-
-rule nn_base_models:
-    """The list of a batchwise design's base models of one phase: the base-model input of that
-    phase's unlearning chunks, each of which reads its own runs' models from it."""
+rule nn_train:
+    """Base models A(D(S)) of one chunk of a design's runs (a joint design: of its candidates S̃),
+    each from the design's fixed x0 and order pi."""
     input:
-        plan.nn_base_models_of_phase,
+        data=plan.design_file("{design}", "data.npz"),
+        signs=plan.design_file("{design}", "signs.parquet"),
     output:
-        plan.base_model_list("{design}", "{phase}"),
+        directory(plan.base_chunk_dir("{design}", "{chunk}")),
+    params:
+        job=plan.nn_train_job,
+        seed=config["seed"],
     wildcard_constraints:
-        design=plan.nn_batchwise_design_pattern(),
-        phase="calib|eval",
+        chunk=CHUNK,
+    threads: 1
+    resources:
+        **plan.nn_train_resources(),
     log:
-        f"{LOGS}/nn/{{design}}/base_{{phase}}.log",
-    localrule: True
+        f"{LOGS}/nn/{{design}}/train_{{chunk}}.log",
+    benchmark:
+        f"{BENCH}/nn/{{design}}/train_{{chunk}}.tsv"
     conda:
-        CPU_ENV
-    # one line a model (pipeline.paths.read_path_list reads it); a shell command, not `run:`, which
-    # Snakemake would execute in a Snakemake subprocess of its own
-    shell:
-        "(printf '%s\\n' {input:q} > {output:q} && echo \"done: wrote {output} ($(wc -l < {output:q}) base models)\") > {log:q} 2>&1"
+        NN_ENV
+    script:
+        "../scripts/nn_train.py"
+
+
+use rule nn_train as nn_train_retrain with:
+    output:
+        plan.retrain_model("{design}"),
+    wildcard_constraints:
+        design=plan.nn_retrain_designs_pattern(),
+    log:
+        f"{LOGS}/nn/{{design}}/train_retrain.log",
+    benchmark:
+        f"{BENCH}/nn/{{design}}/train_retrain.tsv"
 
 
 # A group is one experiment, or the experiments of one design whose hyperparameters differ only in
 # the final noise release (e.g. Table 7's sigma): they share each run's noiseless unlearning and
-# each draws its own release noise (unlearn_audit.unlearning.unlearn_variants).
-for _group, _chunk, _keys in plan.nn_experiment_chunks():
-    _design = plan.nn_design_of(_group[0])
-
-    rule:
-        name:
-            f"nn_unlearn_{_group[0]}_{_chunk}"
-        input:
-            data=plan.design_file(_design, "data.npz"),
-            signs=plan.design_file(_design, "signs.parquet"),
-            # the same for every chunk of the phase (its input set must not depend on chunk_size)
-            base=plan.nn_unlearn_base(_group[0]),
-        output:
-            **plan.nn_unlearn_outputs(_group, _keys),
-        params:
-            experiments=_group,
-            design_cfg=plan.nn_unlearn_design_params(_design),
-            method=plan.nn_experiment(_group[0])["method"],
-            method_params=[plan.nn_experiment(e)["params"] for e in _group],
-            release_key=plan.nn_release_key(_group[0]),
-            seed=config["seed"],
-        threads: 1
-        resources:
-            **plan.nn_job_resources(_design, len(_keys), _group),
-        log:
-            f"{LOGS}/{_group[0]}/unlearn_{_chunk}.log",
-        benchmark:
-            f"{BENCH}/{_group[0]}/unlearn_{_chunk}.tsv"
-        conda:
-            NN_ENV
-        script:
-            "../scripts/nn_unlearn.py"
+# each draws its own release noise (unlearn_audit.unlearning.unlearn_variants).  A group is named by
+# its first experiment, and its chunk folders hold every experiment's runs.
+rule nn_unlearn:
+    """Unlearn one chunk of a group's runs and score the candidate forget pool."""
+    input:
+        unpack(plan.nn_unlearn_inputs),
+    output:
+        directory(plan.unlearn_chunk_dir("{group}", "{chunk}")),
+    params:
+        job=plan.nn_unlearn_job,
+        seed=config["seed"],
+    wildcard_constraints:
+        group=plan.nn_group_pattern(),
+        chunk=CHUNK,
+    threads: 1
+    resources:
+        **plan.nn_unlearn_resources(),
+    log:
+        f"{LOGS}/{{group}}/unlearn_{{chunk}}.log",
+    benchmark:
+        f"{BENCH}/{{group}}/unlearn_{{chunk}}.tsv"
+    conda:
+        NN_ENV
+    script:
+        "../scripts/nn_unlearn.py"
 
 
 rule nn_fit:
     """Per-example in/out Gaussians from calibration runs only (Algorithm 2, step 7)."""
     input:
-        scores=plan.nn_calibration_scores,
+        plan.nn_calibration_dirs,
     output:
         plan.experiment_file("{experiment}", "fit.parquet"),
     params:
+        scores=plan.nn_calibration_scores,
         fit=config["nn"]["fit"],
     wildcard_constraints:
         experiment=plan.nn_experiment_pattern("batchwise"),
@@ -157,12 +140,13 @@ rule nn_audit:
     pre-registered cell (report_r, statistic, score) is marked, the others are exploratory."""
     input:
         fit=rules.nn_fit.output[0],
-        scores=plan.nn_evaluation_scores,
+        runs=plan.nn_evaluation_dirs,
         signs=plan.nn_experiment_signs,
     output:
         overlaps=plan.experiment_file("{experiment}", "overlaps.parquet"),
         bounds=plan.experiment_file("{experiment}", "bounds.parquet"),
     params:
+        scores=plan.nn_evaluation_scores,
         m=plan.nn_audit_m,
         cell=plan.nn_audit_cell,
         zeta=config["zeta"],
@@ -182,7 +166,7 @@ rule nn_table:
     equal to its cell's perfect-prediction ceiling is marked (at_ceiling in the CSV, ‡ in .md/.tex)."""
     input:
         bounds=plan.nn_table_bounds,
-        metrics=plan.nn_table_metrics,
+        runs=plan.nn_table_metric_dirs,
     output:
         report(
             plan.table_stem("{table}") + ".csv",
@@ -192,6 +176,7 @@ rule nn_table:
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
     params:
+        metrics=plan.nn_table_metrics,
         experiments=plan.nn_table_summaries,
     wildcard_constraints:
         table=catalogue.pattern(catalogue.NN_TABLES),

@@ -7,5 +7,5 @@ start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the 
 inp = snakemake.input  # noqa: F821
 certified.figure(
     snakemake.wildcards.figure, list(inp.bounds), list(inp.checkpoint_bounds), list(inp.pairwise),  # noqa: F821
-    snakemake.params.experiments, snakemake.output[0], list(inp.metrics),  # noqa: F821
+    snakemake.params.experiments, snakemake.output[0], list(snakemake.params.metrics),  # noqa: F821
 )

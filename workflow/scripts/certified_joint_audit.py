@@ -6,6 +6,6 @@ from unlearn_audit.pipeline.job_log import start_job_log
 start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 p, inp, out = snakemake.params, snakemake.input, snakemake.output  # noqa: F821
 certified.joint_audit(
-    list(inp.scores), inp.signs, p.m, dict(p.cell), p.zeta, out.overlaps, out.bounds,
-    checkpoint_paths=list(inp.checkpoints), checkpoint_bounds_path=out.checkpoint_bounds,
+    list(p.scores), inp.signs, p.m, dict(p.cell), p.zeta, out.overlaps, out.bounds,
+    checkpoint_paths=list(p.checkpoints), checkpoint_bounds_path=out.checkpoint_bounds,
 )

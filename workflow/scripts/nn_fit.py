@@ -4,4 +4,4 @@ from unlearn_audit.pipeline import nn
 from unlearn_audit.pipeline.job_log import start_job_log
 
 start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
-nn.fit(snakemake.wildcards.experiment, list(snakemake.input.scores), snakemake.params.fit, snakemake.output[0])  # noqa: F821
+nn.fit(snakemake.wildcards.experiment, list(snakemake.params.scores), snakemake.params.fit, snakemake.output[0])  # noqa: F821

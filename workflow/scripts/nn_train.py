@@ -1,4 +1,4 @@
-"""Rules nn_train_<design>_<phase>_<chunk> -> unlearn_audit.pipeline.nn_runs.train."""
+"""Rules nn_train and nn_train_retrain -> unlearn_audit.pipeline.nn_runs.train."""
 
 import sys
 
@@ -11,4 +11,4 @@ limit_threads(snakemake.threads)  # noqa: F821
 p, inp = snakemake.params, snakemake.input  # noqa: F821
 # A GPU job holds one GPU slot (CUDA_VISIBLE_DEVICES) before anything touches CUDA.
 with job_gpu_slot(snakemake.config["device"], snakemake.config["results_dir"], log=sys.stderr):  # noqa: F821
-    nn_runs.train(p.design, p.cfg, p.seed, inp.data, inp.signs, list(snakemake.output), device=snakemake.config["device"])  # noqa: F821
+    nn_runs.train(snakemake.wildcards.design, p.job["cfg"], p.seed, inp.data, inp.signs, p.job["models"], device=snakemake.config["device"])  # noqa: F821

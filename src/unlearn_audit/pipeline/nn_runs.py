@@ -27,7 +27,7 @@ from ..torch_utils import ProgressLog, compile_model, compute_precision, determi
 from ..training import TrainConfig, shuffle_orders, train_many, train_model
 from ..unlearning import Monitor
 from ..unlearning import unlearn_many, unlearn_variants
-from .paths import read_path_list, run_of_path
+from .paths import run_of_path
 from .runtime import resolve_device
 
 __all__ = ["train_config", "RunSwitches", "run_switches", "chance_accuracy", "training_ids", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
@@ -220,23 +220,19 @@ class _RunMonitor(Monitor):
 
 
 def _base_of_runs(keys: Sequence[tuple[str, int]], signs: Mapping[tuple[str, int], np.ndarray], base_models: Sequence[str]) -> list[str]:
-    """The base model of each (phase, run): from the lists of the design's base models, one per
-    phase (a batchwise design, :func:`.paths.base_model_list`), for a joint design the
-    candidate model of the run's sign vector, or the one retrained model A(D_r) for every run."""
+    """The base model of each (phase, run): the one retrained model A(D_r) for every run, a joint
+    design's candidate model of the run's sign vector (``base_models``: every candidate's), or else
+    ``base_models`` as given, one a run."""
     if len(base_models) == 1 and str(base_models[0]).endswith(".pt") and run_of_path(base_models[0])[0] == "retrain":
         return [str(base_models[0])] * len(keys)
-    if base_models and all(str(p).endswith(".txt") for p in base_models):
-        listed = {run_of_path(p): p for lst in base_models for p in read_path_list(lst)}
-        missing = [key for key in keys if key not in listed]
-        if missing:
-            raise ValueError(f"{', '.join(map(str, base_models))}: list no base model of (phase, run) {missing}")
-        return [listed[key] for key in keys]
     parsed = [run_of_path(p) for p in base_models]
     if parsed and parsed[0][0] == "candidate":
         by_rank = {rank: path for (_, rank), path in zip(parsed, base_models)}
         return [by_rank[sign_vector_rank(signs[key])] for key in keys]
     if len(base_models) != len(keys):
         raise ValueError(f"{len(keys)} runs but {len(base_models)} base models")
+    if parsed != list(keys):
+        raise ValueError(f"the base models are of runs {parsed}, not of the chunk's runs {list(keys)}")
     return list(base_models)
 
 

@@ -78,14 +78,20 @@ class PlanBase:
     def design_file(self, design: str, name: str) -> str:
         return paths.design_file(self.results, design, name)
 
-    def base_model(self, design: str, phase: str, run: int | str) -> str:
-        return paths.base_model(self.results, design, phase, run)
+    def base_chunk_dir(self, design: str, chunk: str) -> str:
+        return paths.base_chunk_dir(self.results, design, chunk)
 
-    def base_model_list(self, design: str, phase: str) -> str:
-        return paths.base_model_list(self.results, design, phase)
+    def base_model(self, design: str, chunk: str, phase: str, run: int | str) -> str:
+        return paths.base_model(self.results, design, chunk, phase, run)
+
+    def retrain_model(self, design: str) -> str:
+        return paths.retrain_model(self.results, design)
 
     def experiment_file(self, experiment: str, name: str) -> str:
         return paths.experiment_file(self.results, experiment, name)
 
-    def run_file(self, experiment: str, phase: str, run: int | str, name: str) -> str:
-        return paths.run_file(self.results, experiment, phase, run, name)
+    def unlearn_chunk_dir(self, group: str, chunk: str) -> str:
+        return paths.unlearn_chunk_dir(self.results, group, chunk)
+
+    def run_file(self, group: str, chunk: str, experiment: str, phase: str, run: int | str, name: str) -> str:
+        return paths.run_file(self.results, group, chunk, experiment, phase, run, name)

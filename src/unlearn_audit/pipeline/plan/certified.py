@@ -20,6 +20,10 @@ class CertifiedPlan(PlanBase):
     """Inputs of the certified audit, table and figure rules (experiments through :class:`.nn.NNPlan`)."""
 
     # the certified audits (joint and pairwise auditors; Table 6, Figures 1a–c)
+    def nn_all_dirs(self, wildcards) -> list[str]:
+        """The chunk folders holding the experiment's runs (the input of the rules that read them)."""
+        return list(dict.fromkeys(self.nn_calibration_dirs(wildcards) + self.nn_evaluation_dirs(wildcards)))
+
     def nn_all_scores(self, wildcards) -> list[str]:
         return self.nn_calibration_scores(wildcards) + self.nn_evaluation_scores(wildcards)
 
@@ -60,7 +64,7 @@ class CertifiedPlan(PlanBase):
         return {
             "bounds": [self.experiment_file(e, "bounds.parquet") for e in names],
             "checkpoint_bounds": [self.experiment_file(e, "checkpoint_bounds.parquet") for e in names],
-            "metrics": [f for e in names for f in self.nn_run_files(e, "eval", "metrics.parquet")],
+            "metrics": self.nn_evaluation_dirs_of(names),
         }
 
     def nn_pairwise_table_inputs(self, wildcards) -> dict[str, list[str]]:
@@ -68,7 +72,7 @@ class CertifiedPlan(PlanBase):
         names = self.nn_table_experiments(wildcards.table)
         return {
             "pairwise": [self.experiment_file(e, "pairwise.parquet") for e in names],
-            "metrics": [f for e in names for f in self.nn_run_files(e, "eval", "metrics.parquet")],
+            "metrics": self.nn_evaluation_dirs_of(names),
         }
 
     def nn_certified_figure_inputs(self, wildcards) -> dict[str, list[str]]:
@@ -78,8 +82,13 @@ class CertifiedPlan(PlanBase):
             "bounds": [self.experiment_file(e, "bounds.parquet") for e in joint],
             "checkpoint_bounds": [self.experiment_file(e, "checkpoint_bounds.parquet") for e in joint if wildcards.figure == "figure1a"],
             "pairwise": [self.experiment_file(e, "pairwise.parquet") for e in names if self.nn_auditor(e) == "pairwise"],
-            "metrics": [f for e in names for f in self.nn_run_files(e, "eval", "metrics.parquet")],
+            "metrics": self.nn_evaluation_dirs_of(names),
         }
+
+    def nn_certified_figure_metrics(self, wildcards) -> list[str]:
+        """Params of rule certified_figure: the per-run metrics of its evaluation runs (their chunk
+        folders are the rule's ``metrics`` input)."""
+        return self.nn_evaluation_metrics_of(self.nn_figure_experiments(wildcards.figure))
 
     def nn_certified_table_summaries(self, wildcards) -> dict:
         return {e: self.nn_certified_summary(e) for e in self.nn_table_experiments(wildcards.table)}

@@ -3,6 +3,7 @@ unlearning jobs, every nn rule's inputs and params, the tables and figures it fi
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ... import catalogue
@@ -63,27 +64,38 @@ class NNPlan(PlanBase):
         """Every (phase, run) of a design: its calibration runs, then its evaluation runs."""
         return [(phase, run) for phase in PHASES for run in self.nn_phase_runs(design, phase)]
 
-    def _run_chunks(self, design: str, size: int) -> list[tuple[int, list[tuple[str, int]]]]:
-        """The design's (phase, run) keys in chunks of ``size`` runs: a chunk may hold calibration
-        and evaluation runs alike (each run has its own seed streams and output files, so which job
-        computes it changes no byte), and a small design's step is then one job, not one a phase."""
-        return list(enumerate(_chunks(self.nn_run_keys(design), size)))
-
-    def nn_design_chunks(self) -> list[tuple[str, int | str, list[tuple[str, int]]]]:
-        """(design, chunk index, (phase, run) keys) of every base-training job; a joint design trains
-        one model per candidate (keys ``("candidate", rank)``); a design with a *Retrain* control
-        also trains A(D_r) once, in a job of its own (chunk ``"retrain"``, key ``("retrain", 0)``)."""
+    def nn_design_chunks(self) -> list[tuple[str, str, list[tuple[str, int]]]]:
+        """(design, chunk name, (phase, run) keys) of every base-training job (rule nn_train): the
+        design's calibration-then-evaluation runs in chunks of ``chunk_size`` (fewer where that many
+        would outlast the walltime, :mod:`.resources`), so a chunk may hold runs of both phases and a
+        small design's training is one job; a joint design trains one model per candidate (keys
+        ``("candidate", rank)``); a design with a *Retrain* control also trains A(D_r) once (rule
+        nn_train_retrain; chunk ``"retrain"``, key ``("retrain", 0)``)."""
         out = []
         for d in self.nn_used_designs():
-            size = self.nn_runs_per_job(d)  # chunk_size, or fewer under the walltime (.resources)
-            if self.nn_is_joint(d):
-                keys = [("candidate", rank) for rank in self.nn_candidates(d)]
-                out += [(d, i, chunk) for i, chunk in enumerate(_chunks(keys, size))]
-            else:
-                out += [(d, *chunk) for chunk in self._run_chunks(d, size)]
+            keys = [("candidate", rank) for rank in self.nn_candidates(d)] if self.nn_is_joint(d) else self.nn_run_keys(d)
+            out += [(d, paths.chunk_name(chunk), chunk) for chunk in _chunks(keys, self.nn_runs_per_job(d))]
             if self.nn_retrains(d):
                 out.append((d, "retrain", [("retrain", 0)]))
         return out
+
+    @functools.cached_property
+    def _nn_train_chunk_of(self) -> dict[str, dict[tuple[str, int], str]]:
+        """design → (phase, run) → the name of the training chunk that holds that base model."""
+        out: dict[str, dict[tuple[str, int], str]] = {}
+        for design, chunk, keys in self.nn_design_chunks():
+            if chunk != "retrain":
+                out.setdefault(design, {}).update({key: chunk for key in keys})
+        return out
+
+    def nn_base_model(self, design: str, phase: str, run: int) -> str:
+        """The base model of a design's (phase, run) (phase ``candidate``: the model of candidate rank
+        ``run``), in the folder of the training chunk that holds it."""
+        try:
+            chunk = self._nn_train_chunk_of[design][(phase, run)]
+        except KeyError:
+            raise ValueError(f"design {design!r} trains no base model for ({phase!r}, {run})") from None
+        return self.base_model(design, chunk, phase, run)
 
     def nn_base_of(self, experiment: str) -> str:
         """``trained`` (the experiment unlearns A(D(S))) or ``retrain`` (it starts from A(D_r))."""
@@ -93,40 +105,28 @@ class NNPlan(PlanBase):
         """Whether an experiment on ``design`` starts from the retrained model A(D_r)."""
         return any(self.nn_design_of(e) == design and self.nn_base_of(e) == "retrain" for e in self.nn_experiments())
 
-    def nn_train_outputs(self, design: str, keys: list[tuple[str, int]]) -> list[str]:
-        """The base model of each (phase, run) key (a candidate model for phase ``"candidate"``, the
-        retrained model A(D_r) for ``"retrain"``)."""
-        def path(phase: str, run: int) -> str:
-            if phase == "candidate":
-                return paths.candidate_model(self.results, design, run)
-            if phase == "retrain":
-                return paths.retrain_model(self.results, design)
-            return self.base_model(design, phase, run)
+    def _nn_planned_chunk(self, chunks: dict[str, list[str]], owner: str, chunk: str, what: str) -> list[tuple[str, int]]:
+        if chunk not in chunks.get(owner, ()):
+            raise ValueError(f"{what} {owner!r} has no chunk {chunk!r} in this config; its chunks: {chunks.get(owner, [])}")
+        return paths.chunk_keys(chunk)
 
-        return [path(phase, run) for phase, run in keys]
+    @functools.cached_property
+    def _nn_train_chunks(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for design, chunk, _ in self.nn_design_chunks():
+            if chunk != "retrain":
+                out.setdefault(design, []).append(chunk)
+        return out
 
-    def nn_unlearn_base(self, experiment: str) -> list[str]:
-        """The base-model input of an experiment's unlearning chunks, the same for every chunk (Snakemake
-        reruns a job whose set of input files changed, so it must not depend on chunk_size): the
-        retrained model A(D_r) for an experiment with ``base: retrain``; else a joint design's every
-        candidate model; a batchwise design's two lists of its base models, one per
-        phase (rule nn_base_models), from which a chunk reads its own runs' models.  Lists, not
-        every model in every chunk: that made the DAG quadratic in the runs of a design."""
-        design = self.nn_design_of(experiment)
-        if self.nn_base_of(experiment) == "retrain":
-            return [paths.retrain_model(self.results, design)]
-        if self.nn_is_joint(design):
-            return self.nn_train_outputs(design, [("candidate", rank) for rank in self.nn_candidates(design)])
-        return [self.base_model_list(design, phase) for phase in PHASES]
+    def nn_train_models(self, wildcards) -> list[str]:
+        """Params of rule nn_train: the base model file of each run of chunk ``wildcards.chunk`` of
+        design ``wildcards.design``, in its folder (the job reads its runs from these paths)."""
+        keys = self._nn_planned_chunk(self._nn_train_chunks, wildcards.design, wildcards.chunk, "design")
+        return [self.base_model(wildcards.design, wildcards.chunk, phase, run) for phase, run in keys]
 
-    def nn_base_models_of_phase(self, wildcards) -> list[str]:
-        """Input function of rule nn_base_models: every base model of the ``design``'s ``phase``."""
-        runs = self.nn_phase_runs(wildcards.design, wildcards.phase)
-        return self.nn_train_outputs(wildcards.design, [(wildcards.phase, run) for run in runs])
-
-    def nn_batchwise_design_pattern(self) -> str:
-        """A wildcard constraint matching exactly the used designs that are not joint."""
-        names = [d for d in self.nn_used_designs() if not self.nn_is_joint(d)]
+    def nn_retrain_designs_pattern(self) -> str:
+        """A wildcard constraint matching exactly the designs that train A(D_r) (rule nn_train_retrain)."""
+        names = [d for d in self.nn_used_designs() if self.nn_retrains(d)]
         return "|".join(re.escape(n) for n in names) if names else "(?!)"
 
     def nn_release_key(self, experiment: str) -> str | None:
@@ -141,21 +141,146 @@ class NNPlan(PlanBase):
     def nn_unlearn_groups(self) -> list[list[str]]:
         """The experiments that unlearn together: those on one design whose method and hyperparameters
         differ only in the final noise release (Table 7's σ, Figure 1c's target ε) share each run's
-        noiseless part; every other experiment is a group of its own.  In config order."""
+        noiseless part; every other experiment is a group of its own.  In config order; a group is
+        named by its first experiment (the folder of its runs, :func:`..paths.unlearn_chunk_dir`)."""
         groups: dict[object, list[str]] = {}
         for e in self.nn_experiments():
             key = self.nn_release_key(e)
             groups.setdefault(e if key is None else key, []).append(e)
         return list(groups.values())
 
-    def nn_experiment_chunks(self) -> list[tuple[list[str], int, list[tuple[str, int]]]]:
-        """(experiments of a group, chunk index, (phase, run) keys) of every unlearning job: chunks of
-        the design's ``chunk_size`` runs, or fewer where that many would outlast the walltime."""
+    @functools.cached_property
+    def _nn_group_of(self) -> dict[str, list[str]]:
+        """experiment → its unlearning group (the group's first experiment names it)."""
+        return {e: g for g in self.nn_unlearn_groups() for e in g}
+
+    def nn_group(self, name: str) -> list[str]:
+        """The experiments of the group named ``name`` (its first experiment)."""
+        group = self._nn_group_of.get(name)
+        if group is None or group[0] != name:
+            raise ValueError(f"{name!r} names no unlearning group; groups: {[g[0] for g in self.nn_unlearn_groups()]}")
+        return group
+
+    def nn_group_pattern(self) -> str:
+        """A wildcard constraint matching exactly the unlearning groups' names (rule nn_unlearn)."""
+        names = [g[0] for g in self.nn_unlearn_groups()]
+        return "|".join(re.escape(n) for n in names) if names else "(?!)"
+
+    def nn_experiment_chunks(self) -> list[tuple[list[str], str, list[tuple[str, int]]]]:
+        """(experiments of a group, chunk name, (phase, run) keys) of every unlearning job (rule
+        nn_unlearn): chunks of the design's ``chunk_size`` runs, or fewer where that many would outlast
+        the walltime."""
         out = []
         for g in self.nn_unlearn_groups():
             design = self.nn_design_of(g[0])
-            out += [(g, *chunk) for chunk in self._run_chunks(design, self.nn_runs_per_job(design, g))]
+            out += [(g, paths.chunk_name(chunk), chunk) for chunk in _chunks(self.nn_run_keys(design), self.nn_runs_per_job(design, g))]
         return out
+
+    @functools.cached_property
+    def _nn_unlearn_chunks(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for g, chunk, _ in self.nn_experiment_chunks():
+            out.setdefault(g[0], []).append(chunk)
+        return out
+
+    def _nn_unlearn_chunk_keys(self, wildcards) -> list[tuple[str, int]]:
+        return self._nn_planned_chunk(self._nn_unlearn_chunks, wildcards.group, wildcards.chunk, "unlearning group")
+
+    def nn_unlearn_base(self, wildcards) -> list[str]:
+        """Input of rule nn_unlearn: the base models its runs start from.  The retrained model A(D_r)
+        for a group with ``base: retrain``; a joint design's candidate-model folders; a batchwise
+        design's training-chunk folders that hold the chunk's runs."""
+        group = self.nn_group(wildcards.group)
+        design = self.nn_design_of(group[0])
+        if self.nn_base_of(group[0]) == "retrain":
+            return [self.retrain_model(design)]
+        keys = self._nn_unlearn_chunk_keys(wildcards)
+        if self.nn_is_joint(design):
+            return [self.base_chunk_dir(design, c) for c in self._nn_train_chunks[design]]
+        return list(dict.fromkeys(self.base_chunk_dir(design, self._nn_train_chunk_of[design][key]) for key in keys))
+
+    def nn_unlearn_base_models(self, wildcards) -> list[str]:
+        """Params of rule nn_unlearn: A(D_r) for a ``base: retrain`` group; every candidate model of a
+        joint design (a run starts from the candidate of its sign vector); else each run's base model."""
+        group = self.nn_group(wildcards.group)
+        design = self.nn_design_of(group[0])
+        if self.nn_base_of(group[0]) == "retrain":
+            return [self.retrain_model(design)]
+        if self.nn_is_joint(design):
+            return [self.nn_base_model(design, "candidate", rank) for rank in self.nn_candidates(design)]
+        return [self.nn_base_model(design, phase, run) for phase, run in self._nn_unlearn_chunk_keys(wildcards)]
+
+    def nn_unlearn_inputs(self, wildcards) -> dict[str, object]:
+        """Inputs of rule nn_unlearn (one function, so that a large DAG evaluates one per job): the
+        group's design's data and sign vectors and the base models its runs start from
+        (:meth:`nn_unlearn_base`)."""
+        design = self.nn_design_of(self.nn_group(wildcards.group)[0])
+        return {"data": self.design_file(design, "data.npz"), "signs": self.design_file(design, "signs.parquet"),
+                "base": self.nn_unlearn_base(wildcards)}
+
+    def nn_unlearn_job(self, wildcards) -> dict[str, object]:
+        """Params of rule nn_unlearn, what :func:`~.nn_runs.unlearn` takes besides its inputs: the group's
+        experiments, its design's :data:`NN_UNLEARN_KEYS`, the method and each experiment's
+        hyperparameters, the shared release key, each run's base model and per-run output files."""
+        group = self.nn_group(wildcards.group)
+        design = self.nn_design_of(group[0])
+        return {
+            "experiments": group,
+            "design_cfg": self.nn_design(design, keys=NN_UNLEARN_KEYS),
+            "method": self.nn_experiment(group[0])["method"],
+            "method_params": [self.nn_experiment(e)["params"] for e in group],
+            "release_key": self.nn_release_key(group[0]),
+            "base_models": self.nn_unlearn_base_models(wildcards),
+            "scores": self.nn_unlearn_files("scores.parquet")(wildcards),
+            "metrics": self.nn_unlearn_files("metrics.parquet")(wildcards),
+            "checkpoints": self.nn_unlearn_checkpoint_files(wildcards),
+        }
+
+    def nn_unlearn_files(self, name: str):
+        """A params function of rule nn_unlearn: the per-run ``name`` file of each experiment of the
+        group, each experiment's runs of the chunk in turn, in the chunk's folder."""
+
+        def files(wildcards) -> list[str]:
+            keys = self._nn_unlearn_chunk_keys(wildcards)
+            return [self.run_file(wildcards.group, wildcards.chunk, e, phase, run, name) for e in self.nn_group(wildcards.group) for phase, run in keys]
+
+        return files
+
+    def nn_unlearn_checkpoint_files(self, wildcards) -> list[str] | None:
+        """The per-run checkpoint-score files of a group whose method scores checkpoints (model
+        clipping, Figure 1a), else None."""
+        if not any(self.nn_checkpoint_steps(e) for e in self.nn_group(wildcards.group)):
+            return None
+        return self.nn_unlearn_files("checkpoint_scores.parquet")(wildcards)
+
+    def nn_run_chunks(self, experiment: str, phase: str) -> list[tuple[str, list[int]]]:
+        """(chunk name, runs) of each unlearning chunk of the experiment's group that holds runs of ``phase``."""
+        group = self._nn_group_of[experiment]
+        out = []
+        for chunk in self._nn_unlearn_chunks[group[0]]:
+            runs = [run for ph, run in paths.chunk_keys(chunk) if ph == phase]
+            if runs:
+                out.append((chunk, runs))
+        return out
+
+    def nn_run_dirs(self, experiment: str, phase: str) -> list[str]:
+        """The chunk folders that hold the experiment's runs of ``phase`` (the inputs of the rules that
+        read its per-run files, :meth:`nn_run_files`)."""
+        group = self._nn_group_of[experiment][0]
+        return [self.unlearn_chunk_dir(group, chunk) for chunk, _ in self.nn_run_chunks(experiment, phase)]
+
+    def nn_run_file(self, experiment: str, phase: str, run: int, name: str) -> str:
+        """The experiment's per-run ``name`` file of (``phase``, ``run``), in the chunk folder that holds it."""
+        group = self._nn_group_of[experiment][0]
+        for chunk, runs in self.nn_run_chunks(experiment, phase):
+            if run in runs:
+                return self.run_file(group, chunk, experiment, phase, run, name)
+        raise ValueError(f"experiment {experiment!r} has no {phase} run {run}")
+
+    def nn_run_files(self, experiment: str, phase: str, name: str) -> list[str]:
+        """The experiment's per-run ``name`` files of ``phase``, in run order."""
+        group = self._nn_group_of[experiment][0]
+        return [self.run_file(group, chunk, experiment, phase, run, name) for chunk, runs in self.nn_run_chunks(experiment, phase) for run in runs]
 
     def nn_auditor(self, experiment: str) -> str:
         """``batchwise`` (Algorithm 2), ``joint`` (Algorithm 3) or ``pairwise`` (App. A.3)."""
@@ -165,17 +290,6 @@ class NNPlan(PlanBase):
     def nn_checkpoint_steps(self, experiment: str) -> list[int]:
         """Steps at which the unlearning trajectory is also scored (model clipping, Figure 1a)."""
         return [int(t) for t in self.nn_experiment(experiment).get("params", {}).get("checkpoint_steps", [])]
-
-    def nn_unlearn_outputs(self, experiments: str | list[str], keys: list[tuple[str, int]]) -> dict[str, list[str]]:
-        """Per-run output files of an unlearning job: each experiment's (phase, run) keys in turn."""
-        group = [experiments] if isinstance(experiments, str) else list(experiments)
-        names = ["scores", "metrics"] + (["checkpoints"] if any(self.nn_checkpoint_steps(e) for e in group) else [])
-        files = {"scores": "scores.parquet", "metrics": "metrics.parquet", "checkpoints": "checkpoint_scores.parquet"}
-        return {name: [self.run_file(e, phase, run, files[name]) for e in group for phase, run in keys] for name in names}
-
-    def nn_run_files(self, experiment: str, phase: str, name: str) -> list[str]:
-        runs = self.nn_phase_runs(self.nn_design_of(experiment), phase)
-        return [self.run_file(experiment, phase, run, name) for run in runs]
 
     def nn_table_experiments(self, table: str) -> list[str]:
         return [e for e in self.nn_experiments() if table in self.nn_experiment(e)["tables"]]
@@ -231,19 +345,36 @@ class NNPlan(PlanBase):
     def nn_signs_params(self, wildcards) -> dict:
         return self.nn_design(wildcards.design, keys=NN_SIGNS_KEYS)
 
-    def nn_train_params(self, design: str) -> dict:
-        """What :func:`~.nn_runs.train` reads of the design (:data:`NN_TRAIN_KEYS`)."""
-        return self.nn_design(design, keys=NN_TRAIN_KEYS)
+    def nn_train_params(self, wildcards) -> dict:
+        """What :func:`~.nn_runs.train` reads of design ``wildcards.design`` (:data:`NN_TRAIN_KEYS`)."""
+        return self.nn_design(wildcards.design, keys=NN_TRAIN_KEYS)
 
-    def nn_unlearn_design_params(self, design: str) -> dict:
-        """What :func:`~.nn_runs.unlearn` reads of the design (:data:`NN_UNLEARN_KEYS`)."""
-        return self.nn_design(design, keys=NN_UNLEARN_KEYS)
+    def nn_train_job(self, wildcards) -> dict[str, object]:
+        """Params of rule nn_train: the design's :data:`NN_TRAIN_KEYS` and the model file of each run of
+        the chunk (:meth:`nn_train_models`; rule nn_train_retrain: the one model A(D_r))."""
+        chunk = getattr(wildcards, "chunk", None)
+        models = [self.retrain_model(wildcards.design)] if chunk is None else self.nn_train_models(wildcards)
+        return {"cfg": self.nn_train_params(wildcards), "models": models}
+
+    def nn_calibration_dirs(self, wildcards) -> list[str]:
+        return self.nn_run_dirs(wildcards.experiment, "calib")
+
+    def nn_evaluation_dirs(self, wildcards) -> list[str]:
+        return self.nn_run_dirs(wildcards.experiment, "eval")
 
     def nn_calibration_scores(self, wildcards) -> list[str]:
         return self.nn_run_files(wildcards.experiment, "calib", "scores.parquet")
 
     def nn_evaluation_scores(self, wildcards) -> list[str]:
         return self.nn_run_files(wildcards.experiment, "eval", "scores.parquet")
+
+    def nn_evaluation_dirs_of(self, experiments: list[str]) -> list[str]:
+        """The chunk folders holding the evaluation runs of ``experiments`` (each once)."""
+        return list(dict.fromkeys(d for e in experiments for d in self.nn_run_dirs(e, "eval")))
+
+    def nn_evaluation_metrics_of(self, experiments: list[str]) -> list[str]:
+        """The per-run metrics of the evaluation runs of ``experiments``."""
+        return [f for e in experiments for f in self.nn_run_files(e, "eval", "metrics.parquet")]
 
     def nn_experiment_signs(self, wildcards) -> str:
         return self.design_file(self.nn_design_of(wildcards.experiment), "signs.parquet")
@@ -259,8 +390,11 @@ class NNPlan(PlanBase):
     def nn_table_bounds(self, wildcards) -> list[str]:
         return [self.experiment_file(e, "bounds.parquet") for e in self.nn_table_experiments(wildcards.table)]
 
+    def nn_table_metric_dirs(self, wildcards) -> list[str]:
+        return self.nn_evaluation_dirs_of(self.nn_table_experiments(wildcards.table))
+
     def nn_table_metrics(self, wildcards) -> list[str]:
-        return [f for e in self.nn_table_experiments(wildcards.table) for f in self.nn_run_files(e, "eval", "metrics.parquet")]
+        return self.nn_evaluation_metrics_of(self.nn_table_experiments(wildcards.table))
 
     def nn_table_summaries(self, wildcards) -> dict:
         return {e: self.nn_experiment_summary(e) for e in self.nn_table_experiments(wildcards.table)}

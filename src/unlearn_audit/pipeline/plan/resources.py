@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from ...checks import check_positive_int
 from ...data import DATASETS
 from ..run_cost import base_training_images, unlearning_run_images
+from .. import paths
 from .base import PlanBase
 
 __all__ = ["ResourcesPlan"]
@@ -57,6 +58,13 @@ class ResourcesPlan(PlanBase):
         ``experiments`` (a group that unlearns together, :meth:`nn_unlearn_groups`), one unlearning run
         of them with its scoring: the training minutes times the ratio of the two runs' training-image
         equivalents (the training minutes where the cost model has no size for the design)."""
+        key = (design, None if experiments is None else tuple(experiments))
+        cache = self.__dict__.setdefault("_nn_run_minutes_cache", {})  # a large DAG asks once a job
+        if key not in cache:
+            cache[key] = self._nn_run_minutes(design, experiments)
+        return cache[key]
+
+    def _nn_run_minutes(self, design: str, experiments: Sequence[str] | None) -> float:
         cfg = self.nn_design(design)
         minutes = float(cfg.get("runtime_minutes_per_run", 5))
         if experiments is None:
@@ -108,9 +116,35 @@ class ResourcesPlan(PlanBase):
         attempt, ``gpu`` (the SLURM executor's ``--gpus``: one, or none on CPU) and, for a GPU job
         only, ``cpus_per_gpu``."""
         self._check_resource_args(design, 1)
+        return self._nn_chunk_resources(lambda wildcards: (design, experiments), lambda wildcards: n_runs)
+
+    def nn_train_resources(self) -> dict[str, Any]:
+        """``resources:`` of rules nn_train and nn_train_retrain (wildcards ``design`` and, for a chunk,
+        ``chunk``): :meth:`nn_job_resources` of the chunk's runs."""
+        return self._nn_chunk_resources(lambda wildcards: (wildcards.design, None), self._nn_chunk_runs)
+
+    def nn_unlearn_resources(self) -> dict[str, Any]:
+        """``resources:`` of rule nn_unlearn (wildcards ``group`` and ``chunk``): :meth:`nn_job_resources`
+        of the group's unlearning runs in the chunk."""
+        return self._nn_chunk_resources(lambda wildcards: (self.nn_design_of(wildcards.group), self.nn_group(wildcards.group)),
+                                        self._nn_chunk_runs)
+
+    @staticmethod
+    def _nn_chunk_runs(wildcards) -> int:
+        chunk = getattr(wildcards, "chunk", None)
+        return 1 if chunk is None else len(paths.chunk_keys(chunk))
+
+    def _nn_chunk_resources(self, owner, n_runs) -> dict[str, Any]:
+        """The resources of a chunk job whose (design, experiments or None) and run count are functions
+        of the rule's wildcards."""
+
+        def runtime(wildcards, attempt):
+            design, experiments = owner(wildcards)
+            return self.nn_runtime_minutes(design, n_runs(wildcards), attempt, experiments)
+
         resources: dict[str, Any] = {
-            "mem_mb": lambda wildcards, attempt: self.nn_mem_mb(design, attempt),
-            "runtime": lambda wildcards, attempt: self.nn_runtime_minutes(design, n_runs, attempt, experiments),
+            "mem_mb": lambda wildcards, attempt: self.nn_mem_mb(owner(wildcards)[0], attempt),
+            "runtime": runtime,
             "gpu": self.nn_gpus(),
         }
         if resources["gpu"]:
