@@ -1,5 +1,7 @@
 """Benchmark of unlearning: K runs one at a time (``unlearn``) vs their final retain steps batched
-(``unlearn_many``) as one grouped network and by ``torch.func.vmap``, side by side in one process.
+(``unlearn_many``) as one grouped network and by ``torch.func.vmap``, side by side in one process;
+and rewind-to-delete's K runs one at a time (``unlearn_variants``) vs their full-batch steps and
+Lipschitz probes stacked by vmap (``unlearn_variants_many``).
 
 Run: ``python benchmarks/unlearning_grouped.py [--k 4 8] [--repeats 2] [--threads 1]``.
 Case: the default config's digits experiments (config/config.yaml: retain fine-tune, forget
@@ -28,11 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from training import digits_like  # noqa: E402
 
 from unlearn_audit.models import build_model, initial_model, model_factories  # noqa: E402
-from unlearn_audit.unlearning import unlearn, unlearn_many  # noqa: E402
+from unlearn_audit.unlearning import unlearn, unlearn_many, unlearn_variants, unlearn_variants_many  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = ("digits_uniform_retain_finetune", "digits_uniform_forget_ascent", "digits_uniform_ida_q1",
-               "digits_mc_eps1_uniform", "digits_mc_uncertified_uniform")
+               "digits_mc_eps1_uniform", "digits_mc_uncertified_uniform", "digits_r2d_eps1_uniform")
 
 
 def _cpu() -> float:
@@ -74,6 +76,34 @@ def run_method(name: str, method: str, params: dict, k: int, repeats: int, data)
           f"loop/grouped {best['loop'] / best['grouped']:5.2f}  loop/vmap {best['loop'] / best['vmap']:5.2f}  "
           f"max|Δw| grouped {diff('grouped'):.1e} vmap {diff('vmap'):.1e}", flush=True)
 
+def run_r2d(name: str, params: dict, k: int, repeats: int, data) -> None:
+    """Rewind-to-delete: the loop of ``unlearn_variants`` vs ``unlearn_variants_many`` (vmap) of K runs."""
+    (xr, yr), forgets, models, _ = data(k)
+
+    def variants(j: int):
+        return [(params, torch.Generator().manual_seed(100 + j), None)]
+
+    def loop():
+        return [unlearn_variants("rewind_to_delete", m, (xr, yr), f, variants(j), torch.Generator().manual_seed(200 + j))[0]
+                for j, (m, f) in enumerate(zip(models, forgets))]
+
+    def stacked():
+        return [v[0] for v in unlearn_variants_many("rewind_to_delete", models, (xr, yr), forgets, [variants(j) for j in range(k)],
+                                                    [torch.Generator().manual_seed(200 + j) for j in range(k)])]
+
+    times: dict[str, list[float]] = {"loop": [], "vmap": []}
+    outs = {}
+    for _ in range(repeats):
+        for label, fn in (("loop", loop), ("vmap", stacked)):
+            t0 = time.perf_counter()
+            outs[label] = fn()
+            times[label].append((time.perf_counter() - t0) / k)
+    best = {label: min(t) for label, t in times.items()}
+    diff = max(float((a.state_dict()[n] - b.state_dict()[n]).abs().max()) for a, b in zip(outs["loop"], outs["vmap"]) for n in a.state_dict())
+    print(f"{name:<34} K={k:<3} loop {best['loop']:6.3f} s/run  vmap {best['vmap']:6.3f}  loop/vmap {best['loop'] / best['vmap']:5.2f}  "
+          f"max|Δw| vmap {diff:.1e}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k", type=int, nargs="+", default=[4, 8])
@@ -105,7 +135,10 @@ def main() -> None:
     for name in a.experiments:
         exp = experiments[name]
         for k in a.k:
-            run_method(name, exp["method"], dict(exp["params"]), k, a.repeats, data)
+            if exp["method"] == "rewind_to_delete":
+                run_r2d(name, dict(exp["params"]), k, a.repeats, data)
+            else:
+                run_method(name, exp["method"], dict(exp["params"]), k, a.repeats, data)
     print(f"wall {time.perf_counter() - wall0:.0f} s, CPU {_cpu() - cpu0:.0f} s; loadavg after {_load()}")
 
 

@@ -192,12 +192,12 @@ def test_required_keys_are_marked_required():
 # ----------------------------------------------------------------------------- Parquet schemas
 SCHEMA_FILES = {
     "SIGNS": paths.design_file("results", "<design>", "signs.parquet"),
-    "SCORES": paths.run_file("results", "<experiment>", "<phase>", "<run>", "scores.parquet"),
-    "RUN_METRICS": paths.run_file("results", "<experiment>", "<phase>", "<run>", "metrics.parquet"),
+    "SCORES": paths.run_file("results", "<group>", "<chunk>", "<experiment>", "<phase>", "<run>", "scores.parquet"),
+    "RUN_METRICS": paths.run_file("results", "<group>", "<chunk>", "<experiment>", "<phase>", "<run>", "metrics.parquet"),
     "FIT": paths.experiment_file("results", "<experiment>", "fit.parquet"),
     "OVERLAPS": paths.experiment_file("results", "<experiment>", "overlaps.parquet"),
     "BOUNDS": paths.experiment_file("results", "<experiment>", "bounds.parquet"),
-    "CHECKPOINT_SCORES": paths.run_file("results", "<experiment>", "<phase>", "<run>", "checkpoint_scores.parquet"),
+    "CHECKPOINT_SCORES": paths.run_file("results", "<group>", "<chunk>", "<experiment>", "<phase>", "<run>", "checkpoint_scores.parquet"),
     "CHECKPOINT_BOUNDS": paths.experiment_file("results", "<experiment>", "checkpoint_bounds.parquet"),
     "PAIRWISE": paths.experiment_file("results", "<experiment>", "pairwise.parquet"),
     "CONVEX_DECISIONS": "results/convex/<mechanism>/eps_<e>/decisions.parquet",
@@ -263,10 +263,10 @@ def test_troubleshooting_section():
     assert profile["rerun-incomplete"] is True and "`rerun-incomplete: true`" in text
     assert "snakemake --unlock --configfile" in text
     rules = (REPO / "workflow" / "rules" / "nn.smk").read_text()
-    assert 'f"{LOGS}/nn/{_design}/train_{_chunk}.log"' in rules
-    assert 'f"{LOGS}/{_group[0]}/unlearn_{_chunk}.log"' in rules
+    assert 'f"{LOGS}/nn/{{design}}/train_{{chunk}}.log"' in rules
+    assert 'f"{LOGS}/{{group}}/unlearn_{{chunk}}.log"' in rules
     assert "tail -f results/logs/nn/<design>/train_<chunk>.log" in text
-    assert "tail -f results/logs/<experiment>/unlearn_<chunk>.log" in text
+    assert "tail -f results/logs/<group>/unlearn_<chunk>.log" in text
     assert "--configfile config/config.yaml mine.yaml" in README
     # a SIGKILLed Snakemake leaves its jobs running: find and end them before restarting
     assert "SIGKILL" in text and "ps -ef | grep snakemake" in text and "pkill -f snakemake" in text

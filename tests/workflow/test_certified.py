@@ -5,6 +5,7 @@ Figures 1a-c (with their CSVs).  Configs these audits refuse: tests/pipeline/tes
 import json
 
 import pandas as pd
+import pytest
 
 from unlearn_audit.stats.signs import num_sign_vectors, sign_vector_rank
 
@@ -116,3 +117,28 @@ def test_the_pairwise_table_of_the_uncertified_methods(shared_run):
     assert (row.fp, row.n_neg, row.fn, row.n_pos, row.L) == (want.fp, want.n_neg, want.fn, want.n_pos, want.n_neg + want.n_pos)
     assert row.epsilon_lb == want.epsilon_lb and 0 <= row.epsilon_lb <= row.ceiling
     assert 0 <= row.test_acc <= 1
+
+
+def test_batched_rewind_to_delete_matches_the_loop(shared_run, tmp_path, monkeypatch):
+    """``unlearn_models_per_group: 3`` on the full-batch design: evaluation runs 0-2 of r2d_eps10 redone
+    by the workflow's step with their full-batch steps and Lipschitz probes stacked (vmap) give the
+    finished run's (K = 1) records and scores within rounding; each run keeps its own noise."""
+    from unlearn_audit.pipeline.nn_runs import unlearn
+
+    monkeypatch.chdir(shared_run.workdir)
+    res, config, plan = shared_run.results, shared_run.config, shared_run.plan
+    design = dict(config["nn"]["designs"]["joint_fullbatch"], unlearn_models_per_group=3)
+    exp = config["nn"]["experiments"]["r2d_eps10"]
+    out = {k: [str(tmp_path / "r2d_eps10" / "runs" / "eval0-2" / "r2d_eps10" / "eval" / str(r) / f"{k}.parquet") for r in range(3)]
+           for k in ("scores", "metrics")}
+    candidates = [str(shared_run.workdir / plan.nn_base_model("joint_fullbatch", "candidate", rank)) for rank in plan.nn_candidates("joint_fullbatch")]
+    unlearn(["r2d_eps10"], design, exp["method"], [exp["params"]], config["seed"], res / "designs" / "joint_fullbatch" / "data.npz",
+            res / "designs" / "joint_fullbatch" / "signs.parquet", candidates, out["scores"], out["metrics"],
+            release_key=plan.nn_release_key("r2d_eps10"))
+    for r in range(3):
+        ours = pd.read_parquet(out["scores"][r])
+        theirs = pd.read_parquet(shared_run.run_file("r2d_eps10", "eval", r, "scores.parquet"))
+        assert (ours.example.to_numpy() == theirs.example.to_numpy()).all()
+        assert float((ours.score_logit - theirs.score_logit).abs().max()) < 1e-3
+        a, b = (json.loads(pd.read_parquet(f).record.iloc[0]) for f in (out["metrics"][r], shared_run.run_file("r2d_eps10", "eval", r, "metrics.parquet")))
+        assert a["sigma"] == pytest.approx(b["sigma"], rel=1e-4) and a["lipschitz"] == pytest.approx(b["lipschitz"], rel=1e-4)

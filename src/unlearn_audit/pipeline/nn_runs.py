@@ -26,7 +26,7 @@ from ..stats.signs import sign_vector_rank, sign_vector_unrank
 from ..torch_utils import ProgressLog, compile_model, compute_precision, deterministic_default, save_state_dict
 from ..training import TrainConfig, shuffle_orders, train_many, train_model
 from ..unlearning import Monitor
-from ..unlearning import unlearn_many, unlearn_variants
+from ..unlearning import get_method, unlearn_many, unlearn_variants_many
 from .paths import run_of_path
 from .runtime import resolve_device
 
@@ -332,8 +332,11 @@ def unlearn(
     bases = _base_of_runs(keys, signs, base_models)
     chance = chance_accuracy(data)
     log = ProgressLog(len(keys), f"nn_unlearn {', '.join(group)}")
-    # K runs' final retain steps at once (unlearn_many: a grouped network or vmap), padded to K; 1: one at a time
-    k = 1 if release_key is not None else int(design_cfg.get("unlearn_models_per_group", 1))
+    # K runs' final retain steps at once (unlearn_many: a grouped network or vmap), padded to K; 1: one at a time;
+    # a group sharing a noise release batches its noiseless part where the method can (rewind-to-delete, by vmap)
+    k = int(design_cfg.get("unlearn_models_per_group", 1))
+    if release_key is not None and get_method(method).noise_release.prepare_many is None:
+        k = 1
     group_mode = str(design_cfg.get("unlearn_group_mode", "grouped"))
     make_grouped = model_factories(model_cfg["name"], model_cfg.get("params", {}))[1] if k > 1 and group_mode == "grouped" else None
     for start in range(0, len(keys), k):
@@ -355,10 +358,10 @@ def unlearn(
                                     [r.monitors[0] for r in runs], group_size=k, group_mode=group_mode)
                 models_of = [[o] for o in outs]
             else:
-                models_of = [unlearn_variants(method, r.model, retain, r.forget,
-                                              [(p, _generator(root_seed, e, "noise", r.phase, r.run), mon) for e, p, mon in zip(group, plist, r.monitors)],
-                                              _generator(root_seed, release_key, "unlearn", r.phase, r.run))
-                             for r in runs]
+                models_of = unlearn_variants_many(
+                    method, [r.model for r in runs], retain, [r.forget for r in runs],
+                    [[(p, _generator(root_seed, e, "noise", r.phase, r.run), mon) for e, p, mon in zip(group, plist, r.monitors)] for r in runs],
+                    [_generator(root_seed, release_key, "unlearn", r.phase, r.run) for r in runs], group_size=k)
         for r, models in zip(runs, models_of):
             _write_run(group, models, r.monitors, r.index, r.phase, r.run, signs_table, data, r.in_forget, r.measure_accuracy, chance,
                        switches, scores_of, metrics_of, checkpoints_of, method)

@@ -26,7 +26,7 @@ from ..torch_utils import clip_grad_norms_per_model_, deterministic_algorithms
 from ..torch_utils import progress as show
 from .sgd import MomentumSGD, loss_fn, resident_schedule
 
-__all__ = ["GROUP_MODES", "vmapped_sgd_run"]
+__all__ = ["GROUP_MODES", "vmapped_sgd_run", "StackedModels"]
 
 #: How K runs' steps are batched: one grouped-convolution network (TinyNet only), or ``torch.func.vmap``.
 GROUP_MODES = ("grouped", "vmap")
@@ -96,3 +96,53 @@ def vmapped_sgd_run(
             for n, p in zip(names, stacked):
                 named[n].copy_(p[j])
     return models
+
+
+class StackedModels:
+    """K models of one architecture as stacked weights (a new first dimension of size K), for the
+    full-batch steps of rewind-to-delete (:func:`~unlearn_audit.unlearning.rewind_to_delete.r2d_descent_many`):
+    the gradient of each model's mean loss over one data set, by ``vmap(grad(loss))`` with the data
+    shared, as :func:`~unlearn_audit.unlearning.hessian.retain_gradient` computes it for one model
+    (the same micro-batches, each weighted by its size), up to the batched kernels' rounding."""
+
+    def __init__(self, models: Sequence[nn.Module]):
+        from torch.func import stack_module_state
+
+        self.models = list(models)
+        if any(True for m in self.models for _ in m.buffers()):
+            raise ValueError("stacked models need no buffers (no batch-norm running statistics); use the loop")
+        params, _ = stack_module_state(self.models)
+        self.names = [n for n, p in self.models[0].named_parameters() if p.requires_grad]
+        self.weights = [params[n].detach().clone() for n in self.names]
+        self.template = copy.deepcopy(self.models[0]).to("meta")
+
+    def mean_loss_gradient(self, x: torch.Tensor, y: torch.Tensor, chunk: int, *, train: bool) -> list[torch.Tensor]:
+        """∇ of each model's mean loss over (x, y) at the current weights, (K, ...) per parameter."""
+        from torch.func import functional_call, grad, vmap
+
+        n = len(x)
+        self.template.train(train)
+
+        def chunk_loss(weights: tuple[torch.Tensor, ...], xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
+            return loss_fn(functional_call(self.template, dict(zip(self.names, weights)), (xb,)), yb, reduction="none").sum() / n
+
+        per_model = vmap(grad(chunk_loss), in_dims=(0, None, None))
+        total = [torch.zeros_like(w) for w in self.weights]
+        for i in range(0, n, chunk):
+            for acc, g in zip(total, per_model(tuple(self.weights), x[i : i + chunk], y[i : i + chunk])):
+                acc.add_(g)
+        return total
+
+    def norms(self, tensors: Sequence[torch.Tensor]) -> list[float]:
+        """Each model's ‖·‖₂ over ``tensors`` (stacked), accumulated in float64 as :func:`~unlearn_audit.torch_utils.global_norm`."""
+        sq = sum(t.detach().double().reshape(len(self.models), -1).pow(2).sum(dim=1) for t in tensors)
+        return [float(v) for v in sq.sqrt()]
+
+    def write_back(self) -> list[nn.Module]:
+        """The models with the stacked weights copied into them (in place); returns them."""
+        with torch.no_grad():
+            for j, m in enumerate(self.models):
+                named = dict(m.named_parameters())
+                for n, w in zip(self.names, self.weights):
+                    named[n].copy_(w[j])
+        return self.models

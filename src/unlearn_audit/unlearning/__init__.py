@@ -70,6 +70,7 @@ __all__ = [
     "unlearn",
     "unlearn_many",
     "unlearn_variants",
+    "unlearn_variants_many",
     "release_key",
 ]
 
@@ -113,12 +114,15 @@ class NoiseRelease:
     of the method's randomness except the release noise comes from ``generator``);
     ``release(model, state, params, generator, monitor) -> model`` adds the noise (and records what
     the method reports).  ``params`` names the hyperparameters that only ``release`` reads.  The
-    registered ``fn`` must equal ``release(prepare(...))`` with one generator for both.
+    registered ``fn`` must equal ``release(prepare(...))`` with one generator for both.  An optional
+    ``prepare_many(models, retain, forgets, params, generators) -> states`` is ``prepare`` of K runs
+    at once, each up to rounding what ``prepare`` gives it (:func:`unlearn_variants_many`).
     """
 
     prepare: Callable[..., Any]
     release: Callable[..., Any]
     params: tuple[str, ...]
+    prepare_many: Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -521,24 +525,66 @@ def unlearn_variants(
     distributed exactly as :func:`unlearn` would give it; the variants are dependent through the
     shared part (never audit them as one experiment).  ``model`` is not modified.
     """
+    return unlearn_variants_many(name, [model], retain, [forget], [variants], [prepare_generator])[0]
+
+
+def unlearn_variants_many(
+    name: str,
+    models: Sequence[nn.Module],
+    retain: Data,
+    forgets: Sequence[Data],
+    variants: "Sequence[list[tuple[Mapping[str, Any] | Any, torch.Generator, Monitor | None]]]",
+    prepare_generators: Sequence[torch.Generator],
+    *,
+    group_size: int | None = None,
+) -> list[list[nn.Module]]:
+    """:func:`unlearn_variants` of K runs (model k with forget set k, its variants and its prepare
+    generator): the runs' noiseless parts at once where the method has a ``prepare_many``
+    (rewind-to-delete's full-batch steps by ``vmap``), else one after another; each run's models
+    are :func:`unlearn_variants`' up to the batched kernels' rounding.  ``group_size`` pads the
+    batch with copies of the last run (their results dropped), so that a run computes the same
+    whichever runs share its batch.  The models are not modified."""
     from ..torch_utils import model_device
 
     method = get_method(name)
     spec = method.noise_release
     if spec is None:
         raise ValueError(f"unlearning method {name!r} has no noise release to share; run each experiment with unlearn()")
-    if not variants:
-        return []
-    plist = [make_params(name, p) for p, _, _ in variants]
-    keys = {release_key(name, p) for p in plist}
-    if len(keys) != 1:
+    if not (len(models) == len(forgets) == len(variants) == len(prepare_generators)):
+        raise ValueError(f"{len(models)} models, {len(forgets)} forget sets, {len(variants)} variant lists and "
+                         f"{len(prepare_generators)} generators: one each per run")
+    if not models or not variants[0]:
+        return [[] for _ in models]
+    plist = [make_params(name, p) for p, _, _ in variants[0]]
+    if any([make_params(name, p) for p, _, _ in run] != plist for run in variants[1:]):
+        raise ValueError(f"every run's variants of {name!r} must have the same parameters")
+    if len({release_key(name, p) for p in plist}) != 1:
         raise ValueError(f"variants of {name!r} may differ only in {list(spec.params)}; got different other parameters")
-    shared = copy.deepcopy(model)
-    device = model_device(shared)
-    retain_t, forget_t = _as_data(retain, "retain", device), _as_data(forget, "forget", device)
-    state = spec.prepare(shared, retain_t, forget_t, plist[0], prepare_generator)
+    shared = [copy.deepcopy(m) for m in models]
+    device = model_device(shared[0])
+    retain_t = _as_data(retain, "retain", device)
+    forgets_t = [_as_data(f, "forget", device) for f in forgets]
+    if spec.prepare_many is not None and max(len(shared), group_size or 1) > 1:
+        pad = max((group_size or 0) - len(shared), 0)
+        generators = list(prepare_generators) + [_generator_copy(prepare_generators[-1]) for _ in range(pad)]
+        states = spec.prepare_many(shared + [copy.deepcopy(shared[-1]) for _ in range(pad)], retain_t, forgets_t + [forgets_t[-1]] * pad,
+                                   plist[0], generators)[: len(shared)]
+    else:
+        states = [spec.prepare(m, retain_t, f, plist[0], g) for m, f, g in zip(shared, forgets_t, prepare_generators)]
     out = []
-    for i, (p, (_, g, mon)) in enumerate(zip(plist, variants)):
-        m = shared if i == len(variants) - 1 else copy.deepcopy(shared)
-        out.append(spec.release(m, state, p, g, mon if mon is not None else Monitor()))
+    for model, state, run in zip(shared, states, variants):
+        released = []
+        for i, (p, (_, g, mon)) in enumerate(zip(plist, run)):
+            m = model if i == len(run) - 1 else copy.deepcopy(model)
+            released.append(spec.release(m, state, p, g, mon if mon is not None else Monitor()))
+        out.append(released)
+    return out
+
+
+def _generator_copy(generator: "torch.Generator") -> "torch.Generator":
+    """A generator in the state of ``generator`` (a padded run's draws leave the real run's stream alone)."""
+    import torch
+
+    out = torch.Generator(device=generator.device)
+    out.set_state(generator.get_state())
     return out

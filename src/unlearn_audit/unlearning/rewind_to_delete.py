@@ -23,6 +23,7 @@ gives σ = 0.
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import torch
 from torch import nn
@@ -34,7 +35,7 @@ from ..torch_utils import global_norm
 from .hessian import retain_gradient
 from .params import BUILTIN_RELEASE_PARAMS, RewindToDeleteParams
 
-__all__ = ["RewindToDeleteParams", "rewind_to_delete", "r2d_descent", "r2d_release", "lipschitz_estimate"]
+__all__ = ["RewindToDeleteParams", "rewind_to_delete", "r2d_descent", "r2d_descent_many", "r2d_release", "lipschitz_estimate"]
 
 
 @torch.no_grad()
@@ -103,6 +104,59 @@ def r2d_descent(
     return {"L": L, "G": G, "n": n, "m_f": m_f}
 
 
+def r2d_descent_many(
+    models: Sequence[nn.Module],
+    retain: tuple[torch.Tensor, torch.Tensor],
+    forgets: Sequence[tuple[torch.Tensor, torch.Tensor]],
+    params: RewindToDeleteParams,
+    generators: Sequence[torch.Generator],
+) -> list[dict]:
+    """:func:`r2d_descent` of K runs at once (in place), their full-batch steps and Lipschitz probes
+    as stacked weights by ``vmap`` (:class:`~unlearn_audit.training.vmapped.StackedModels`): run k
+    takes its K steps from its own θ_{T−K} and draws its probes from ``generators[k]`` in the order
+    :func:`r2d_descent` draws them, so each state and model is the loop's up to the batched kernels'
+    rounding (tests/unlearning/test_rewind_to_delete_many.py)."""
+    from ..training.vmapped import StackedModels
+
+    x, y = retain
+    if len(x) == 0:
+        raise ValueError("rewind_to_delete: the retain set is empty")
+    if not (len(models) == len(forgets) == len(generators)):
+        raise ValueError(f"{len(models)} models, {len(forgets)} forget sets and {len(generators)} generators: one each per run")
+    stack = StackedModels(models)
+    k = len(models)
+    G = [0.0] * k
+    for _ in range(params.K):
+        grads = stack.mean_loss_gradient(x, y, params.micro_batch, train=True)
+        G = [max(a, b) for a, b in zip(G, stack.norms(grads))]
+        with torch.no_grad():
+            for w, g in zip(stack.weights, grads):
+                w.sub_(params.lr * g)
+    # L̂ (FORMULAS §2.3) in eval mode: run j's probes drawn from its own generator, parameter by parameter
+    base = [w.clone() for w in stack.weights]
+    g0 = stack.mean_loss_gradient(x, y, params.micro_batch, train=False)
+    L = [0.0] * k
+    for _ in range(int(params.lipschitz_samples)):
+        with torch.no_grad():
+            for j, gen in enumerate(generators):
+                for w, b, e in zip(stack.weights, base, _noise([b[j] for b in base], params.lipschitz_std, gen)):
+                    w[j].copy_(b[j] + e)
+        gi = stack.mean_loss_gradient(x, y, params.micro_batch, train=False)
+        ratios = [a / s for a, s in zip(stack.norms([a - c for a, c in zip(gi, g0)]), stack.norms([w - b for w, b in zip(stack.weights, base)]))]
+        L = [max(a, b) for a, b in zip(L, ratios)]
+    with torch.no_grad():
+        for w, b in zip(stack.weights, base):
+            w.copy_(b)
+    for m in stack.write_back():
+        m.train()
+    states = []
+    for lj, gj, forget in zip(L, G, forgets):
+        if not lj > 0:
+            raise ValueError(f"rewind_to_delete: the estimated smoothness L = {lj} is not positive; the sensitivity (R2) is undefined")
+        states.append({"L": lj, "G": gj, "n": len(x) + len(forget[0]), "m_f": len(forget[0])})
+    return states
+
+
 def r2d_release(model: nn.Module, state: dict, params: RewindToDeleteParams, generator: torch.Generator, monitor: Monitor | None = None) -> nn.Module:
     """θ''_K + N(0, σ² I), σ the exact Gaussian mechanism for the target (ε, δ) and Δ (FORMULAS §2.2, §5)."""
     mon = monitor if monitor is not None else Monitor()
@@ -124,7 +178,7 @@ def r2d_release(model: nn.Module, state: dict, params: RewindToDeleteParams, gen
 
 @register("rewind_to_delete", RewindToDeleteParams, certified=True,
           description="K full-batch retain GD steps from the rewound checkpoint, then Gaussian noise (G.2)",
-          noise_release=NoiseRelease(r2d_descent, r2d_release, BUILTIN_RELEASE_PARAMS["rewind_to_delete"]))
+          noise_release=NoiseRelease(r2d_descent, r2d_release, BUILTIN_RELEASE_PARAMS["rewind_to_delete"], prepare_many=r2d_descent_many))
 def rewind_to_delete(
     model: nn.Module,
     retain: tuple[torch.Tensor, torch.Tensor],
