@@ -50,23 +50,19 @@ def vmapped_sgd_run(
     model k's step t takes, at learning rate ``lrs[t]``.  The models' weights are replaced in place
     by the result; returns them.  Models with buffers that training updates (batch norm's running
     statistics) are refused: a functional call does not write them back."""
-    from torch.func import functional_call, grad, stack_module_state, vmap
+    from torch.func import functional_call, grad, vmap
 
     models = list(models)
     if len(lrs) != len(rows):
         raise ValueError(f"{len(rows)} steps but {len(lrs)} learning rates")
     if any(len(step) != len(models) for step in rows):
         raise ValueError(f"every step needs one row of batch indices per model ({len(models)})")
-    if any(True for m in models for _ in m.buffers()):
-        raise ValueError("vmapped SGD needs models without buffers (no batch-norm running statistics); use the loop")
+    stack = StackedModels(models)
     if not rows:
         return models
     for m in models:
         m.train()
-    params, _ = stack_module_state(models)
-    names = [n for n, p in models[0].named_parameters() if p.requires_grad]
-    stacked = [params[n].detach() for n in names]
-    template = copy.deepcopy(models[0]).to("meta")
+    names, stacked, template = stack.names, stack.weights, stack.template
     template.train()
 
     def loss(weights: tuple[torch.Tensor, ...], xb: torch.Tensor, yb: torch.Tensor) -> torch.Tensor:
@@ -90,19 +86,14 @@ def vmapped_sgd_run(
             opt.zero_grad()
             if bar is not None:
                 bar.update(1)
-    with torch.no_grad():
-        for j, m in enumerate(models):
-            named = dict(m.named_parameters())
-            for n, p in zip(names, stacked):
-                named[n].copy_(p[j])
-    return models
+    return stack.write_back()
 
 
 class StackedModels:
-    """K models of one architecture as stacked weights (a new first dimension of size K), for the
-    full-batch steps of rewind-to-delete (:func:`~unlearn_audit.unlearning.rewind_to_delete.r2d_descent_many`):
-    the gradient of each model's mean loss over one data set, by ``vmap(grad(loss))`` with the data
-    shared, as :func:`~unlearn_audit.unlearning.hessian.retain_gradient` computes it for one model
+    """K models of one architecture as stacked weights (a new first dimension of size K), for
+    :func:`vmapped_sgd_run` and the full-batch steps of rewind-to-delete
+    (:func:`~unlearn_audit.unlearning.rewind_to_delete.r2d_descent_many`): the gradient of each
+    model's mean loss over one data set, by ``vmap(grad(loss))`` with the data shared, as :func:`~unlearn_audit.unlearning.hessian.retain_gradient` computes it for one model
     (the same micro-batches, each weighted by its size), up to the batched kernels' rounding."""
 
     def __init__(self, models: Sequence[nn.Module]):
@@ -110,7 +101,7 @@ class StackedModels:
 
         self.models = list(models)
         if any(True for m in self.models for _ in m.buffers()):
-            raise ValueError("stacked models need no buffers (no batch-norm running statistics); use the loop")
+            raise ValueError("stacked models must be models without buffers (no batch-norm running statistics); use the loop")
         params, _ = stack_module_state(self.models)
         self.names = [n for n, p in self.models[0].named_parameters() if p.requires_grad]
         self.weights = [params[n].detach().clone() for n in self.names]

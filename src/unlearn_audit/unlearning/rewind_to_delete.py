@@ -88,7 +88,6 @@ def r2d_descent(
     x, _ = retain
     if len(x) == 0:
         raise ValueError("rewind_to_delete: the retain set is empty")
-    n, m_f = len(x) + len(forget[0]), len(forget[0])
     plist = [p for p in model.parameters() if p.requires_grad]
     model.train()
     G = 0.0
@@ -99,9 +98,14 @@ def r2d_descent(
             for p, g in zip(plist, grads):
                 p.sub_(params.lr * g)
     L = lipschitz_estimate(model, retain, params.lipschitz_samples, params.lipschitz_std, generator, params.micro_batch)
+    return _descent_state(L, G, len(x), forget)
+
+
+def _descent_state(L: float, G: float, n_retain: int, forget: tuple[torch.Tensor, torch.Tensor]) -> dict:
+    """What the release needs of a run's descent: L̂, G, n = |D_r| + |D_f(S)| and m_f = |D_f(S)|."""
     if not L > 0:
         raise ValueError(f"rewind_to_delete: the estimated smoothness L = {L} is not positive; the sensitivity (R2) is undefined")
-    return {"L": L, "G": G, "n": n, "m_f": m_f}
+    return {"L": L, "G": G, "n": n_retain + len(forget[0]), "m_f": len(forget[0])}
 
 
 def r2d_descent_many(
@@ -149,12 +153,7 @@ def r2d_descent_many(
             w.copy_(b)
     for m in stack.write_back():
         m.train()
-    states = []
-    for lj, gj, forget in zip(L, G, forgets):
-        if not lj > 0:
-            raise ValueError(f"rewind_to_delete: the estimated smoothness L = {lj} is not positive; the sensitivity (R2) is undefined")
-        states.append({"L": lj, "G": gj, "n": len(x) + len(forget[0]), "m_f": len(forget[0])})
-    return states
+    return [_descent_state(lj, gj, len(x), forget) for lj, gj, forget in zip(L, G, forgets)]
 
 
 def r2d_release(model: nn.Module, state: dict, params: RewindToDeleteParams, generator: torch.Generator, monitor: Monitor | None = None) -> nn.Module:

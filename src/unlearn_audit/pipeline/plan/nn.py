@@ -112,11 +112,8 @@ class NNPlan(PlanBase):
 
     @functools.cached_property
     def _nn_train_chunks(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for design, chunk, _ in self.nn_design_chunks():
-            if chunk != "retrain":
-                out.setdefault(design, []).append(chunk)
-        return out
+        """design → the names of its training chunks, in order."""
+        return {design: list(dict.fromkeys(chunk_of.values())) for design, chunk_of in self._nn_train_chunk_of.items()}
 
     def nn_train_models(self, wildcards) -> list[str]:
         """Params of rule nn_train: the base model file of each run of chunk ``wildcards.chunk`` of
@@ -194,9 +191,9 @@ class NNPlan(PlanBase):
         design = self.nn_design_of(group[0])
         if self.nn_base_of(group[0]) == "retrain":
             return [self.retrain_model(design)]
-        keys = self._nn_unlearn_chunk_keys(wildcards)
         if self.nn_is_joint(design):
             return [self.base_chunk_dir(design, c) for c in self._nn_train_chunks[design]]
+        keys = self._nn_unlearn_chunk_keys(wildcards)
         return list(dict.fromkeys(self.base_chunk_dir(design, self._nn_train_chunk_of[design][key]) for key in keys))
 
     def nn_unlearn_base_models(self, wildcards) -> list[str]:
@@ -221,37 +218,26 @@ class NNPlan(PlanBase):
     def nn_unlearn_job(self, wildcards) -> dict[str, object]:
         """Params of rule nn_unlearn, what :func:`~.nn_runs.unlearn` takes besides its inputs: the group's
         experiments, its design's :data:`NN_UNLEARN_KEYS`, the method and each experiment's
-        hyperparameters, the shared release key, each run's base model and per-run output files."""
+        hyperparameters, the shared release key, each run's base model and the per-run output files
+        (each experiment's runs of the chunk in turn, in the chunk's folder; checkpoint scores only
+        for a method that scores checkpoints, model clipping for Figure 1a)."""
         group = self.nn_group(wildcards.group)
-        design = self.nn_design_of(group[0])
+        keys = self._nn_unlearn_chunk_keys(wildcards)
+
+        def files(name: str) -> list[str]:
+            return [self.run_file(group[0], wildcards.chunk, e, phase, run, name) for e in group for phase, run in keys]
+
         return {
             "experiments": group,
-            "design_cfg": self.nn_design(design, keys=NN_UNLEARN_KEYS),
+            "design_cfg": self.nn_design(self.nn_design_of(group[0]), keys=NN_UNLEARN_KEYS),
             "method": self.nn_experiment(group[0])["method"],
             "method_params": [self.nn_experiment(e)["params"] for e in group],
             "release_key": self.nn_release_key(group[0]),
             "base_models": self.nn_unlearn_base_models(wildcards),
-            "scores": self.nn_unlearn_files("scores.parquet")(wildcards),
-            "metrics": self.nn_unlearn_files("metrics.parquet")(wildcards),
-            "checkpoints": self.nn_unlearn_checkpoint_files(wildcards),
+            "scores": files("scores.parquet"),
+            "metrics": files("metrics.parquet"),
+            "checkpoints": files("checkpoint_scores.parquet") if any(self.nn_checkpoint_steps(e) for e in group) else None,
         }
-
-    def nn_unlearn_files(self, name: str):
-        """A params function of rule nn_unlearn: the per-run ``name`` file of each experiment of the
-        group, each experiment's runs of the chunk in turn, in the chunk's folder."""
-
-        def files(wildcards) -> list[str]:
-            keys = self._nn_unlearn_chunk_keys(wildcards)
-            return [self.run_file(wildcards.group, wildcards.chunk, e, phase, run, name) for e in self.nn_group(wildcards.group) for phase, run in keys]
-
-        return files
-
-    def nn_unlearn_checkpoint_files(self, wildcards) -> list[str] | None:
-        """The per-run checkpoint-score files of a group whose method scores checkpoints (model
-        clipping, Figure 1a), else None."""
-        if not any(self.nn_checkpoint_steps(e) for e in self.nn_group(wildcards.group)):
-            return None
-        return self.nn_unlearn_files("checkpoint_scores.parquet")(wildcards)
 
     def nn_run_chunks(self, experiment: str, phase: str) -> list[tuple[str, list[int]]]:
         """(chunk name, runs) of each unlearning chunk of the experiment's group that holds runs of ``phase``."""
