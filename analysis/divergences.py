@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from unlearn_audit.auditors import membership_signal
 from unlearn_audit.pipeline.paths import finished_run_files
 
 
@@ -33,17 +34,10 @@ def _read(path: Path) -> pd.DataFrame | None:
 
 
 def _signal(scores: pd.DataFrame) -> dict[str, float]:
-    """In/out gap, run-to-run spread and d' of the logit score over the evaluation runs."""
-    ev = scores[scores.phase == "eval"]
-    by = ev.groupby(["example", "in_forget"]).score_logit.agg(["mean", "std", "count"]).unstack("in_forget")
-    by = by.dropna()
-    if by.empty:
-        return {"gap": np.nan, "spread": np.nan, "d_prime": np.nan, "median_phi": float(ev.score_logit.median())}
-    gap = by[("mean", True)] - by[("mean", False)]
-    spread = np.sqrt((by[("std", True)] ** 2 + by[("std", False)] ** 2) / 2)
-    d = gap / spread.replace(0, np.nan)
-    return {"gap": float(gap.median()), "spread": float(spread.median()), "d_prime": float(d.median()),
-            "median_phi": float(ev.score_logit.median())}
+    """In/out gap, run-to-run spread and d' of the logit score over the evaluation runs
+    (:func:`unlearn_audit.auditors.membership_signal`), and the median φ."""
+    sig = membership_signal(scores[scores.phase == "eval"])
+    return {"gap": sig["gap"], "spread": sig["spread"], "d_prime": sig["d_prime"], "median_phi": sig["median_score"]}
 
 
 def _reported(bounds: pd.DataFrame) -> pd.Series:

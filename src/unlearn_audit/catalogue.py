@@ -16,7 +16,8 @@ NN_TABLES = {
     "table4": "Table 4: mean vs median aggregation of overlaps over r",
     "table5": "Table 5: batch size B and guess budget r, forget ascent",
     "table7": "Table 7: Hessian-based unlearning, final noise sigma",
-    "appendix_f4": "App. F.4: the batchwise auditor on uncertified model clipping (why the certified audits use the joint auditor)",
+    "appendix_f4": "App. F.4: uncertified model clipping just after its first noisy step, batchwise auditor at large batches "
+    "and the joint auditor beside it (why the certified audits use the joint auditor)",
 }
 
 #: The certified audits' tables (paper Table 6; Sec. 7.3's pairwise baseline on the uncertified methods) → caption.
@@ -24,7 +25,7 @@ CERTIFIED_TABLES = {
     "table6": "Table 6: model clipping on the certified (epsilon, C2, sigma) grid: noisy steps from the accountant, "
     "epsilon_LB at the first noisy step and after fine-tuning (joint auditor, r = m, audited at the certified delta)",
     "pairwise_uncertified": "Sec. 7.3: the pairwise auditor (App. A.3) on the uncertified methods: error counts, Eq. 3's bound "
-    "and the largest bound its L runs allow (every guess right)",
+    "and the largest bound its L runs allow (every guess right); where it is 0, as at the paper's L = 10, this auditor cannot reject: the paper's point",
 }
 
 #: The certified audits' figures (paper Figures 1a–c) → caption.

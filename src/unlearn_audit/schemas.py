@@ -116,6 +116,11 @@ BOUNDS = pa.schema(
 #: constant beside its schema, so not in ``__all__`` (the list of schemas).
 REPORTED_ROLES = ("preregistered", "selected")
 
+#: The boolean flags every neural-network table and figure CSV carries beside an audited model set
+#: (docs/workflow.md, "Accuracies and flags"): its models are at chance, the method left them where
+#: No unlearning has them, the design's audit has no power (its No-unlearning control is not rejected).
+DIAGNOSTIC_FLAGS = ("at_chance", "no_op", "no_power")
+
 #: Scores of the model at noisy step ``step`` of a run (model clipping, Figure 1a): the audit of the
 #: algorithm as if it had stopped at that step, without rerunning the trajectory per step.
 CHECKPOINT_SCORES = pa.schema([("step", pa.int32())] + list(zip(SCORES.names, SCORES.types)))

@@ -138,6 +138,28 @@ def test_split_indices_frame(tmp_path):
     pd.testing.assert_frame_equal(df, split_indices_frame(d))
 
 
+def test_max_retain_keeps_a_random_subset_of_the_retain_set_and_nothing_else_moves(tmp_path):
+    full, small = _digits(tmp_path), _digits(tmp_path, max_retain=200)
+    assert len(small.retain_x) == 200 and len(full.retain_x) > 1000
+    # the pool, validation and test sets are the same images; the retain set is the first 200 of the shuffled one
+    for part in ("forget", "val", "test"):
+        np.testing.assert_array_equal(getattr(small, f"{part}_id"), getattr(full, f"{part}_id"))
+    np.testing.assert_array_equal(small.retain_id, full.retain_id[:200])
+    np.testing.assert_array_equal(small.retain_x, full.retain_x[:200])  # normalised with the same training-portion statistics
+    assert small.meta["max_retain"] == 200 and "max_retain" not in full.meta
+    # a random subset: every class is there, roughly in proportion
+    counts = np.bincount(small.retain_y, minlength=10)
+    assert counts.min() >= 10 and counts.max() <= 35
+    # more than the retain set holds keeps all of it
+    np.testing.assert_array_equal(_digits(tmp_path, max_retain=10_000).retain_id, full.retain_id)
+    with pytest.raises(DatasetError, match="max_retain must be a positive integer"):
+        _digits(tmp_path, max_retain=0)
+    from unlearn_audit.data import dataset_params_problems
+
+    assert dataset_params_problems("digits", {"max_retain": 0}) == ["max_retain must be an integer >= 1, got 0"]
+    assert dataset_params_problems("digits", {"max_retain": 200}) == []
+
+
 def test_bad_parameters_are_reported(tmp_path):
     with pytest.raises(DatasetError, match="unknown dataset"):
         prepare_audit_data("mnist", batch_size=1, m=2, seed=0, resources_dir=tmp_path)

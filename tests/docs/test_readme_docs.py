@@ -268,8 +268,10 @@ def test_troubleshooting_section():
     assert "tail -f results/logs/nn/<design>/train_<chunk>.log" in text
     assert "tail -f results/logs/<group>/unlearn_<chunk>.log" in text
     assert "--configfile config/config.yaml mine.yaml" in README
-    # a SIGKILLed Snakemake leaves its jobs running: find and end them before restarting
-    assert "SIGKILL" in text and "ps -ef | grep snakemake" in text and "pkill -f snakemake" in text
+    # a SIGKILLed Snakemake leaves its jobs running: find and end them, by their PIDs, before restarting;
+    # never every Snakemake of the user's on a shared machine
+    assert "SIGKILL" in text and 'pgrep -af "$PWD/.snakemake/scripts"' in text and 'kill $(pgrep -f "$PWD/.snakemake/scripts")' in text
+    assert "pkill" not in README
     assert "`--rerun-incomplete`" in text
 
 

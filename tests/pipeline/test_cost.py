@@ -28,7 +28,7 @@ def test_counts_are_the_dags_jobs():
     retrained = sum(plan.nn_retrains(d) for d in designs)  # one A(D_r) per design, for its Retrain control
     runs = sum(len(plan.nn_phase_runs(plan.nn_design_of(e), ph)) for e in plan.nn_experiments() for ph in ("calib", "eval"))
     assert rows["total"]["base_trainings"] == models + retrained
-    assert (models, retrained) == (274, 11)  # 160 digits, 84 candidate models, 30 Shakespeare; 11 designs
+    assert (models, retrained) == (294, 12)  # 160 digits, 104 candidate models, 30 Shakespeare; 12 designs
     assert rows["total"]["unlearning_runs"] == runs
     # Table 7: three sigma variants on the uniform design (App. G.4) and its two controls: 40 base
     # models and A(D_r), 5 x 40 runs
@@ -122,7 +122,7 @@ def test_plan_command(tmp_path):
     assert rc == 0, stderr
     lines = stdout.splitlines()
     assert lines[0].split()[:3] == ["target", "base", "trainings"]
-    assert any(line.startswith("total ") and " 285 " in line for line in lines)  # 274 base models and 11 A(D_r)
+    assert any(line.startswith("total ") and " 306 " in line for line in lines)  # 294 base models and 12 A(D_r)
     rc, _, stderr = run_cli("plan", "--configfile", "nope.yaml", cwd=tmp_path)
     assert rc == 2 and stderr.strip() == "error: --configfile nope.yaml: no such file"
     rc, _, stderr = run_cli("plan", "--results", tmp_path / "absent.md", cwd=tmp_path)

@@ -1,12 +1,14 @@
-"""Accuracies and the two warnings beside every bound (pipeline/diagnostics.py): a model set at
-chance and a method that left the model where the No-unlearning control has it are flagged."""
+"""Accuracies and the three warnings beside every bound (pipeline/diagnostics.py): a model set at
+chance, a method that left the model where the No-unlearning control has it, and a design whose
+control is not rejected (no power) are flagged, for final models and for every checkpoint step."""
 
 import io
 
 import numpy as np
 import pandas as pd
 
-from unlearn_audit.pipeline.diagnostics import at_chance, checkpoint_accuracies, experiment_diagnostics, same_accuracy, warn
+from unlearn_audit.pipeline.diagnostics import (at_chance, checkpoint_accuracies, checkpoint_diagnostics, experiment_diagnostics,
+                                                same_accuracy, warn)
 
 
 def test_at_chance_is_two_binomial_standard_errors_of_one_over_the_classes():
@@ -44,6 +46,7 @@ def test_a_method_at_the_no_unlearning_level_is_a_no_op_and_destroyed_models_are
     assert d.loc["ctl", "forget_acc"] == 1.0 and d.loc["ret", "forget_acc"] == 0.0  # evaluation runs only
     assert d.no_op.to_dict() == {"ctl": False, "ret": False, "noop": True, "works": False, "dead": False, "other": False}
     assert d.at_chance.to_dict() == {"ctl": False, "ret": False, "noop": False, "works": False, "dead": True, "other": False}
+    assert not d.no_power.any()  # the control of d is rejected; e has no control here
     # a lower bound well below the control's is no no-op, whatever the forget accuracy
     lower = _bounds({"ctl": 12.0, "ret": 0.0, "noop": 9.0, "works": 3.0, "dead": 0.0, "other": 12.0})
     assert not experiment_diagnostics(lower, metrics, experiments).set_index("experiment").loc["noop", "no_op"]
@@ -74,3 +77,37 @@ def test_the_no_op_verdict_compares_the_bounds_of_the_preregistered_test():
     adaptive = bounds.assign(test="adaptive", epsilon_lb_test=[12.5, 11.4])
     assert experiment_diagnostics(adaptive, metrics, experiments).set_index("experiment").loc["m", "no_op"]  # 11.4 >= 0.9 x 12.5
     assert not experiment_diagnostics(adaptive.assign(epsilon_lb_test=[12.5, 9.0]), metrics, experiments).set_index("experiment").loc["m", "no_op"]
+
+
+def test_a_control_at_zero_makes_no_method_a_no_op_and_flags_every_experiment_of_its_design_without_power():
+    experiments = {"ctl": {"design": "d", "method": "no_unlearning", "base": "trained"},
+                   "ret": {"design": "d", "method": "no_unlearning", "base": "retrain"},
+                   "m": {"design": "d", "method": "retain_finetune"},
+                   "ctl_e": {"design": "e", "method": "no_unlearning"}, "m_e": {"design": "e", "method": "retain_finetune"}}
+    metrics = pd.DataFrame(_metrics("ctl", 0.58) + _metrics("ret", 0.3) + _metrics("m", 0.58) + _metrics("ctl_e", 1.0) + _metrics("m_e", 1.0))
+    bounds = _bounds({"ctl": 0.0, "ret": 0.0, "m": 0.0, "ctl_e": 5.0, "m_e": 0.0})
+    d = experiment_diagnostics(bounds, metrics, experiments).set_index("experiment")
+    # the same forget accuracy and a bound "at 90 % of" 0: two zeros say nothing about each other
+    assert not d.loc["m", "no_op"]
+    assert d.no_power.to_dict() == {"ctl": True, "ret": True, "m": True, "ctl_e": False, "m_e": False}
+    assert d.loc["ctl_e", "epsilon_lb_claim"] == 5.0
+    lines = warn(d.reset_index(), io.StringIO())
+    assert len(lines) == 3 and all("not rejected" in line and "enlarge" in line for line in lines)
+
+
+def test_every_checkpoint_step_is_flagged_as_its_own_model_set():
+    experiments = {"ctl": {"design": "d", "method": "no_unlearning"}, "mc": {"design": "d", "method": "model_clipping"}}
+    record = '{"checkpoint_test_acc": {"1": 0.97, "40": 0.1}, "checkpoint_forget_acc": {"1": 1.0, "40": 0.1}}'
+    metrics = pd.DataFrame(_metrics("ctl", 1.0) + [{**row, "record": record} for row in _metrics("mc", 0.9, test_acc=0.95)])
+    bounds = _bounds({"ctl": 2.6, "mc": 0.0})
+    diagnostics = experiment_diagnostics(bounds, metrics, experiments)
+    steps = pd.DataFrame([{"experiment": "mc", "step": 1, "role": "preregistered", "epsilon_lb_test": 2.6},
+                          {"experiment": "mc", "step": 40, "role": "preregistered", "epsilon_lb_test": 0.0},
+                          {"experiment": "mc", "step": 1, "role": "exploratory", "epsilon_lb_test": 0.1}])
+    got = checkpoint_diagnostics(steps, metrics, diagnostics, experiments).set_index("step")
+    # step 1: the trained model with a little noise (the control's bound and forget accuracy): a no-op; step 40: at chance
+    assert got.loc[1, "no_op"] and not got.loc[1, "at_chance"]
+    assert got.loc[40, "at_chance"] and not got.loc[40, "no_op"]
+    # the final models are neither: the flags of a step are its own
+    assert not diagnostics.set_index("experiment").loc["mc", ["at_chance", "no_op"]].any()
+    assert checkpoint_diagnostics(steps.iloc[:0], metrics[metrics.experiment == "ctl"], diagnostics, experiments).empty

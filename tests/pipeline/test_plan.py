@@ -189,7 +189,7 @@ def test_plan_input_functions_name_the_phase_files():
         "digits_uniform_no_unlearning", "digits_uniform_retrain",  # beside its controls
     ]
     summary = plan.nn_experiment_summary("digits_uniform_ida_q1")
-    assert summary["report_r"] == 60 and summary["m"] == 144 and summary["label"] == "IDA q=1"
+    assert summary["report_r"] == 100 and summary["m"] == 144 and summary["label"] == "IDA q=1"
     assert plan.nn_runtime_minutes("digits_uniform", 25) == 25 + 5
 
 

@@ -46,20 +46,25 @@ def test_table6_reports_the_preregistered_rows_and_the_first_step():
         table6_frame(pd.concat([bounds, bounds.iloc[[0]]]), steps, metrics, MC)
 
 
-def test_table6_puts_the_accuracies_beside_each_bound_and_the_controls_beside_the_method():
-    bounds = pd.DataFrame([_bound("mc_a", 0.4), _bound("ctl", 2.6, delta=0.0)])
-    steps = pd.DataFrame([_bound("mc_a", 0.7, step=1), _bound("mc_a", 0.2, step=20)])
+def test_table6_puts_the_accuracies_and_flags_beside_each_bound_and_the_controls_beside_the_method():
+    bounds = pd.DataFrame([_bound("mc_a", 0.4), _bound("ctl", 2.6, delta=0.0)]).assign(at_ceiling=[False, True])
+    steps = pd.DataFrame([_bound("mc_a", 0.7, step=1), _bound("mc_a", 0.2, step=20)]).assign(at_ceiling=[True, False])
     metrics = pd.DataFrame(_metrics("mc_a", 40) + [{"experiment": "ctl", "phase": "eval", "record": "{}"}])
-    diagnostics = pd.DataFrame([{"experiment": "mc_a", "retain_acc": 0.9, "forget_acc": 0.11, "test_acc": 0.1, "at_chance": True, "no_op": False},
-                                {"experiment": "ctl", "retain_acc": 1.0, "forget_acc": 1.0, "test_acc": 0.97, "at_chance": False, "no_op": False}])
-    at_steps = pd.DataFrame([{"experiment": "mc_a", "step": 1, "test_acc": 0.5, "forget_acc": 0.6}, {"experiment": "mc_a", "step": 20, "test_acc": 0.2, "forget_acc": 0.2}])
+    diagnostics = pd.DataFrame([{"experiment": "mc_a", "retain_acc": 0.9, "forget_acc": 0.11, "test_acc": 0.1, "at_chance": True, "no_op": False, "no_power": False},
+                                {"experiment": "ctl", "retain_acc": 1.0, "forget_acc": 1.0, "test_acc": 0.97, "at_chance": False, "no_op": False, "no_power": False}])
+    at_steps = pd.DataFrame([{"experiment": "mc_a", "step": 1, "test_acc": 0.5, "forget_acc": 0.6, "at_chance": False, "no_op": True},
+                             {"experiment": "mc_a", "step": 20, "test_acc": 0.2, "forget_acc": 0.2, "at_chance": True, "no_op": False}])
     table = table6_frame(bounds, steps, metrics, {"mc_a": MC["mc_a"], **CONTROL}, diagnostics, at_steps).set_index("method")
     assert table.loc["MC", ["test_acc_first_step", "forget_acc_first_step", "test_acc", "forget_acc", "at_chance"]].tolist() == [0.5, 0.6, 0.1, 0.11, True]
+    # the first step's own flags and ceiling mark, beside the final models' (the ceiling mark comes from the pipeline)
+    assert table.loc["MC", ["at_chance_first_step", "no_op_first_step", "at_ceiling_first_step", "at_ceiling"]].tolist() == [False, True, True, False]
     assert table.loc["No unlearning", "epsilon_lb_final"] == 2.6 and np.isnan(table.loc["No unlearning", "epsilon_lb_first_step"])
-    assert not table.loc["No unlearning", "at_chance"]
-    # Figure 1a: the control is one row without a step (drawn as a horizontal line), the steps carry their accuracies
-    frame = figure1a_frame(steps, {"mc_a": MC["mc_a"], **CONTROL}, bounds=bounds, diagnostics=diagnostics, step_accuracies=at_steps)
+    assert not table.loc["No unlearning", "at_chance"] and table.loc["No unlearning", "at_ceiling"]
+    # Figure 1a: the control is one row without a step (drawn as a horizontal line), the steps carry their accuracies and flags
+    frame = figure1a_frame(steps, {"mc_a": MC["mc_a"], **CONTROL}, bounds=bounds, diagnostics=diagnostics, step_diagnostics=at_steps)
     assert frame.step.tolist()[:2] == [1, 20] and frame.test_acc.tolist() == [0.5, 0.2, 0.97]
+    assert frame.at_chance.tolist() == [False, True, False] and frame.no_op.tolist() == [True, False, False]
+    assert frame.at_ceiling.tolist() == [True, False, True] and frame.no_power.tolist() == [False, False, False]
     assert np.isnan(frame.step.iloc[2]) and frame.method.iloc[2] == "No unlearning" and frame.epsilon_lb.iloc[2] == 2.6
 
 

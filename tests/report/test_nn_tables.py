@@ -41,7 +41,7 @@ def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     t1 = table1(bounds, metrics, experiments, diagnostics)
     assert list(t1.columns) == ["method", "params", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "m", "L",
-                                "retain_acc", "forget_acc", "test_acc", "at_chance", "no_op", "cell"]
+                                "retain_acc", "forget_acc", "test_acc", "at_chance", "no_op", "no_power", "cell"]
     assert (t1.test_acc == 0.7).all() and not t1.at_chance.any() and not t1.no_op.any()  # no control here: no no-op verdict
     for _, row in t1.iterrows():
         name = row.method.split()[-1]
@@ -52,7 +52,7 @@ def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
         assert row.cell == "preregistered: logit/mean"
     t7 = table7(bounds, metrics, experiments, diagnostics)
     assert list(t7.columns) == ["method", "sigma", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "retain_acc", "forget_acc",
-                                "test_acc", "at_chance", "no_op", "cell"]
+                                "test_acc", "at_chance", "no_op", "no_power", "cell"]
     assert set(t7.epsilon_lb) == set(t1.epsilon_lb) and set(t7.cell) == {"preregistered: logit/mean"}
 
     t3, t4, t5 = (f(bounds, metrics, experiments) for f in (table3, table4, table5))
@@ -91,12 +91,27 @@ def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
         table1(bounds.assign(role="exploratory"), metrics, experiments)
 
 
-def test_appendix_f4_is_table1_with_the_batch_size_first_largest_batch_first():
+def test_appendix_f4_reports_each_method_at_its_first_checkpoint_step_and_a_control_as_trained():
     from unlearn_audit.report.nn_tables import NN_TABLES, appendix_f4
 
     bounds, metrics, experiments = _bounds_and_metrics()
-    f4, t1 = appendix_f4(bounds, metrics, experiments), table1(bounds, metrics, experiments)
-    assert list(f4.columns) == ["batch_size", *t1.columns]
-    assert f4.batch_size.tolist() == [2, 1] and f4.method.tolist() == ["method b", "method a"]
-    pd.testing.assert_frame_equal(f4.drop(columns="batch_size"), t1.iloc[::-1].reset_index(drop=True))
+    experiments["b"]["auditor"] = "joint"
+    # method a has checkpoint bounds at steps 1 and 40 (its reported cell at each), b has none (a control-like row)
+    steps = pd.concat([bounds[bounds.experiment == "a"].assign(step=t, epsilon_lb=bounds[bounds.experiment == "a"].epsilon_lb + t)
+                       for t in (40, 1)], ignore_index=True)
+    step_diag = pd.DataFrame([{"experiment": "a", "step": t, "test_acc": acc, "forget_acc": acc, "at_chance": t == 40, "no_op": t == 1}
+                              for t, acc in ((1, 0.95), (40, 0.1))])
+    diagnostics = experiment_diagnostics(bounds, metrics, experiments)
+    f4 = appendix_f4(bounds, metrics, experiments, diagnostics, steps=steps, step_diagnostics=step_diag).set_index("method")
+    assert f4.index.tolist() == ["method b", "method a"] and f4.batch_size.tolist() == [2, 1]  # the largest batch first
+    final_a = bounds[(bounds.experiment == "a") & (bounds.role == "preregistered")].epsilon_lb.iloc[0]
+    # a: its first step's bound and flags, the final models' bound beside it; b: audited as it is
+    assert f4.loc["method a", "step"] == 1 and f4.loc["method a", "epsilon_lb"] == final_a + 1 and f4.loc["method a", "epsilon_lb_final"] == final_a
+    assert f4.loc["method a", ["test_acc", "no_op", "at_chance"]].tolist() == [0.95, True, False]
+    assert np.isnan(f4.loc["method b", "step"]) and f4.loc["method b", "epsilon_lb"] == f4.loc["method b", "epsilon_lb_final"]
+    assert f4.loc["method b", "auditor"] == "joint" and f4.loc["method a", "auditor"] == "batchwise"
+    assert f4.loc["method b", "test_acc"] == 0.7 and set(f4.cell) == {"preregistered: logit/mean"}
+    # two reported rows at the first step are refused
+    with pytest.raises(ValueError, match="first checkpoint step"):
+        appendix_f4(bounds, metrics, experiments, diagnostics, steps=pd.concat([steps, steps[(steps.step == 1) & (steps.role == "preregistered")]]), step_diagnostics=step_diag)
     assert NN_TABLES["appendix_f4"][0] is appendix_f4 and "App. F.4" in NN_TABLES["appendix_f4"][1]

@@ -19,9 +19,10 @@ from unlearn_audit.training.vmapped import GROUP_MODES, vmapped_sgd_run
 torch.set_num_threads(1)
 
 K, STEPS, BATCH = 3, 20, 16
-#: Weights of a vmapped run against its loop run after 20 steps (float32 kernels in another order;
-#: measured ≤ 2.4e-7): a wrong batch, learning rate or clipping moves them by > 1e-2.
-ATOL = 1e-5
+#: Weights of a vmapped run against its loop run after 20 steps (float32 kernels in another order,
+#: amplified by 20 momentum steps: measured ≤ 2.4e-7 on an Intel Xeon, 2.6e-5 on an AMD EPYC whose
+#: oneDNN runs other convolution kernels): a wrong batch, learning rate or clipping moves them by > 1e-2.
+ATOL = 1e-3
 
 
 def _models(name: str, params: dict) -> list[nn.Module]:

@@ -4,6 +4,7 @@ Figures 1a-c (with their CSVs).  Configs these audits refuse: tests/pipeline/tes
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -85,11 +86,23 @@ def test_figures_write_their_numbers(shared_run):
     assert sorted(controls.method) == ["No unlearning", "Retrain"] and controls.step.isna().all()
     b = pd.read_csv(fig / "figure1b.csv")
     assert set(b.auditor) == {"joint", "pairwise"}
-    assert {"test_acc", "forget_acc"} <= set(b.columns) and {"test_acc", "forget_acc"} <= set(pd.read_csv(fig / "figure1c.csv").columns)
+    flags = {"test_acc", "forget_acc", "at_chance", "no_op", "no_power", "at_ceiling"}
+    for name in columns:  # every audited model set with its accuracies, its flags and its ceiling mark
+        data = pd.read_csv(fig / f"{name}.csv")
+        assert flags <= set(data.columns), name
+        on_ceiling = np.isclose(data.epsilon_lb, data.ceiling, rtol=1e-9, atol=0) & (data.ceiling > 0)
+        assert (data.at_ceiling.astype(bool) == on_ceiling).all(), name
+    # each checkpoint step is flagged as a model set of its own (the certified steps' models are at chance here)
+    certified = a[a.variant == "certified"]
+    n_test = 359  # the digits test set
+    assert certified.at_chance.astype(bool).tolist() == [bool(t <= 0.1 + 2 * np.sqrt(0.09 / n_test)) for t in certified.test_acc]
+    assert a.loc[a.method == "No unlearning", "at_ceiling"].astype(bool).all()  # deterministic training: the control copies its input
     table6 = pd.read_csv(shared_run.results / "tables" / "table6.csv")
-    assert {"test_acc_first_step", "forget_acc_first_step", "test_acc", "forget_acc", "at_chance", "no_op", "epsilon_lb_ceiling"} <= set(table6.columns)
+    assert {"test_acc_first_step", "forget_acc_first_step", "at_chance_first_step", "no_op_first_step", "at_ceiling_first_step",
+            "test_acc", "forget_acc", "at_chance", "no_op", "no_power", "epsilon_lb_ceiling", "at_ceiling"} <= set(table6.columns)
     assert (table6.epsilon_lb_final <= table6.epsilon_lb_ceiling * (1 + 1e-9)).all()
     assert table6.method.tolist()[-2:] == ["No unlearning", "Retrain"]
+    assert table6.at_ceiling.astype(bool).tolist() == [bool(np.isclose(v, c, rtol=1e-9)) for v, c in zip(table6.epsilon_lb_final, table6.epsilon_lb_ceiling)]
 
 
 def test_rewind_to_delete_draws_noise_per_run(shared_run):
@@ -117,6 +130,44 @@ def test_the_pairwise_table_of_the_uncertified_methods(shared_run):
     assert (row.fp, row.n_neg, row.fn, row.n_pos, row.L) == (want.fp, want.n_neg, want.fn, want.n_pos, want.n_neg + want.n_pos)
     assert row.epsilon_lb == want.epsilon_lb and 0 <= row.epsilon_lb <= row.ceiling
     assert 0 <= row.test_acc <= 1
+    assert {"at_ceiling", "at_chance", "no_op", "no_power"} <= set(table.columns)
+
+
+def test_appendix_f4_audits_the_first_noisy_step_batchwise_and_jointly(shared_run):
+    """App. F.4 (rule nn_checkpoint_audit, then nn_table): the batchwise experiment's calibration runs'
+    scores at step 1 are fitted and its evaluation runs' scores at step 1 audited, with the same
+    library functions as the final audit; the joint experiment's step-1 row of its own checkpoint
+    audit stands beside it, each beside its design's controls."""
+    from unlearn_audit import schemas
+    from unlearn_audit.auditors.batchwise import fit_table
+    from unlearn_audit.auditors.tables import audit_tables
+    from unlearn_audit.io import read_concat
+
+    assert shared_run.jobs["nn_checkpoint_audit"] == 1
+    res = shared_run.results
+    steps = pd.read_parquet(res / "tiny_mc_uncertified" / "checkpoint_bounds.parquet")
+    assert steps.step.unique().tolist() == [1] and (steps.role == "preregistered").sum() == 1
+    plan = shared_run.plan
+    files = [shared_run.workdir / f for ph in ("calib", "eval") for f in plan.nn_run_files("tiny_mc_uncertified", ph, "checkpoint_scores.parquet")]
+    scores = read_concat(files, schemas.CHECKPOINT_SCORES).drop(columns="step")
+    signs = pd.read_parquet(res / "designs" / "tiny" / "signs.parquet")
+    fitted = fit_table(scores[scores.phase == "calib"], "tiny_mc_uncertified")
+    _, want = audit_tables(fitted, scores[scores.phase == "eval"], signs[signs.phase == "eval"], 24, [8, 24])
+    got = steps.sort_values(["score", "statistic", "r"]).reset_index(drop=True)
+    want = want.sort_values(["score", "statistic", "r"]).reset_index(drop=True)
+    np.testing.assert_allclose(got.epsilon_lb, want.epsilon_lb)
+    # the table: the method's step-1 bound (not its final one), the joint auditor's step 1 beside it, the controls as trained
+    f4 = pd.read_csv(res / "tables" / "appendix_f4.csv")
+    assert f4.auditor.tolist() == ["joint"] * 3 + ["batchwise"] * 3 and f4.batch_size.tolist() == [6] * 3 + [1] * 3
+    method = f4[(f4.auditor == "batchwise") & (f4.step == 1)].iloc[0]
+    assert method.epsilon_lb == steps[steps.role == "preregistered"].epsilon_lb.iloc[0]
+    final = pd.read_parquet(res / "tiny_mc_uncertified" / "bounds.parquet")
+    assert method.epsilon_lb_final == final[final.role == "preregistered"].epsilon_lb.iloc[0]
+    joint_steps = pd.read_parquet(res / "mc_uncertified" / "checkpoint_bounds.parquet")
+    joint = f4[(f4.auditor == "joint") & (f4.step == 1)].iloc[0]
+    assert joint.epsilon_lb == joint_steps[(joint_steps.step == 1) & (joint_steps.role == "preregistered")].epsilon_lb.iloc[0]
+    assert f4[f4.step.isna()].method.tolist() == ["No unlearning", "Retrain"] * 2
+    assert {"at_chance", "no_op", "no_power", "at_ceiling", "epsilon_lb_ceiling", "test_acc"} <= set(f4.columns)
 
 
 def test_batched_rewind_to_delete_matches_the_loop(shared_run, tmp_path, monkeypatch):

@@ -32,7 +32,11 @@ def test_nn_audit_end_to_end(shared_run):
         assert col in table1b.columns
     # every audit stands beside its design's controls, with accuracies and the two flags
     assert table1b.method.tolist() == ["Retain fine-tune", "Noisy fine-tune", "No unlearning", "Retrain"]
-    assert {"at_chance", "no_op"} <= set(table1b.columns)
+    assert {"at_chance", "no_op", "no_power"} <= set(table1b.columns)
+    # the tiny design's No-unlearning control is rejected: it has power, and nothing says otherwise
+    assert not table1b.no_power.any() and table1b[table1b.method == "No unlearning"].epsilon_lb.iloc[0] > 0
+    for name in ("table3", "table4", "table5", "table7"):  # every table: accuracies and flags on every row
+        assert {"test_acc", "at_chance", "no_op", "no_power"} <= set(pd.read_csv(res / "tables" / f"{name}.csv").columns), name
     retrain = table1b[table1b.method == "Retrain"].iloc[0]
     # exact unlearning: A(D_r) does not depend on S, every run's scores are the same, the guess is fixed
     assert retrain.epsilon_lb == 0 and not retrain.no_op
@@ -332,3 +336,20 @@ def test_the_tests_side_by_side_script_reads_a_finished_run(shared_run):
     retrain = zero_delta[zero_delta.experiment == "tiny_retrain"].iloc[0]
     assert retrain[["theorem4.2/mean", "exact/mean", "mgf/mean", "adaptive/mean", "exact/perfect"]].astype(float).max() == 0.0
     assert "tiny_hessian" in set(table.experiment) and "adaptive/mean" in set(table.preregistered)
+
+
+def test_the_claims_script_recomputes_the_claims_the_small_run_supports(shared_run):
+    """analysis/claims.py on the shared run: the claims a tiny run can support pass with this run's
+    numbers, the ones it lacks the outputs for are skipped, none crashes; a missing run is refused."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(REPO / "analysis" / "claims.py"), str(shared_run.results)], capture_output=True, text=True, timeout=300)
+    status = {line.split()[1].rstrip(":"): line.split()[0] for line in proc.stdout.splitlines() if line.startswith(("PASS", "FAIL", "SKIP"))}
+    for key in ("no-unlearning-rejected", "retrain-type-one", "certified-below-claim", "table6-zero", "figure1a-controls-at-ceiling", "pairwise-zero", "no-power-nowhere"):
+        assert status[key] == "PASS", (key, proc.stdout)
+    for key in ("table6-row3-at-chance", "r2d-eps1-at-chance", "table1a-ida-grid"):
+        assert status[key] == "SKIP", key  # the small run has no such experiment
+    assert len(status) >= 14 and proc.returncode == (1 if "FAIL" in status.values() else 0)
+    missing = subprocess.run([sys.executable, str(REPO / "analysis" / "claims.py"), str(shared_run.workdir / "nope")], capture_output=True, text=True)
+    assert missing.returncode == 2 and "config.yaml not found" in missing.stderr

@@ -161,11 +161,37 @@ rule nn_audit:
         "../scripts/nn_audit.py"
 
 
+rule nn_checkpoint_audit:
+    """Algorithm 2 at every checkpoint step of a batchwise experiment (the algorithm stopped at step t:
+    App. F.4's first noisy step), each step fitted on the calibration runs' scores at that step."""
+    input:
+        runs=plan.nn_all_dirs,
+        signs=plan.nn_experiment_signs,
+    output:
+        plan.experiment_file("{experiment}", "checkpoint_bounds.parquet"),
+    params:
+        checkpoints=plan.nn_all_checkpoint_scores,
+        m=plan.nn_audit_m,
+        cell=plan.nn_audit_cell,
+        fit=config["nn"]["fit"],
+        zeta=config["zeta"],
+    wildcard_constraints:
+        experiment=plan.nn_checkpointed_pattern("batchwise"),
+    log:
+        f"{LOGS}/{{experiment}}/checkpoint_audit.log",
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/nn_checkpoint_audit.py"
+
+
 rule nn_table:
     """Paper Tables 1a, 1b, 3, 4, 5, 7 from the bounds and run metrics of their experiments; a bound
     equal to its cell's perfect-prediction ceiling is marked (at_ceiling in the CSV, ‡ in .md/.tex)."""
     input:
         bounds=plan.nn_table_bounds,
+        checkpoint_bounds=plan.nn_table_checkpoint_bounds,
         runs=plan.nn_table_metric_dirs,
     output:
         report(
@@ -191,9 +217,11 @@ rule nn_table:
 
 rule nn_figure_r:
     """Figure: epsilon_LB against r, one panel per (dataset, split), one line per experiment, the
-    perfect-prediction ceiling of each (m, L) dashed; the plotted numbers as CSV beside it."""
+    perfect-prediction ceiling of each (m, L) dashed; the plotted numbers, with each experiment's
+    accuracies and flags, as CSV beside it."""
     input:
         bounds=[plan.experiment_file(e, "bounds.parquet") for e in plan.nn_experiments_audited_by("batchwise")],
+        runs=plan.nn_evaluation_dirs_of(plan.nn_experiments_audited_by("batchwise")),
     output:
         report(
             plan.figure_stem("nn_epsilon_vs_r") + ".png",
@@ -204,6 +232,7 @@ rule nn_figure_r:
         multiext(plan.figure_stem("nn_epsilon_vs_r"), ".pdf", ".csv"),
     params:
         experiments={e: plan.nn_experiment_summary(e) for e in plan.nn_experiments_audited_by("batchwise")},
+        metrics=plan.nn_evaluation_metrics_of(plan.nn_experiments_audited_by("batchwise")),
     log:
         f"{LOGS}/figures/nn_epsilon_vs_r.log",
     localrule: True

@@ -15,6 +15,7 @@ numpy, scipy and pandas; never torch.
   bounds, tables) over any of the three strategies, and :func:`~.audit.bounds_table`;
 * :mod:`.tables` — score and sign tables in, OVERLAPS and BOUNDS out, through that object (the
   workflow's rules and the CLI);
+* :mod:`.signal` — the membership signal in a set of runs' scores (in/out gap, spread, d′);
 * :mod:`.weight_space` — App. H.1's weight-space auditor, the projection auditor of the
   Gaussian-unlearning audit, and the one Algorithm-1 (m = r = 2) convention.
 """
@@ -48,6 +49,8 @@ _EXPORTS = {
     "phase_runs": ".runs",
     "sign_matrix": ".runs",
     "sign_table": ".runs",
+    "SIGNAL_COLUMNS": ".signal",
+    "membership_signal": ".signal",
     "audit_tables": ".tables",
     "joint_audit_tables": ".tables",
     "joint_bounds": ".tables",

@@ -87,9 +87,9 @@ def _load_digits(resources_dir: str | os.PathLike) -> ImageSource:
 
 
 def _build_images(src: ImageSource, *, split: str, batch_size: int, forget_fraction: float | None, m: int | None, seed: int,
-                  val_fraction: float = 0.1, test_fraction: float = 0.2) -> AuditData:
+                  val_fraction: float = 0.1, test_fraction: float = 0.2, max_retain: int | None = None) -> AuditData:
     return split_image_source(src, split=split, batch_size=batch_size, forget_fraction=forget_fraction, m=m, seed=seed,
-                              val_fraction=val_fraction, test_fraction=test_fraction)
+                              val_fraction=val_fraction, test_fraction=test_fraction, max_retain=max_retain)
 
 
 def _build_shakespeare(corpus: ShakespeareCorpus, *, split: str, batch_size: int | None, forget_fraction: float | None,
@@ -142,7 +142,8 @@ _PARAM_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "fractions": (lambda v: len(v) == 3 and all(x > 0 for x in v) and abs(sum(v) - 1.0) < 1e-9,
                   "three positive fractions (train, validation, test) summing to 1"),
     **{k: (lambda v: v is None or v >= 1, "an integer >= 1") for k in (
-        "num_roles", "min_blocks", "window", "stride", "forget_stride", "eval_stride", "max_retain_windows", "max_eval_windows")},
+        "num_roles", "min_blocks", "window", "stride", "forget_stride", "eval_stride", "max_retain_windows", "max_eval_windows",
+        "max_retain")},
 }
 
 
@@ -222,7 +223,7 @@ def prepare_audit_data(
     **dataset_params
         Loader parameters (cifar100: ``download``, ``label``; shakespeare: ``source``,
         ``download``, ``source_sha256``) and split parameters (images: ``val_fraction``,
-        ``test_fraction``; shakespeare: ``num_roles``, ``min_blocks``, ``window``, ``stride``,
+        ``test_fraction``, ``max_retain``; shakespeare: ``num_roles``, ``min_blocks``, ``window``, ``stride``,
         ``forget_stride``, ``eval_stride``, ``max_retain_windows``, ``max_eval_windows``, ``fractions``).
     """
     spec = _spec(name)

@@ -246,6 +246,7 @@ def split_image_source(
     seed: int,
     val_fraction: float = 0.1,
     test_fraction: float = 0.2,
+    max_retain: int | None = None,
 ) -> AuditData:
     """Split labelled images into retain / forget pool / validation / test (App. D.1).
 
@@ -258,6 +259,10 @@ def split_image_source(
 
     The validation/test partition depends only on ``seed`` (not on ``split``), so uniform and
     adversarial splits of one dataset share validation and test sets.
+
+    ``max_retain`` keeps at most that many retain images, a uniformly random subset (the first of
+    the shuffled retain set); the others are used nowhere.  A smaller training set is how a design
+    makes its models memorise (docs/workflow.md, "A memorising regime"); ``None`` keeps them all.
     """
     if split not in SPLITS:
         raise DatasetError(f"unknown split {split!r} for {src.name}; expected one of {SPLITS}")
@@ -284,6 +289,10 @@ def split_image_source(
     is_forget[f_local] = True
     forget_pos = train_pos[f_local]  # already in random order
     retain_pos = train_pos[~is_forget][rng_forget.permutation(int((~is_forget).sum()))]
+    if max_retain is not None:
+        if int(max_retain) < 1:
+            raise DatasetError(f"max_retain must be a positive integer, got {max_retain!r}")
+        retain_pos = retain_pos[: int(max_retain)]
 
     mean, std = _channel_stats(src.x[train_pos])
     norm = lambda a: _normalise_with(a, mean, std)  # noqa: E731
@@ -302,6 +311,7 @@ def split_image_source(
             "test_fraction": float(test_fraction) if src.test_x is None else None,
             "forget_fraction": forget_fraction,
             "n_train_portion": int(len(train_pos)),
+            **({"max_retain": int(max_retain)} if max_retain is not None else {}),
             **class_info,
         }
     )

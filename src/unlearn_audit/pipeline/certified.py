@@ -27,13 +27,14 @@ from .. import schemas
 from ..auditors.tables import joint_bounds, joint_overlaps, pairwise_audit_table
 from ..io import empty_frame, read_concat, read_parquet, write_parquet
 from ..stats.bounds import pairwise_unlearning_epsilon_lower_bound
-from ..stats.perfect_prediction import perfect_prediction_bound
+from ..stats.perfect_prediction import at_ceiling, perfect_prediction_bound
 from ..report import write_table
 from ..report.certified import CERTIFIED_FIGURES, draw_figure, pairwise_table_frame, table6_frame
-from .diagnostics import checkpoint_accuracies, experiment_diagnostics, warn
+from .checkpoints import bounds_per_step
+from .diagnostics import checkpoint_diagnostics, experiment_diagnostics, warn
 from .plan import preregistered_cell
 
-__all__ = ["joint_audit", "pairwise_audit", "table6", "figure"]
+__all__ = ["joint_audit", "pairwise_audit", "table6", "figure", "ceilings", "pairwise_ceilings", "mark_ceilings"]
 
 
 def _split_phases(scores: pd.DataFrame, signs: pd.DataFrame):
@@ -76,21 +77,9 @@ def joint_audit(
     write_parquet(bounds, bounds_path, schemas.BOUNDS)
     if checkpoint_bounds_path is None:
         return
-    frames = []
-    if checkpoint_paths:
-        steps = read_concat(checkpoint_paths, schemas.CHECKPOINT_SCORES)
-        n_steps = steps.step.nunique()
-        keys = ["auditor", "score", "r", "statistic"]
-        for step, sub in steps.groupby("step", sort=True):
-            at_step = _joint_overlaps(sub.drop(columns="step"), signs, int(m))
-            b = _joint_bounds(at_step, int(m), cell_cfg, zeta)
-            # the same overlaps at ζ/K (K steps): the maximum of these over the steps is one level-ζ claim
-            corrected = _joint_bounds(at_step, int(m), cell_cfg, zeta / n_steps)
-            b = b.merge(corrected[keys + ["epsilon_lb_test"]].rename(columns={"epsilon_lb_test": "epsilon_lb_bonferroni_steps"}),
-                        on=keys, how="left", validate="one_to_one")
-            frames.append(b.assign(step=int(step)))
-    table = pd.concat(frames, ignore_index=True) if frames else empty_frame(schemas.CHECKPOINT_BOUNDS)
-    write_parquet(table[schemas.CHECKPOINT_BOUNDS.names], checkpoint_bounds_path, schemas.CHECKPOINT_BOUNDS)
+    steps = read_concat(checkpoint_paths, schemas.CHECKPOINT_SCORES) if checkpoint_paths else empty_frame(schemas.CHECKPOINT_SCORES)
+    table = bounds_per_step(steps, lambda at_step, level: _joint_bounds(_joint_overlaps(at_step, signs, int(m)), int(m), cell_cfg, level), zeta)
+    write_parquet(table, checkpoint_bounds_path, schemas.CHECKPOINT_BOUNDS)
 
 
 def pairwise_audit(score_paths: Sequence[str], signs_path, cell_cfg: Mapping, zeta: float, out_path) -> None:
@@ -105,11 +94,13 @@ def pairwise_audit(score_paths: Sequence[str], signs_path, cell_cfg: Mapping, ze
 def table6(bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
     """Rule ``certified_table6``: model clipping on the certified (ε, C2, σ) grid (Table 6)."""
     bounds = read_concat(bound_paths, schemas.BOUNDS)
+    steps = read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS)
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     warn(diagnostics)
-    frame = table6_frame(bounds, read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS), metrics, experiments,
-                         diagnostics=diagnostics, step_accuracies=checkpoint_accuracies(metrics), ceilings=ceilings(bounds))
+    limits = ceilings(bounds)
+    frame = table6_frame(mark_ceilings(bounds, limits), mark_ceilings(steps, limits), metrics, experiments, diagnostics=diagnostics,
+                         step_diagnostics=checkpoint_diagnostics(steps, metrics, diagnostics, experiments), ceilings=limits)
     write_table(frame, Path(table_path).with_suffix(""), caption=CERTIFIED_FIGURES["table6"])
 
 
@@ -117,8 +108,10 @@ def pairwise_table(name: str, pairwise_paths: Sequence[str], metric_paths: Seque
     """Rule ``certified_pairwise_table``: Sec. 7.3, the pairwise auditor on the uncertified methods."""
     pairwise = read_concat(pairwise_paths, schemas.PAIRWISE)
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
-    diagnostics = experiment_diagnostics(empty_frame(schemas.BOUNDS), metrics, experiments)
-    frame = pairwise_table_frame(pairwise, experiments, diagnostics=diagnostics, ceilings=pairwise_ceilings(pairwise))
+    diagnostics = experiment_diagnostics(_pairwise_claims(pairwise, experiments), metrics, experiments)
+    warn(diagnostics)
+    limits = pairwise_ceilings(pairwise)
+    frame = pairwise_table_frame(mark_ceilings(pairwise, limits), experiments, diagnostics=diagnostics, ceilings=limits)
     write_table(frame, Path(table_path).with_suffix(""), caption=CERTIFIED_FIGURES[name])
 
 
@@ -130,11 +123,14 @@ def figure(name: str, bound_paths: Sequence[str], checkpoint_bound_paths: Sequen
     steps = read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS)
     pairwise = read_concat(pairwise_paths, schemas.PAIRWISE)
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
-    diagnostics = experiment_diagnostics(bounds, metrics, experiments)
+    joint_limits, pairwise_limits = ceilings(bounds), pairwise_ceilings(pairwise)
+    # a pairwise experiment's claim is its Eq. 3 bound, a joint one's its reported row's
+    diagnostics = experiment_diagnostics(pd.concat([bounds, _pairwise_claims(pairwise, experiments)], ignore_index=True), metrics, experiments)
     warn(diagnostics)
-    limits = {**ceilings(bounds), **pairwise_ceilings(pairwise)}  # a step's (m, L, ζ, δ) is its experiment's
-    draw_figure(name, bounds, steps, pairwise, experiments, Path(figure_path).with_suffix(""), ceilings=limits,
-                diagnostics=diagnostics, step_accuracies=checkpoint_accuracies(metrics))
+    limits = {**joint_limits, **pairwise_limits}  # a step's (m, L, ζ, δ) is its experiment's
+    draw_figure(name, mark_ceilings(bounds, joint_limits), mark_ceilings(steps, joint_limits), mark_ceilings(pairwise, pairwise_limits),
+                experiments, Path(figure_path).with_suffix(""), ceilings=limits, diagnostics=diagnostics,
+                step_diagnostics=checkpoint_diagnostics(steps, metrics, diagnostics, experiments))
 
 
 def ceilings(bounds: pd.DataFrame) -> dict[str, float]:
@@ -156,3 +152,20 @@ def pairwise_ceilings(pairwise: pd.DataFrame) -> dict[str, float]:
         out[str(name)] = pairwise_unlearning_epsilon_lower_bound(0, int(b.n_neg), 0, int(b.n_pos), zeta=float(b.zeta),
                                                                  delta=float(b.delta)).epsilon_lb
     return out
+
+
+def mark_ceilings(frame: pd.DataFrame, limits: Mapping[str, float]) -> pd.DataFrame:
+    """``frame`` (bounds, step bounds or pairwise rows) with a boolean ``at_ceiling`` column: the
+    row's ``epsilon_lb`` equals its experiment's ceiling in ``limits`` (every guess right, App. F)."""
+    marks = [at_ceiling(v, limits.get(str(e), float("nan"))) for e, v in zip(frame["experiment"], frame["epsilon_lb"])]
+    return frame.assign(at_ceiling=pd.Series(marks, index=frame.index, dtype=bool))
+
+
+def _pairwise_claims(pairwise: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
+    """Each pairwise experiment's claim as a reported BOUNDS-like row (``experiment, role,
+    epsilon_lb_test``): its Eq. 3 bound at its pre-registered score, for the diagnostics' no-op and
+    no-power verdicts."""
+    rows = [{"experiment": name, "role": "preregistered", "epsilon_lb_test": float(sub.epsilon_lb.iloc[0])}
+            for name, e in experiments.items()
+            if len(sub := pairwise[(pairwise.experiment == name) & (pairwise.score == e.get("score", "logit"))])]
+    return pd.DataFrame(rows, columns=["experiment", "role", "epsilon_lb_test"])

@@ -181,11 +181,16 @@ def _auditor_problems(key: str, exp: dict, design: dict) -> list[tuple[str, str]
         return [(f"{key}.auditor", f"the pairwise auditor (App. A.3) needs m = 2; design {exp['design']!r} has m = {design['m']}")]
     if exp.get("r") not in (None, [int(design["m"])]):
         return [(f"{key}.r", f"the {auditor} auditor guesses the whole sign vector: r = m = {design['m']} (omit r)")]
-    allowed = {"table6", "pairwise_uncertified"} if auditor == "pairwise" else {"table6"}
+    allowed = {"table6", "pairwise_uncertified"} if auditor == "pairwise" else {"table6", "appendix_f4"}
     bad = sorted(set(exp.get("tables", [])) - allowed)
     if bad:
         return [(f"{key}.tables", f"{bad} show {'joint' if 'pairwise_uncertified' in bad else 'batchwise'} audits; a {auditor} audit can be in "
                  f"{' and '.join(sorted(allowed))} and figures")]
+    from .plan.base import audit_delta
+
+    if "appendix_f4" in exp.get("tables", []) and audit_delta(exp) != 0:
+        return [(f"{key}.tables", "App. F.4 shows audits at delta = 0 (uncertified model clipping and the controls); this experiment is "
+                 "certified and audited at its delta > 0: show it in table6")]
     if exp.get("figures") and "figure1a" in exp["figures"] and exp.get("method") != "no_unlearning" and not exp.get("params", {}).get("checkpoint_steps"):
         return [(f"{key}.params.checkpoint_steps", "Figure 1a plots epsilon_LB(t) at checkpoint steps: give params.checkpoint_steps")]
     return []

@@ -7,12 +7,20 @@ A bound means something only about models that work and a method that did someth
   about the algorithm's certificate, only that the models are destroyed;
 * **no-op** — a method whose forget accuracy is within 2 binomial standard errors of the
   *No unlearning* control's and whose claimed ε_LB (the pre-registered test's) is at least 90 % of
-  that control's: it left the model
-  where it was, and its bound is the design's own leakage.  The 90 % is a reading aid, not a test.
+  that control's, where that control's is positive: it left the model where it was, and its bound
+  is the design's own leakage.  The 90 % is a reading aid, not a test.  A control at 0 makes no
+  method a no-op: two zeros say nothing about each other;
+* **no power** — every experiment of a design whose *No unlearning* control is not rejected
+  (its claimed ε_LB is 0): the trained models themselves show no leakage at this audit's size, so
+  a 0 of any method on the design is no evidence that it forgets.  The fix is the design, not the
+  method: more candidates m, a larger r, more calibration runs Γ or evaluation runs L, or models
+  that memorise (docs/workflow.md, "A memorising regime").
 
-:func:`experiment_diagnostics` computes both per experiment from the evaluation runs' metrics and
-the reported bounds; the table rules put them in ``at_chance`` / ``no_op`` columns and
-:func:`warn` writes one line per flagged experiment to the job's log.  Torch-free.
+:func:`experiment_diagnostics` computes the three per experiment from the evaluation runs' metrics
+and the reported bounds, :func:`checkpoint_diagnostics` the first two per checkpoint step (each
+step's models are an audited model set of their own); the table and figure rules put them in
+``at_chance`` / ``no_op`` / ``no_power`` columns and :func:`warn` writes one line per flag to the
+job's log.  Torch-free.
 """
 
 from __future__ import annotations
@@ -24,10 +32,11 @@ from typing import Mapping, TextIO
 import numpy as np
 import pandas as pd
 
+from ..schemas import DIAGNOSTIC_FLAGS as FLAGS
 from ..schemas import REPORTED_ROLES
 
-__all__ = ["ACCURACY_COLUMNS", "NO_OP_FRACTION", "accuracies", "at_chance", "same_accuracy", "experiment_diagnostics",
-           "checkpoint_accuracies", "warn"]
+__all__ = ["ACCURACY_COLUMNS", "FLAGS", "NO_OP_FRACTION", "accuracies", "at_chance", "same_accuracy", "is_no_op", "experiment_diagnostics",
+           "checkpoint_accuracies", "checkpoint_diagnostics", "warn"]
 
 ACCURACY_COLUMNS = ("retain_acc", "forget_acc", "test_acc")
 #: A method whose ε_LB reaches this fraction of the No-unlearning control's (and whose forget
@@ -75,12 +84,29 @@ def _reported_epsilon(bounds: pd.DataFrame, experiment: str) -> float:
     return float(row["epsilon_lb_exact"] if exact else row["epsilon_lb"])
 
 
+def is_no_op(epsilon: float, forget_acc: float, control_epsilon: float, control_forget_acc: float, n_forget: float) -> bool:
+    """The no-op verdict (module docstring): the claimed ε_LB at least ``NO_OP_FRACTION`` of a
+    positive control's and the forget accuracy within 2 standard errors of the control's."""
+    if not (np.isfinite(epsilon) and np.isfinite(control_epsilon)) or control_epsilon <= 0:
+        return False
+    return bool(epsilon >= NO_OP_FRACTION * control_epsilon and same_accuracy(forget_acc, control_forget_acc, n_forget))
+
+
+def _no_unlearning_controls(experiments: Mapping[str, Mapping]) -> dict[str, str]:
+    """{design: the name of its No-unlearning control} (method ``no_unlearning`` on the trained models)."""
+    return {e["design"]: name for name, e in experiments.items()
+            if e.get("method") == "no_unlearning" and e.get("base", "trained") == "trained"}
+
+
 def experiment_diagnostics(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
-    """One row per experiment: ``experiment, retain_acc, forget_acc, test_acc, at_chance, no_op``.
+    """One row per experiment: ``experiment, retain_acc, forget_acc, test_acc, at_chance, no_op, no_power,
+    epsilon_lb_claim`` (the last: the reported row's bound under the pre-registered test, NaN without bounds).
 
     ``experiments`` maps a name to its summary (``design``, ``method``, ``base``); the No-unlearning
     control of a design is its experiment with method ``no_unlearning`` on the trained models.
-    ``no_op`` is False for the controls themselves and where the design has no such control here.
+    ``no_op`` is False for the controls themselves and where the design has no such control here;
+    ``no_power`` is True for every experiment of a design whose control's claim is 0, and False
+    where the design has no control with a bound here (the pairwise tables pass no bounds).
     """
     ev = metrics[metrics.phase == "eval"]
     rows = {}
@@ -92,19 +118,16 @@ def experiment_diagnostics(bounds: pd.DataFrame, metrics: pd.DataFrame, experime
         rows[name] = {"experiment": name, **acc, "at_chance": at_chance(acc["test_acc"], chance, n_test),
                       "epsilon_lb": _reported_epsilon(bounds, name),
                       "n_forget": float(sub.n_forget.mean()) if len(sub) and "n_forget" in sub else 0.0}
-    controls = {e["design"]: name for name, e in experiments.items()
-                if e.get("method") == "no_unlearning" and e.get("base", "trained") == "trained"}
+    controls = _no_unlearning_controls(experiments)
     for name, e in experiments.items():
         ctl = controls.get(e["design"])
         row = rows[name]
-        if ctl is None or e.get("method") == "no_unlearning":
-            row["no_op"] = False
-            continue
-        ref = rows[ctl]
-        eps_close = np.isfinite(row["epsilon_lb"]) and np.isfinite(ref["epsilon_lb"]) and row["epsilon_lb"] >= NO_OP_FRACTION * ref["epsilon_lb"]
-        row["no_op"] = bool(eps_close and same_accuracy(row["forget_acc"], ref["forget_acc"], ref["n_forget"]))
-    cols = ["experiment", *ACCURACY_COLUMNS, "at_chance", "no_op"]
-    return pd.DataFrame([{k: r[k] for k in cols} for r in rows.values()], columns=cols)
+        ref = rows[ctl] if ctl is not None else None
+        row["no_power"] = bool(ref is not None and np.isfinite(ref["epsilon_lb"]) and ref["epsilon_lb"] <= 0)
+        row["no_op"] = bool(ref is not None and e.get("method") != "no_unlearning"
+                            and is_no_op(row["epsilon_lb"], row["forget_acc"], ref["epsilon_lb"], ref["forget_acc"], ref["n_forget"]))
+    cols = ["experiment", *ACCURACY_COLUMNS, *FLAGS, "epsilon_lb_claim"]
+    return pd.DataFrame([{**{k: r[k] for k in cols[:-1]}, "epsilon_lb_claim": r["epsilon_lb"]} for r in rows.values()], columns=cols)
 
 
 def checkpoint_accuracies(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -124,8 +147,40 @@ def checkpoint_accuracies(metrics: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).groupby(["experiment", "step"], as_index=False, sort=True)[["test_acc", "forget_acc"]].mean()[cols]
 
 
+def checkpoint_diagnostics(checkpoint_bounds: pd.DataFrame, metrics: pd.DataFrame, diagnostics: pd.DataFrame,
+                           experiments: Mapping[str, Mapping]) -> pd.DataFrame:
+    """``experiment, step, test_acc, forget_acc, at_chance, no_op``: each checkpoint step's models
+    (the algorithm stopped at that step, Figure 1a, Table 6's first step) flagged as a final model
+    set is: at chance by its step's mean test accuracy, a no-op against its design's No-unlearning
+    control (final models, ``diagnostics``) by its step's reported bound and forget accuracy."""
+    cols = ["experiment", "step", "test_acc", "forget_acc", "at_chance", "no_op"]
+    steps = checkpoint_accuracies(metrics)
+    if steps.empty:
+        return pd.DataFrame(columns=cols)
+    reported = checkpoint_bounds[checkpoint_bounds.role.isin(REPORTED_ROLES)] if len(checkpoint_bounds) else checkpoint_bounds
+    claim = {(str(r.experiment), int(r.step)): float(r.epsilon_lb_test) for r in reported.itertuples(index=False)} if len(reported) else {}
+    ev = metrics[metrics.phase == "eval"]
+    by_name = diagnostics.set_index("experiment") if len(diagnostics) else None
+    controls = _no_unlearning_controls(experiments)
+    rows = []
+    for r in steps.itertuples(index=False):
+        sub = ev[ev.experiment == r.experiment]
+        chance = float(sub.chance_acc.iloc[0]) if len(sub) else float("nan")
+        n_test = float(sub.n_test.mean()) if len(sub) else 0.0
+        ctl = controls.get(experiments.get(r.experiment, {}).get("design"))
+        no_op = False
+        if ctl is not None and by_name is not None and ctl in by_name.index:
+            ref = by_name.loc[ctl]
+            n_forget = float(ev[ev.experiment == ctl].n_forget.mean()) if (ev.experiment == ctl).any() else 0.0
+            no_op = is_no_op(claim.get((r.experiment, int(r.step)), float("nan")), r.forget_acc, float(ref.epsilon_lb_claim),
+                             float(ref.forget_acc), n_forget)
+        rows.append({"experiment": r.experiment, "step": int(r.step), "test_acc": float(r.test_acc), "forget_acc": float(r.forget_acc),
+                     "at_chance": at_chance(float(r.test_acc), chance, n_test), "no_op": no_op})
+    return pd.DataFrame(rows, columns=cols)
+
+
 def warn(diagnostics: pd.DataFrame, stream: TextIO | None = None) -> list[str]:
-    """Write (to the job's log, by default stderr) and return one warning line per flagged experiment."""
+    """Write (to the job's log, by default stderr) and return one warning line per flag of each experiment."""
     out = stream if stream is not None else sys.stderr
     lines = []
     for r in diagnostics.itertuples(index=False):
@@ -135,6 +190,10 @@ def warn(diagnostics: pd.DataFrame, stream: TextIO | None = None) -> list[str]:
         if r.no_op:
             lines.append(f"WARNING: {r.experiment}: forget accuracy ({r.forget_acc:.3f}) and epsilon_LB are indistinguishable from "
                          "No unlearning: the method left the model where it was")
+        if getattr(r, "no_power", False):
+            lines.append(f"WARNING: {r.experiment}: its design's No-unlearning control is not rejected (epsilon_LB 0): this audit cannot "
+                         "detect leakage at its size, so a 0 here is no evidence of forgetting; enlarge m, r, the calibration runs or "
+                         "the evaluation runs, or train models that memorise (docs/workflow.md, \"A memorising regime\")")
     for line in lines:
         print(line, file=out)
     return lines

@@ -12,6 +12,8 @@ or, for the two rules that train models, in :mod:`.nn_runs`:
 * :func:`fit` (``nn_fit``) — per-example Gaussians from calibration runs only;
 * :func:`audit` (``nn_audit``) — overlaps and bounds from evaluation runs only, the pre-registered
   cell marked;
+* :func:`checkpoint_audit` (``nn_checkpoint_audit``) — the same audit of the algorithm stopped at
+  each of its checkpoint steps (App. F.4: just after the first noisy step);
 * :func:`table` (``nn_table``) and :func:`figure_r` (``nn_figure_r``), both with each bound's
   perfect-prediction ceiling beside it (:func:`with_ceilings`).
 
@@ -31,7 +33,8 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from .. import schemas
-from .diagnostics import experiment_diagnostics, warn
+from .checkpoints import bounds_per_step
+from .diagnostics import checkpoint_diagnostics, experiment_diagnostics, warn
 from .plan import preregistered_cell
 from ..auditors.batchwise import fit_table
 from ..auditors.tables import audit_tables
@@ -47,6 +50,7 @@ __all__ = [
     "sample_signs",
     "fit",
     "audit",
+    "checkpoint_audit",
     "with_ceilings",
     "table",
     "figure_r",
@@ -97,6 +101,25 @@ def audit(fit_path, score_paths: Sequence[str], signs_path, m: int, experiment_c
     write_parquet(bounds, bounds_path, schemas.BOUNDS)
 
 
+def checkpoint_audit(checkpoint_paths: Sequence[str], signs_path, m: int, experiment_cfg: Mapping, fit_options: Mapping, zeta: float,
+                     checkpoint_bounds_path) -> None:
+    """Rule ``nn_checkpoint_audit``: Algorithm 2 at every checkpoint step t of a batchwise experiment,
+    the per-example Gaussians fitted on the calibration runs' scores at t and the evaluation runs'
+    scores at t guessed (:func:`.checkpoints.bounds_per_step`: each step a level-ζ audit of the
+    algorithm stopped at t; App. F.4)."""
+    steps = read_concat(checkpoint_paths, schemas.CHECKPOINT_SCORES)
+    signs = read_parquet(signs_path, schemas.SIGNS)
+    eval_signs = signs[signs.phase == "eval"]
+
+    def bounds_at(scores: pd.DataFrame, level: float) -> pd.DataFrame:
+        experiment = str(scores.experiment.iloc[0])
+        fitted = fit_table(scores[scores.phase == "calib"], experiment, **dict(fit_options))
+        return audit_tables(fitted, scores[scores.phase == "eval"], eval_signs, int(m), experiment_cfg["r"], zeta=level,
+                            primary=preregistered_cell(experiment_cfg), selection=experiment_cfg.get("selection", "preregistered"))[1]
+
+    write_parquet(bounds_per_step(steps, bounds_at, zeta), checkpoint_bounds_path, schemas.CHECKPOINT_BOUNDS)
+
+
 def with_ceilings(bounds: pd.DataFrame) -> pd.DataFrame:
     """``bounds`` with two more columns: ``epsilon_lb_ceiling``, the perfect-prediction ceiling of
     each row's cell (m, r, L, at the row's level ζ and statistic; App. F), and ``at_ceiling``,
@@ -115,22 +138,31 @@ def with_ceilings(bounds: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
-    """Rule ``nn_table``: one of the paper's Tables 1a, 1b, 3, 4, 5, 7; a bound equal to its cell's
-    perfect-prediction ceiling is marked (CSV column ``at_ceiling``, ‡ in Markdown and LaTeX); the
-    models' accuracies and the at-chance and no-op flags (:mod:`.diagnostics`) stand beside each
-    reported bound, and each flag is also a warning in the job's log."""
+def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path,
+          checkpoint_bound_paths: Sequence[str] = ()) -> None:
+    """Rule ``nn_table``: one of the paper's Tables 1a, 1b, 3, 4, 5, 7 or App. F.4; a bound equal to
+    its cell's perfect-prediction ceiling is marked (CSV column ``at_ceiling``, ‡ in Markdown and
+    LaTeX); the models' accuracies and the at-chance, no-op and no-power flags (:mod:`.diagnostics`)
+    stand beside each reported bound, and each flag is also a warning in the job's log.  The
+    checkpoint-step bounds of the table's experiments that score checkpoints (App. F.4's first step)
+    come with their ceilings and their step's flags."""
     bounds = with_ceilings(read_concat(bound_paths, schemas.BOUNDS))
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
+    steps = with_ceilings(read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS)) if checkpoint_bound_paths else None
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     warn(diagnostics)
+    step_diagnostics = checkpoint_diagnostics(steps, metrics, diagnostics, experiments) if steps is not None else None
     render, caption = NN_TABLES[name]
-    write_nn_table(render(bounds, metrics, experiments, diagnostics), Path(table_path).with_suffix(""), caption=caption)
+    write_nn_table(render(bounds, metrics, experiments, diagnostics, steps=steps, step_diagnostics=step_diagnostics),
+                   Path(table_path).with_suffix(""), caption=caption)
 
 
-def figure_r(bound_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path) -> None:
+def figure_r(bound_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path, metric_paths: Sequence[str] = ()) -> None:
     """Rule ``nn_figure_r``: ε_LB against r, one panel per (dataset, split), one line per experiment,
-    the perfect-prediction ceiling of each (m, L) dashed; the plotted numbers as ``.csv`` beside it."""
+    the perfect-prediction ceiling of each (m, L) dashed; the plotted numbers, with each experiment's
+    accuracies and flags (:mod:`.diagnostics`), as ``.csv`` beside it."""
     from ..report.nn_figures import epsilon_vs_r_figure  # matplotlib, for this rule only
 
-    epsilon_vs_r_figure(with_ceilings(read_concat(bound_paths, schemas.BOUNDS)), experiments, Path(figure_path).with_suffix(""))
+    bounds = with_ceilings(read_concat(bound_paths, schemas.BOUNDS))
+    diagnostics = experiment_diagnostics(bounds, read_concat(metric_paths, schemas.RUN_METRICS), experiments) if metric_paths else None
+    epsilon_vs_r_figure(bounds, experiments, Path(figure_path).with_suffix(""), diagnostics)

@@ -49,14 +49,17 @@ def _shakespeare_sizes(design: Mapping, pool: float) -> tuple[float, float, floa
 
 
 def design_sizes(design: Mapping) -> tuple[float, float, float]:
-    """(|D_r|, m·B, |test|) of a design, in examples (text: windows; :func:`_shakespeare_sizes`)."""
+    """(|D_r|, m·B, |test|) of a design, in examples (text: windows; :func:`_shakespeare_sizes`;
+    images: the retain set capped at ``dataset_params.max_retain``)."""
     pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
     if design["dataset"] == "shakespeare":
         return _shakespeare_sizes(design, pool)
     spec = DATASETS.get(design["dataset"])
     if spec is None or spec.train_portion is None or spec.n_test is None:
         raise ValueError(f"no size model for dataset {design['dataset']!r}")
-    return spec.train_portion - pool, pool, spec.n_test
+    retain = spec.train_portion - pool
+    max_retain = (design.get("dataset_params") or {}).get("max_retain")
+    return (min(retain, float(max_retain)) if max_retain else retain), pool, spec.n_test
 
 
 def charlstm_training_flops(hidden: int, embed: int, vocab: int, layers: int, window: int) -> float:

@@ -54,23 +54,37 @@ def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str, columns=("te
     return diagnostics_row(diagnostics, experiment, columns)
 
 
-def _step_accuracy(step_accuracies: pd.DataFrame | None, experiment: str, step) -> dict[str, float]:
-    """Mean test and forget accuracy of the experiment's evaluation runs at checkpoint ``step``."""
-    if step_accuracies is None:
+_STEP_FLAGS = ("at_chance", "no_op")
+
+
+def _step_diagnostics(step_diagnostics: pd.DataFrame | None, experiment: str, step) -> dict:
+    """Mean test and forget accuracy of the experiment's evaluation runs at checkpoint ``step`` and
+    that step's ``at_chance`` / ``no_op`` flags (:func:`unlearn_audit.pipeline.diagnostics.checkpoint_diagnostics`)."""
+    if step_diagnostics is None:
         return {}
-    rows = step_accuracies[(step_accuracies.experiment == experiment) & (step_accuracies.step == step)] if step is not None else step_accuracies.iloc[0:0]
-    return {k: float(rows[k].iloc[0]) if len(rows) else np.nan for k in ("test_acc", "forget_acc")}
+    rows = step_diagnostics[(step_diagnostics.experiment == experiment) & (step_diagnostics.step == step)] if step is not None else step_diagnostics.iloc[0:0]
+    out: dict = {k: float(rows[k].iloc[0]) if len(rows) else np.nan for k in ("test_acc", "forget_acc")}
+    out.update({k: bool(rows[k].iloc[0]) if len(rows) else None for k in _STEP_FLAGS if k in step_diagnostics.columns})
+    return out
+
+
+def _at_ceiling(row) -> dict[str, bool]:
+    """The row's ``at_ceiling`` mark (its bound equals its cell's perfect-prediction ceiling), where
+    the pipeline put it (:func:`unlearn_audit.pipeline.certified.mark_ceilings`)."""
+    value = getattr(row, "at_ceiling", None)
+    return {} if value is None else {"at_ceiling": bool(value)}
 
 
 def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping],
-                 diagnostics: pd.DataFrame | None = None, step_accuracies: pd.DataFrame | None = None,
+                 diagnostics: pd.DataFrame | None = None, step_diagnostics: pd.DataFrame | None = None,
                  ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
     """One row per model-clipping experiment and control: the certified (ε, δ, C2, σ), the noisy
     steps run and the accountant's for the target (``certified`` no where the target needs more
     steps than the budget and the whole budget ran noisy: the paper's "N/A"), ε_LB after the first noisy step and after the whole algorithm, each
-    beside the audited models' test and forget accuracy (``*_first_step``, and after the algorithm),
-    the perfect-prediction ceiling of the cell (``epsilon_lb_ceiling``: no larger ε_LB is possible
-    from its (m, L, ζ, δ), App. F), and the at-chance / no-op flags of the final models."""
+    beside the audited models' test and forget accuracy and their at-chance / no-op flags
+    (``*_first_step``, and after the algorithm), the perfect-prediction ceiling of the cell
+    (``epsilon_lb_ceiling``: no larger ε_LB is possible from its (m, L, ζ, δ), App. F) and whether
+    each bound sits on it (``at_ceiling_first_step``, ``at_ceiling``), and the design's no-power flag."""
     ceilings = ceilings or {}
     final, steps = _reported(bounds), _reported(checkpoint_bounds)
     evals = metrics[metrics.phase == "eval"]
@@ -81,7 +95,8 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
         first = sub[sub.step == sub.step.min()] if len(sub) else sub
         first_step = int(first.step.iloc[0]) if len(first) else None
         noisy, certified, needed = (_recorded(evals, name, key) for key in ("noisy_steps", "certified", "accountant_steps"))
-        at_first = {f"{k}_first_step": v for k, v in _step_accuracy(step_accuracies, name, first_step).items()}
+        at_first = {f"{k}_first_step": v for k, v in {**_step_diagnostics(step_diagnostics, name, first_step),
+                                                             **(_at_ceiling(first.iloc[0]) if len(first) else {})}.items()}
         rows.append(
             {
                 "method": e["label"],
@@ -100,6 +115,7 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
                 **at_first,
                 "epsilon_lb_final": float(b.epsilon_lb),
                 "epsilon_lb_ceiling": ceilings.get(name, np.nan),
+                **_at_ceiling(b),
                 **_diagnostics(diagnostics, name),
                 "m": int(b.m),
                 "L": int(b.L),
@@ -110,14 +126,16 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
 
 
 _ACC = ["test_acc", "forget_acc"]
+_ACC_FLAGS = [*_ACC, *DIAGNOSTIC_FLAGS]
 
 
 def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Mapping], ceilings: Mapping[str, float] | None = None,
                    bounds: pd.DataFrame | None = None, diagnostics: pd.DataFrame | None = None,
-                   step_accuracies: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``split, variant, experiment, step, epsilon_lb, rejected, ceiling, epsilon_lb_bonferroni_steps,
-    test_acc, forget_acc`` of every reported step bound, with the evaluation runs' mean accuracies at
-    that step; ``ceiling`` is the perfect-prediction bound of the experiment's (m, L, ζ, δ).  Each
+                   step_diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``split, variant, experiment, step, epsilon_lb, rejected, ceiling, at_ceiling, epsilon_lb_bonferroni_steps,
+    test_acc, forget_acc, at_chance, no_op, no_power`` of every reported step bound, with the evaluation
+    runs' mean accuracies at that step and that step's flags (the design's ``no_power``); ``ceiling``
+    is the perfect-prediction bound of the experiment's (m, L, ζ, δ).  Each
     step's ``epsilon_lb`` is a level-ζ test on its own and their maximum is not; the maximum over the
     steps of ``epsilon_lb_bonferroni_steps`` (each step at ζ/K) is.  A control (variant
     ``control``) has no steps: its one row (``step`` empty) is its final bound from ``bounds``."""
@@ -132,23 +150,24 @@ def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Ma
             b = _one(final, name, "final")
             rows.append({"split": e["split"], "variant": e["variant"], "experiment": name, "method": e["label"], "step": np.nan,
                          "epsilon_lb": float(b.epsilon_lb), "rejected": bool(b.rejected), "ceiling": ceilings.get(name, np.nan),
-                         **_diagnostics(diagnostics, name, _ACC)})
+                         **_at_ceiling(b), **_diagnostics(diagnostics, name, _ACC_FLAGS)})
             continue
         for r in steps[steps.experiment == name].sort_values("step").itertuples():
             rows.append({"split": e["split"], "variant": e["variant"], "experiment": name, "method": e["label"], "step": int(r.step),
                          "epsilon_lb": float(r.epsilon_lb), "rejected": bool(r.rejected), "ceiling": ceilings.get(name, np.nan),
-                         "epsilon_lb_bonferroni_steps": float(getattr(r, "epsilon_lb_bonferroni_steps", np.nan)),
-                         **_step_accuracy(step_accuracies, name, int(r.step))})
-    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "method", "step", "epsilon_lb", "rejected", "ceiling",
-                                       "epsilon_lb_bonferroni_steps", *_ACC])
+                         **_at_ceiling(r), "epsilon_lb_bonferroni_steps": float(getattr(r, "epsilon_lb_bonferroni_steps", np.nan)),
+                         **_step_diagnostics(step_diagnostics, name, int(r.step)), **_diagnostics(diagnostics, name, ("no_power",))})
+    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "method", "step", "epsilon_lb", "rejected", "ceiling", "at_ceiling",
+                                       "epsilon_lb_bonferroni_steps", *_ACC_FLAGS])
 
 
 def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Mapping[str, Mapping],
                    diagnostics: pd.DataFrame | None = None, ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """``split, auditor, method, epsilon, delta, epsilon_lb, ceiling, experiment, test_acc, forget_acc``:
-    joint (reported cell) and pairwise (the experiment's pre-registered score) bounds against the
-    certified ε, each beside the largest bound its auditor's sample allows (``ceiling``); a
-    control's ``epsilon`` is empty."""
+    """``split, auditor, method, epsilon, delta, epsilon_lb, ceiling, at_ceiling, experiment, test_acc,
+    forget_acc, at_chance, no_op, no_power``: joint (reported cell) and pairwise (the experiment's
+    pre-registered score) bounds against the certified ε, each beside the largest bound its
+    auditor's sample allows (``ceiling``) and the models' accuracies and flags; a control's
+    ``epsilon`` is empty."""
     ceilings = ceilings or {}
     final = _reported(bounds)
     rows = []
@@ -158,16 +177,16 @@ def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Ma
         else:
             r = _one(final, name, "joint")
         rows.append({"split": e["split"], "auditor": e["auditor"], "method": e["label"], "epsilon": e["params"].get("epsilon", np.nan),
-                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan),
-                     "experiment": name, **_diagnostics(diagnostics, name, _ACC)})
-    return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", "epsilon_lb", "ceiling", "experiment", *_ACC])
+                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r),
+                     "experiment": name, **_diagnostics(diagnostics, name, _ACC_FLAGS)})
+    return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", "epsilon_lb", "ceiling", "at_ceiling", "experiment", *_ACC_FLAGS])
 
 
 def pairwise_table_frame(pairwise: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
                          ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Sec. 7.3: one row per experiment (its pre-registered score) of the pairwise auditor: the error
-    counts, ``L`` = n_neg + n_pos, Eq. 3's ε_LB and μ_LB, the ``ceiling`` (no error at all) and the
-    audited models' accuracies, beside the design's controls."""
+    counts, ``L`` = n_neg + n_pos, Eq. 3's ε_LB and μ_LB, the ``ceiling`` (no error at all), whether
+    the bound sits on it, and the audited models' accuracies and flags, beside the design's controls."""
     ceilings = ceilings or {}
     rows = []
     for name, e in experiments.items():
@@ -175,23 +194,24 @@ def pairwise_table_frame(pairwise: pd.DataFrame, experiments: Mapping[str, Mappi
         rows.append({"method": e["label"], "split": e["split"], "params": params_text(e["params"]) if e["variant"] != "control" else "",
                      "fp": int(r.fp), "n_neg": int(r.n_neg), "fn": int(r.fn), "n_pos": int(r.n_pos), "L": int(r.n_neg + r.n_pos),
                      "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "mu_lb": float(r.mu_lb), "ceiling": ceilings.get(name, np.nan),
-                     "score": e["score"], **_diagnostics(diagnostics, name, _ACC)})
+                     **_at_ceiling(r), "score": e["score"], **_diagnostics(diagnostics, name, _ACC_FLAGS)})
     return pd.DataFrame(rows)
 
 
 def figure1c_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
                    ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """``split, method, target_epsilon, delta, epsilon_lb, ceiling, experiment, test_acc, forget_acc``
-    of the rewind-to-delete audits and their controls (``target_epsilon`` empty)."""
+    """``split, method, target_epsilon, delta, epsilon_lb, ceiling, at_ceiling, experiment, test_acc,
+    forget_acc, at_chance, no_op, no_power`` of the rewind-to-delete audits and their controls
+    (``target_epsilon`` empty)."""
     ceilings = ceilings or {}
     final = _reported(bounds)
     rows = []
     for name, e in experiments.items():
         r = _one(final, name, "joint")
         rows.append({"split": e["split"], "method": e["label"], "target_epsilon": e["params"].get("epsilon", np.nan), "delta": float(r.delta),
-                     "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan), "experiment": name,
-                     **_diagnostics(diagnostics, name, _ACC)})
-    return pd.DataFrame(rows, columns=["split", "method", "target_epsilon", "delta", "epsilon_lb", "ceiling", "experiment", *_ACC])
+                     "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r), "experiment": name,
+                     **_diagnostics(diagnostics, name, _ACC_FLAGS)})
+    return pd.DataFrame(rows, columns=["split", "method", "target_epsilon", "delta", "epsilon_lb", "ceiling", "at_ceiling", "experiment", *_ACC_FLAGS])
 
 
 _CONTROL_STYLE = {"No unlearning": "-.", "Retrain": (0, (1, 3))}
@@ -259,13 +279,13 @@ def _lines(ax, frame: pd.DataFrame, x: str, group: list[str], label) -> None:
 
 def draw_figure(name: str, bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, pairwise: pd.DataFrame,
                 experiments: Mapping[str, Mapping], stem: str | os.PathLike, ceilings: Mapping[str, float] | None = None,
-                diagnostics: pd.DataFrame | None = None, step_accuracies: pd.DataFrame | None = None):
+                diagnostics: pd.DataFrame | None = None, step_diagnostics: pd.DataFrame | None = None):
     """Draw Figure 1a, 1b or 1c from its frame, saved with the frame as ``stem``.csv; Figure 1a
     draws each distinct perfect-prediction ceiling (``ceilings``) as a dotted line; the controls
     (No unlearning, Retrain) are horizontal lines."""
     fig, ax = new_figure(8.5 if name == "figure1a" else 6.0, 4.0)
     if name == "figure1a":
-        data = figure1a_frame(checkpoint_bounds, experiments, ceilings, bounds, diagnostics, step_accuracies)
+        data = figure1a_frame(checkpoint_bounds, experiments, ceilings, bounds, diagnostics, step_diagnostics)
         methods = _control_lines(ax, data, "step")
         _lines(ax, methods, "step", ["variant", "split"], lambda k: f"{k['variant']}, {k['split']} split (each step at level ζ)")
         _bonferroni_lines(ax, methods)

@@ -8,8 +8,9 @@ from typing import Mapping
 
 import pandas as pd
 
-from ..schemas import REPORTED_ROLES
+from ..schemas import DIAGNOSTIC_FLAGS, REPORTED_ROLES
 from .figures import new_figure, new_grid, save_figure
+from .tables import diagnostics_row
 
 __all__ = ["FRAME_COLUMNS", "experiment_labels", "epsilon_vs_r_frame", "epsilon_vs_r_figure"]
 
@@ -22,6 +23,9 @@ _LINE = ("logit", "mean")
 #: whether the point equals it (both empty when the bounds carry no ceilings).
 FRAME_COLUMNS = ["dataset", "split", "experiment", "label", "method", "batch_size", "m", "L", "zeta", "score", "statistic",
                  "r", "epsilon_lb", "role", "reported", "ceiling", "at_ceiling"]
+
+#: The accuracies and flags each point carries when the figure is given diagnostics.
+_DIAGNOSTICS = ("retain_acc", "forget_acc", "test_acc", *DIAGNOSTIC_FLAGS)
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
 _CEILING_DASHES = ((0, (6, 3)), (0, (2, 2)), (0, (9, 3, 2, 3)), (0, (4, 1.5, 1, 1.5, 1, 1.5)))
@@ -69,10 +73,11 @@ def experiment_labels(experiments: Mapping[str, Mapping]) -> dict[str, str]:
     return labels
 
 
-def epsilon_vs_r_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
+def epsilon_vs_r_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
     """The figure's points (:data:`FRAME_COLUMNS`): every logit/mean bound of each experiment, and
     its reported cell when that has another score or statistic.  ``ceiling`` and ``at_ceiling`` are
-    the bounds' ``epsilon_lb_ceiling`` and ``at_ceiling`` (see :func:`unlearn_audit.pipeline.nn.with_ceilings`)."""
+    the bounds' ``epsilon_lb_ceiling`` and ``at_ceiling`` (see :func:`unlearn_audit.pipeline.nn.with_ceilings`);
+    with ``diagnostics`` each point also carries its experiment's accuracies and flags."""
     if "role" not in bounds.columns:
         raise ValueError("bounds have no 'role' column: they were written before cells were pre-registered; rerun the audit")
     has_ceilings = {"epsilon_lb_ceiling", "at_ceiling"} <= set(bounds.columns)
@@ -90,8 +95,9 @@ def epsilon_vs_r_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping])
                 "reported": b.role in REPORTED_ROLES,
                 "ceiling": float(b.epsilon_lb_ceiling) if has_ceilings else math.nan,
                 "at_ceiling": bool(b.at_ceiling) if has_ceilings else pd.NA,
+                **diagnostics_row(diagnostics, name, _DIAGNOSTICS),
             })
-    frame = pd.DataFrame(rows, columns=FRAME_COLUMNS)
+    frame = pd.DataFrame(rows, columns=FRAME_COLUMNS + (list(_DIAGNOSTICS) if diagnostics is not None else []))
     frame["at_ceiling"] = frame["at_ceiling"].astype("boolean")
     return frame
 
@@ -145,7 +151,8 @@ def _draw_panel(ax, data: pd.DataFrame, colours) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, frameon=False)
 
 
-def epsilon_vs_r_figure(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], stem: str | os.PathLike):
+def epsilon_vs_r_figure(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], stem: str | os.PathLike,
+                        diagnostics: pd.DataFrame | None = None):
     """ε_LB (logit score, mean aggregation) against r (App. F.3): one panel per (dataset, split),
     one line per experiment (distinct colour and marker), and the perfect-prediction ceiling of each
     (m, L) of the panel as a dashed line, so that a reader sees which cells sit on it.
@@ -155,7 +162,7 @@ def epsilon_vs_r_figure(bounds: pd.DataFrame, experiments: Mapping[str, Mapping]
     points are hollow: exploratory, not level-ζ claims on their own.  The plotted numbers
     (:func:`epsilon_vs_r_frame`) are saved as ``stem``.csv beside the PNG and PDF.
     """
-    data = epsilon_vs_r_frame(bounds, experiments)
+    data = epsilon_vs_r_frame(bounds, experiments, diagnostics)
     panels = list(dict.fromkeys(_panel(e) for e in experiments.values()))
     if not panels:
         fig, first = new_figure(10.0, 4.3)

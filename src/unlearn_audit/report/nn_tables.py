@@ -31,6 +31,7 @@ from typing import Callable, Mapping
 import pandas as pd
 
 from .. import catalogue
+from ..schemas import DIAGNOSTIC_FLAGS
 from ..schemas import REPORTED_ROLES as _REPORTED
 from .tables import diagnostics_row, format_cell, format_latex, format_markdown, write_table
 
@@ -124,17 +125,18 @@ def _row_label(picked: list[pd.Series]) -> str:
     return EXPLORATORY
 
 
-_DIAGNOSTIC_COLUMNS = ("retain_acc", "forget_acc", "test_acc", "at_chance", "no_op")
+_DIAGNOSTIC_COLUMNS = ("retain_acc", "forget_acc", "test_acc", *DIAGNOSTIC_FLAGS)
 
 
 def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str) -> dict:
-    """The experiment's accuracies and its ``at_chance`` / ``no_op`` flags (:func:`.tables.diagnostics_row`)."""
+    """The experiment's accuracies and its ``at_chance`` / ``no_op`` / ``no_power`` flags (:func:`.tables.diagnostics_row`)."""
     return diagnostics_row(diagnostics, experiment, _DIAGNOSTIC_COLUMNS)
 
 
-def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
+def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
+           steps: pd.DataFrame | None = None, step_diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 1: one row per (method, hyperparameters, split), the experiment's pre-registered cell,
-    with the audited models' accuracies and the ``at_chance`` / ``no_op`` flags (``diagnostics``).
+    with the audited models' accuracies and the ``at_chance`` / ``no_op`` / ``no_power`` flags (``diagnostics``).
 
     The last column ``cell`` names the reported cell (score/statistic; r is its own column).
     """
@@ -161,10 +163,11 @@ def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str
     return pd.DataFrame(rows)
 
 
-def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]]) -> pd.DataFrame:
+def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]], diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (experiment, r) with one ε column per (score, statistic) of ``columns``; with
     ceilings, one ceiling column (``epsilon_lb_ceiling``, or ``epsilon_lb_ceiling_<x>`` per column
-    ``epsilon_lb_<x>`` when the statistics, and so the ceilings, differ) and a flag per ε column."""
+    ``epsilon_lb_<x>`` when the statistics, and so the ceilings, differ) and a flag per ε column;
+    with ``diagnostics``, the experiment's accuracies and flags on each of its rows."""
     _check_roles(bounds)
     ceilings = _has_ceilings(bounds)
     one_ceiling = len({statistic for _, statistic in columns.values()}) == 1
@@ -181,26 +184,28 @@ def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]]) -> pd.D
                 else:
                     row.update({"epsilon_lb_ceiling" + col.removeprefix("epsilon_lb"): float(b.epsilon_lb_ceiling) for col, b in zip(columns, picked)})
                 row.update({_FLAG + col.removeprefix("epsilon_lb"): bool(b.at_ceiling) for col, b in zip(columns, picked)})
+            row.update(_diagnostics(diagnostics, name))
             row["cell"] = _row_label(picked)
             rows.append(row)
     return pd.DataFrame(rows)
 
 
-def table3(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
+def table3(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
     """Table 3 (App. E.1): logit score vs cross-entropy score, over r (mean aggregation)."""
-    return _over_r(bounds, experiments, {"epsilon_lb_logit": ("logit", "mean"), "epsilon_lb_loss": ("loss", "mean")})
+    return _over_r(bounds, experiments, {"epsilon_lb_logit": ("logit", "mean"), "epsilon_lb_loss": ("loss", "mean")}, diagnostics)
 
 
-def table4(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
+def table4(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
     """Table 4 (App. E.2): mean vs median aggregation, over r (logit score)."""
-    return _over_r(bounds, experiments, {"epsilon_lb_mean": ("logit", "mean"), "epsilon_lb_median": ("logit", "median")})
+    return _over_r(bounds, experiments, {"epsilon_lb_mean": ("logit", "mean"), "epsilon_lb_median": ("logit", "median")}, diagnostics)
 
 
-def table5(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
+def table5(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
     """Table 5 (App. F.3): batch size B × guess budget r; r·B is the number of reported examples.
 
     Every row is the logit/mean cell; ``cell`` says whether it is the experiment's reported one.
-    The controls of each B stand beside the method (column ``method``).
+    The controls of each B stand beside the method (column ``method``), every row with its
+    experiment's accuracies and flags.
     """
     _check_roles(bounds)
     rows = []
@@ -208,20 +213,62 @@ def table5(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
         for r in sorted(e["r"]):
             b = _pick(bounds, name, int(r))
             rows.append({"batch_size": int(e["batch_size"]), "m": int(e["m"]), "method": e["label"], "r": int(r), "r_times_B": int(r) * int(e["batch_size"]),
-                         "epsilon_lb": b.epsilon_lb, **_ceiling(b), **_flag(b), "cell": REPORTED_ROLES.get(b.role, EXPLORATORY), "_order": order})
+                         "epsilon_lb": b.epsilon_lb, **_ceiling(b), **_flag(b), **_diagnostics(diagnostics, name),
+                         "cell": REPORTED_ROLES.get(b.role, EXPLORATORY), "_order": order})
     return pd.DataFrame(rows).sort_values(["batch_size", "_order", "r"]).drop(columns="_order").reset_index(drop=True)
 
 
-def appendix_f4(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
-    """App. F.4: the batchwise auditor (Algorithm 2) on uncertified model clipping at a few large
-    batches (the paper: B = 750, r = 6 → 0.112; B = 100, r = 40 → 0.007), Table 1's columns with the
-    batch size B first, beside each design's controls."""
-    frame = table1(bounds, metrics, experiments, diagnostics)
-    frame.insert(0, "batch_size", [int(e["batch_size"]) for e in experiments.values()])
+def appendix_f4(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
+    """App. F.4: uncertified model clipping audited just after its first noisy step, as the paper
+    audits it (B = 750, r = 6 → 0.112; B = 100, r = 40 → 0.007), by the batchwise auditor at a few
+    large batches and by the joint auditor at the same step beside it, each beside its design's
+    controls.
+
+    One row per experiment: ``batch_size``, ``m``, ``auditor``, ``method``, ``split``, ``step`` (the
+    audited step; empty for a control, audited as trained), ``epsilon_lb`` (Theorem 4.2 at that
+    step, the pre-registered cell), the claim under the pre-registered test (``epsilon_lb_<test>``
+    where it is not Theorem 4.2), its ceiling and ``at_ceiling``, ``r``, ``L``, the models'
+    accuracies and flags at that step, ``epsilon_lb_final`` (the same cell after Phase 2: another
+    algorithm's audit, for reference) and ``cell``.  Each row is one level-ζ audit.
+    """
+    rows = []
+    for name, e in experiments.items():
+        final = _reported(bounds, name, e)
+        at = final
+        step = None
+        if steps is not None and len(steps) and (steps.experiment == name).any():
+            sub = steps[(steps.experiment == name) & steps.role.isin(list(REPORTED_ROLES))]
+            first = sub[sub.step == sub.step.min()]
+            if len(first) != 1:
+                raise ValueError(f"experiment {name!r}: expected one reported row at its first checkpoint step, found {len(first)}")
+            at, step = first.iloc[0], int(first.step.iloc[0])
+        if step is None:
+            acc = _diagnostics(diagnostics, name)
+        else:
+            acc = {**_diagnostics(diagnostics, name), **_step_flags(step_diagnostics, name, step)}
+        test = at.get("test", "theorem4.2")
+        rows.append({"batch_size": int(e["batch_size"]), "m": int(e["m"]), "auditor": e.get("auditor", "batchwise"), "method": e["label"],
+                     "split": e["split"], "step": step, "epsilon_lb": at.epsilon_lb, **_ceiling(at),
+                     **({f"epsilon_lb_{test}": at.epsilon_lb_test} if test != "theorem4.2" else {}), "r": int(at.r), "L": int(at.L),
+                     **acc, **_flag(at), "epsilon_lb_final": final.epsilon_lb, "cell": _cell_text(at)})
+    frame = pd.DataFrame(rows)
     return frame.sort_values("batch_size", kind="stable", ascending=False).reset_index(drop=True)
 
 
-def table7(bounds, metrics, experiments, diagnostics=None) -> pd.DataFrame:
+def _step_flags(step_diagnostics: pd.DataFrame | None, experiment: str, step: int) -> dict:
+    """The accuracies and at-chance / no-op flags of the experiment's models at checkpoint ``step``
+    (:func:`unlearn_audit.pipeline.diagnostics.checkpoint_diagnostics`), replacing the final models'."""
+    if step_diagnostics is None:
+        return {}
+    rows = step_diagnostics[(step_diagnostics.experiment == experiment) & (step_diagnostics.step == step)]
+    if len(rows) != 1:
+        raise ValueError(f"experiment {experiment!r}: expected one diagnostics row at step {step}, found {len(rows)}")
+    row = rows.iloc[0]
+    return {"forget_acc": float(row.forget_acc), "test_acc": float(row.test_acc), "retain_acc": float("nan"),
+            "at_chance": bool(row.at_chance), "no_op": bool(row.no_op)}
+
+
+def table7(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
     """Table 7 (App. G.4): Hessian-based unlearning for several final noise levels σ (pre-registered
     cells), beside the design's controls (``sigma`` empty), with accuracies and flags."""
     rows = []

@@ -14,15 +14,13 @@ from pathlib import Path
 import pandas as pd
 
 from ..io import atomic_path, write_text_atomic
+from ..schemas import DIAGNOSTIC_FLAGS
 
 __all__ = ["write_table", "format_markdown", "format_latex", "format_cell", "DIAGNOSTIC_FLAGS", "diagnostics_row"]
 
-#: The boolean columns of :func:`unlearn_audit.pipeline.diagnostics.experiment_diagnostics`.
-DIAGNOSTIC_FLAGS = ("at_chance", "no_op")
-
 
 def diagnostics_row(diagnostics: pd.DataFrame | None, experiment: str, columns) -> dict:
-    """The experiment's ``columns`` (accuracies, ``at_chance``, ``no_op``) from its row of
+    """The experiment's ``columns`` (accuracies and the flags of ``DIAGNOSTIC_FLAGS``) from its row of
     :func:`unlearn_audit.pipeline.diagnostics.experiment_diagnostics`, in that order; ``{}`` without
     diagnostics."""
     if diagnostics is None:

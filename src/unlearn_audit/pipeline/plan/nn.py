@@ -295,6 +295,7 @@ class NNPlan(PlanBase):
             "base": exp.get("base", "trained"),
             "label": exp.get("label") or exp["method"],
             "params": exp["params"],
+            "auditor": self.nn_auditor(name),
         }
         if "r" in exp:
             out.update(report_r=preregistered_cell(exp).r, r=exp["r"])
@@ -306,6 +307,11 @@ class NNPlan(PlanBase):
     def nn_experiment_pattern(self, *auditors: str) -> str:
         """A wildcard constraint matching exactly the experiments audited by ``auditors``."""
         names = self.nn_experiments_audited_by(*auditors)
+        return "|".join(re.escape(n) for n in names) if names else "(?!)"
+
+    def nn_checkpointed_pattern(self, auditor: str) -> str:
+        """A wildcard constraint matching exactly the experiments audited by ``auditor`` that score checkpoint steps."""
+        names = [e for e in self.nn_experiments_audited_by(auditor) if self.nn_checkpoint_steps(e)]
         return "|".join(re.escape(n) for n in names) if names else "(?!)"
 
     def nn_figure_experiments(self, figure: str) -> list[str]:
@@ -375,6 +381,10 @@ class NNPlan(PlanBase):
 
     def nn_table_bounds(self, wildcards) -> list[str]:
         return [self.experiment_file(e, "bounds.parquet") for e in self.nn_table_experiments(wildcards.table)]
+
+    def nn_table_checkpoint_bounds(self, wildcards) -> list[str]:
+        """The checkpoint-step bounds of a table's experiments that score checkpoints (App. F.4's first step)."""
+        return [self.experiment_file(e, "checkpoint_bounds.parquet") for e in self.nn_table_experiments(wildcards.table) if self.nn_checkpoint_steps(e)]
 
     def nn_table_metric_dirs(self, wildcards) -> list[str]:
         return self.nn_evaluation_dirs_of(self.nn_table_experiments(wildcards.table))
