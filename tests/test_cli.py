@@ -87,10 +87,28 @@ def test_bound_method_flag_and_mu_fields(method, capsys):
     assert rc == 0, err
     want = epsilon_lower_bound(overlaps, 100, 60, method=method)
     assert res["method"] == method and res["epsilon_ldp"] == pytest.approx(want.epsilon_ldp)
-    mu = mu_lower_bound(overlaps, 100, 60)
-    assert res["mu_ldp"] == pytest.approx(mu.mu_ldp) and res["mu_lb"] == pytest.approx(mu.mu_ldp / 2) and res["mu_ldp"] > 0
+    # μ by the trade-off test by default (docs/bounds.md §6a), never below Lemma C.1's
+    mu = mu_lower_bound(overlaps, 100, 60, method="tradeoff")
+    assert res["mu_method"] == "tradeoff" and res["mu_ldp"] == pytest.approx(mu.mu_ldp) and res["mu_lb"] == pytest.approx(mu.mu_lb)
+    assert res["mu_lb"] >= mu_lower_bound(overlaps, 100, 60, method="lemma_c1").mu_lb > 0
     if method != "theorem4.2":
         assert res["epsilon_ldp"] > epsilon_lower_bound(overlaps, 100, 60).epsilon_ldp
+
+
+def test_bound_method_reference_bounds_the_unlearning_claim_at_any_delta(capsys):
+    """--method reference (docs/bounds.md §6b): the unlearning ε against the retrained model, not halved,
+    never below the sign-vector route's; --delta is then the claim's δ, and a larger δ never gives more."""
+    from unlearn_audit.stats.reference import reference_epsilon_lower_bound
+
+    overlaps = [58, 56, 60, 55, 57, 59, 58, 56, 60, 57]
+    args = ["bound", "--m", 100, "--r", 60, "--overlaps", ",".join(map(str, overlaps)), "--method", "reference"]
+    rc, res, err = main_json(args, capsys)
+    assert rc == 0, err
+    assert res["method"] == "reference" and res["epsilon_ldp"] is None and res["rejected"] is True
+    assert res["epsilon_lb"] == pytest.approx(reference_epsilon_lower_bound(overlaps, 100, 60))
+    assert res["epsilon_lb"] > epsilon_lower_bound(overlaps, 100, 60, method="adaptive").epsilon_lb
+    rc, with_delta, _ = main_json(args + ["--delta", "1e-3"], capsys)
+    assert rc == 0 and with_delta["delta"] == 1e-3 and with_delta["epsilon_lb"] <= res["epsilon_lb"]
 
 
 def test_bound_default_method_is_theorem42(capsys):

@@ -45,6 +45,7 @@ _EXPORTS = {
     "PairwiseBound": ".stats.bounds",
     "audit_tail_bound": ".stats.bounds",
     "epsilon_lower_bound": ".stats.bounds",
+    "reference_epsilon_lower_bound": ".stats.reference",
     "gdp_delta": ".stats.bounds",
     "gdp_epsilon": ".stats.bounds",
     "gdp_mu_lower_bound": ".stats.bounds",

@@ -27,7 +27,7 @@ from .stats.bounds import (
     pairwise_epsilon_lower_bound,
 )
 from .stats.gdp_overlaps import MU_METHODS, mu_lower_bound
-from .stats.posterior_tests import METHODS
+from .stats.selection import TESTS
 from .stats.selection import SCORE_NAMES
 
 
@@ -160,8 +160,15 @@ def _cmd_bound(args) -> dict:
         if "m" in used and used["m"] != args.m:
             raise UsageError(f"--m {args.m} contradicts --overlaps-file {args.overlaps_file}, whose overlaps were computed "
                              f"with m = {used['m']} candidate batches; give --m {used['m']}")
-    res = epsilon_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta,
-                              method=args.method)
+    if args.method == "reference":  # the unlearning claim against the retrained model: its own δ, no LDP bound
+        from .stats.reference import reference_bound
+
+        if args.statistic not in STATISTICS:
+            raise UsageError("--method reference tests the mean or the median, not --statistic perfect")
+        res = reference_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta)
+    else:
+        res = epsilon_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, delta=args.delta,
+                                  method=args.method)
     if args.statistic not in STATISTICS:  # the perfect-guess count has no μ-GDP test
         return {**used, **res.record(), "mu_ldp": None, "mu_lb": None}
     mu = mu_lower_bound(overlaps, args.m, args.r, zeta=args.zeta, statistic=args.statistic, method=args.mu_method)
@@ -266,6 +273,29 @@ def _cmd_audit(args) -> dict:
     return out
 
 
+def _cmd_size(args) -> dict:
+    """The ε_LB an audit of the given size can expect from a membership signal d′ (auditors/sizing.py)."""
+    from .auditors.sizing import expected_bound
+
+    if (args.d_prime is None) == (args.scores is None):
+        raise UsageError("give exactly one of --d-prime or --scores (a pilot's or a No-unlearning control's score files)")
+    source = "--d-prime"
+    d_prime = args.d_prime
+    if args.scores is not None:
+        from .auditors.score_files import read_score_files
+        from .auditors.signal import per_example_d_prime
+
+        scores, n_files = read_score_files(args.scores, args.glob)
+        d_prime = per_example_d_prime(scores, args.score)
+        if d_prime.size == 0:
+            raise UsageError(f"--scores {args.scores}: no example is both in and out of the forget set in two runs each; "
+                             "give a pilot with more runs")
+        source = f"{args.scores} ({n_files} files; the {d_prime.size} examples' d' of the {args.score} score, resampled)"
+    res = expected_bound(d_prime, args.m, args.r, args.calibration_runs, args.evaluation_runs, batch_size=args.batch_size,
+                         test=args.test, statistic=args.statistic, zeta=args.zeta, simulations=args.simulations, seed=args.seed)
+    return {"d_prime_from": source, **res.record()}
+
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -334,15 +364,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="mean (Eq. 1), median (Eq. 2) or perfect (the number of runs with V = r; --method exact "
                    "only; no mu-GDP bound)")
     b.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
-    b.add_argument("--delta", type=float, default=0.0, help="delta of the LDP mechanism (Lemma C.1)")
-    b.add_argument("--method", choices=METHODS, default="theorem4.2",
+    b.add_argument("--delta", type=float, default=0.0,
+                   help="delta of the LDP mechanism (Lemma C.1); with --method reference, of the unlearning claim")
+    b.add_argument("--method", choices=TESTS, default="theorem4.2",
                    help="test: theorem4.2 (Eq. 1/2, Lemma C.1), exact (delta = 0: exact convolution / binomial "
-                   "tail), mgf (delta = 0, mean: max-MGF Chernoff) or adaptive (delta = 0, mean: the worst case "
-                   "over adaptive runs); see docs/bounds.md. The output also "
+                   "tail), mgf (delta = 0, mean: max-MGF Chernoff), adaptive (delta = 0, mean: the worst case "
+                   "over adaptive runs) or reference (the unlearning claim against the retrained model, any delta: "
+                   "epsilon_lb without halving, epsilon_ldp null); see docs/bounds.md. The output also "
                    "gives mu_ldp and mu_lb, the mu-GDP bounds from the same overlaps (--mu-method)")
-    b.add_argument("--mu-method", choices=MU_METHODS, default="lemma_c1",
-                   help="the mu-GDP test: lemma_c1 (default; mu_lb = mu_ldp / 2) or tradeoff (never smaller: "
-                   "also the trade-off-function bound of docs/bounds.md section 6a, which needs no halving)")
+    b.add_argument("--mu-method", choices=MU_METHODS, default="tradeoff",
+                   help="the mu-GDP test: tradeoff (default: the trade-off-function test of docs/bounds.md section "
+                   "6a beside Lemma C.1's, never smaller) or lemma_c1 (mu_lb = mu_ldp / 2)")
     b.set_defaults(func=_cmd_bound)
 
     pw = sub.add_parser("pairwise", help="Eq. 3 pairwise bound from error counts (prints JSON)")
@@ -383,6 +415,24 @@ def build_parser() -> argparse.ArgumentParser:
                    "in_forget must agree with it")
     a.add_argument("--out", help="also write the bounds here as Parquet (BOUNDS schema)")
     a.set_defaults(func=_cmd_audit)
+
+    sz = sub.add_parser("size", help="the epsilon_LB an audit of given m, B, r, Gamma and L can expect from a membership "
+                        "signal d' (a pilot's scores or a number), and its ceiling, before paying for the runs (prints JSON)")
+    sz.add_argument("--d-prime", type=float, help="the membership signal: in-minus-out gap of a score over its run-to-run spread")
+    sz.add_argument("--scores", help="a pilot's (or a No-unlearning control's) score files, SCORES schema: d' is measured on them")
+    sz.add_argument("--glob", default="*.parquet", help="file names read under --scores (default: *.parquet)")
+    sz.add_argument("--score", choices=SCORE_NAMES, default="logit", help="the score whose d' --scores measures (default: logit)")
+    sz.add_argument("--m", type=int, required=True, help="candidate batches")
+    sz.add_argument("--batch-size", type=int, default=1, help="examples per batch B (default 1)")
+    sz.add_argument("--r", type=int, required=True, help="the guess budget (even, <= m)")
+    sz.add_argument("--calibration-runs", type=int, required=True, help="Gamma")
+    sz.add_argument("--evaluation-runs", type=int, required=True, help="L")
+    sz.add_argument("--test", choices=TESTS, default="reference", help="the pre-registered test (default: reference)")
+    sz.add_argument("--statistic", choices=STATISTICS, default="mean", help="mean or median (default: mean)")
+    sz.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
+    sz.add_argument("--simulations", type=int, default=100, help="simulated audits (default 100)")
+    sz.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
+    sz.set_defaults(func=_cmd_size)
     return p
 
 
@@ -391,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         if args.command is None:
-            raise UsageError("unlearn-audit: missing command (bound, pairwise, gdp, plan or audit); see --help")
+            raise UsageError("unlearn-audit: missing command (bound, pairwise, gdp, plan, audit or size); see --help")
         out = args.func(args)
     except (UsageError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

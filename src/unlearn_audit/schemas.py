@@ -107,7 +107,8 @@ BOUNDS = pa.schema(
         ("epsilon_ldp_test", pa.float64()),   # this row's bound under the pre-registered `test`: the claim
         ("epsilon_lb_test", pa.float64()),
         ("mu_ldp", pa.float64()),      # mu-GDP lower bound of the induced mechanism (docs/bounds.md §6)
-        ("mu_lb", pa.float64()),       # ... of a mu-GDP unlearning claim (mu_ldp / 2)
+        ("mu_lb", pa.float64()),       # ... of a mu-GDP unlearning claim (the trade-off test, §6a)
+        ("r_rule", pa.string()),       # how the pre-registered r was fixed: "config", or "calibrated" (leave-one-out on calibration runs)
     ]
 )
 
@@ -144,6 +145,9 @@ PAIRWISE = pa.schema(
         ("delta", pa.float64()),
         ("epsilon_lb", pa.float64()),  # Eq. 3 at the certified δ, for the unlearning algorithm (halved)
         ("mu_lb", pa.float64()),       # μ-GDP lower bound, halved
+        ("epsilon_lb_reference", pa.float64()),  # the m = 2 overlap form: the reference test of the same guesses (docs/bounds.md §6b)
+        ("test", pa.string()),         # the pre-registered claim: "eq3" or "reference"
+        ("epsilon_lb_test", pa.float64()),  # the claim's bound
     ]
 )
 

@@ -156,7 +156,7 @@ def test_every_row_is_the_three_bounds_of_its_overlaps():
         v = df[df.r == row.r].sort_values("run").overlap.to_numpy()
         thm = epsilon_lower_bound(v, m, row.r, statistic=row.statistic)
         exact = epsilon_lower_bound(v, m, row.r, statistic=row.statistic, method="exact")
-        mu = mu_lower_bound(v, m, row.r, statistic=row.statistic)
+        mu = mu_lower_bound(v, m, row.r, statistic=row.statistic, method="tradeoff")  # BOUNDS: μ by the trade-off test
         assert (row.m, row.L, row.delta, row.mean_overlap) == (m, 12, 0.0, v.mean())
         assert (row.epsilon_ldp, row.epsilon_lb, row.rejected) == (thm.epsilon_ldp, thm.epsilon_lb, thm.rejected)
         assert (row.epsilon_ldp_exact, row.epsilon_lb_exact) == (exact.epsilon_ldp, exact.epsilon_lb)

@@ -43,9 +43,21 @@ def test_pairwise_confusion_matrix_and_table():
     cal, cal_s = design_frames("p", "calib", cs, batch, c, c)
     ev, ev_s = design_frames("p", "eval", es, batch, e, e, run0=500)
     table = pairwise_audit_table(cal, cal_s, ev, ev_s, delta=0.01)
-    assert list(table.columns) == ["experiment", "auditor", "score", "fp", "n_neg", "fn", "n_pos", "zeta", "delta", "epsilon_lb", "mu_lb"]
+    assert list(table.columns) == ["experiment", "auditor", "score", "fp", "n_neg", "fn", "n_pos", "zeta", "delta", "epsilon_lb", "mu_lb",
+                                   "epsilon_lb_reference", "test", "epsilon_lb_test"]
     assert list(table.score) == ["logit", "loss"] and set(table.auditor) == {"pairwise"}
     assert table.epsilon_lb.iloc[0] == res.epsilon_lb and table.fp.iloc[0] == res.fp
+    # the m = 2 overlap form beside Eq. 3: the reference test of the same guesses (V = 2 right, 0 wrong), at the same δ
+    from unlearn_audit.stats.reference import reference_epsilon_lower_bound
+
+    right = int(pos.sum() + (~pos).sum() - res.fp - res.fn)
+    overlaps = [2] * right + [0] * (len(es) - right)
+    assert table.epsilon_lb_reference.iloc[0] == pytest.approx(reference_epsilon_lower_bound(overlaps, 2, 2, delta=0.01))
+    assert (table.test == "eq3").all() and (table.epsilon_lb_test == table.epsilon_lb).all()
+    pre = pairwise_audit_table(cal, cal_s, ev, ev_s, delta=0.01, test="reference")
+    assert (pre.test == "reference").all() and (pre.epsilon_lb_test == pre.epsilon_lb_reference).all()
+    with pytest.raises(ValueError, match="test of a pairwise audit"):
+        pairwise_audit_table(cal, cal_s, ev, ev_s, test="adaptive")
 
     cs6 = calib_signs(4, 2)
     with pytest.raises(ValueError, match="needs m = 2"):

@@ -139,7 +139,7 @@ def test_result_config_drops_only_execution_only_keys():
         ({"nn": {"designs": {"plays": {"dataset_params": {"window": "long"}}}}}, "nn.designs.plays.dataset_params", "window must be an integer"),
         ({"gaussian_unlearning": {"audit": {"settings": {"n_calibratoin": 5}}}}, "gaussian_unlearning.audit.settings", "'n_calibratoin'"),
         ({"nn": {"experiments": {"mc_certified": {"test": "adaptive"}}}}, "nn.experiments.mc_certified.test", "the adaptive test supports delta = 0 only"),
-        ({"nn": {"experiments": {"mc_certified": {"test": "mgf"}}}}, "nn.experiments.mc_certified.test", "pre-register test: theorem4.2"),
+        ({"nn": {"experiments": {"mc_certified": {"test": "mgf"}}}}, "nn.experiments.mc_certified.test", "pre-register test: reference"),
         ({"nn": {"experiments": {"tiny_ft": {"test": "perfect"}}}}, "nn.experiments.tiny_ft.test", "perfect"),
     ],
 )

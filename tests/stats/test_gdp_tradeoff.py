@@ -147,3 +147,24 @@ def test_reference_values_and_refusals():
     assert go.mu_lower_bound([3] * 10, 6, 6, method="tradeoff").mu_lb == 0.0  # at random guessing
     with pytest.raises(ValueError, match="method must be one of"):
         go.mu_lower_bound([4] * 10, 6, 6, method="exact")
+
+
+def test_the_closed_form_of_group_privacy_and_composition_is_valid_and_never_above_the_tradeoff_mu():
+    """docs/bounds.md §6a: (Φ⁻¹(ζ) − Φ⁻¹(q)) / (2√L), q the blind guess's tail of the L-run statistic;
+    weaker than the trade-off test's μ on any overlaps (so valid wherever that is), 0 at chance."""
+    from scipy.stats import norm
+
+    from unlearn_audit.stats.gdp_overlaps import mu_group_composition
+    from unlearn_audit.stats.posterior_tests import log_dominating_pmf, log_sum_tail
+
+    rng = np.random.default_rng(11)
+    for m, r, L in [(2, 2, 10), (6, 6, 30), (20, 10, 10), (144, 60, 10)]:
+        for _ in range(6):
+            V = rng.integers(r // 2, r + 1, size=L)
+            closed = mu_group_composition(V, m, r)
+            assert closed <= go.mu_lower_bound(V, m, r, method="tradeoff").mu_lb + 1e-9, (m, r, list(V))
+    # the formula itself at m = r = 6, L = 30, every V = 6: q = (1/20)^30
+    q = math.exp(log_sum_tail(log_dominating_pmf(6, 6, 0.0), 30, 180))
+    assert q == pytest.approx(20.0 ** -30, rel=1e-6)
+    assert mu_group_composition([6] * 30, 6, 6) == pytest.approx((norm.ppf(0.05) - norm.ppf(q)) / (2 * math.sqrt(30)), rel=1e-6)
+    assert mu_group_composition([3] * 10, 6, 6) == 0.0

@@ -12,7 +12,7 @@ from unlearn_audit.stats.selection import SELECTIONS, TESTS, Cell, cell_zeta
 
 def test_protocols_and_tests():
     assert SELECTIONS == ("preregistered", "bonferroni")
-    assert TESTS == ("theorem4.2", "exact", "mgf", "adaptive") and set(TESTS) <= set(METHODS)  # each a method of epsilon_lower_bound
+    assert TESTS == ("theorem4.2", "exact", "mgf", "adaptive", "reference") and set(TESTS) <= set(METHODS) | {"reference"}  # each a method of epsilon_lower_bound
 
 
 @pytest.mark.parametrize("zeta", [0.05, 0.01, 0.5])

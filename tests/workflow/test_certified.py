@@ -43,6 +43,15 @@ def test_table6_and_model_clipping_records(shared_run):
     bounds = pd.read_parquet(res / "mc_certified" / "bounds.parquet")
     assert set(bounds.auditor) == {"joint"} and set(bounds.r) == {4} and set(bounds.delta) == {1e-5}
     assert bounds.role.value_counts()["preregistered"] == 1
+    # the reference test pre-registered at the certified δ > 0: the unlearning ε itself, never below Theorem 4.2's
+    from unlearn_audit.stats.reference import reference_epsilon_lower_bound
+
+    assert set(bounds.test) == {"reference"} and (bounds.epsilon_lb_test >= bounds.epsilon_lb - 1e-9).all()
+    pre = bounds[bounds.role == "preregistered"].iloc[0]
+    ov = pd.read_parquet(res / "mc_certified" / "overlaps.parquet")
+    v = ov[(ov.r == pre.r) & (ov.score == pre.score)].sort_values("run").overlap.to_numpy()
+    assert pre.epsilon_lb_test == pytest.approx(reference_epsilon_lower_bound(v, 4, 4, delta=1e-5, statistic=pre.statistic))
+    assert t6.loc[0, "test"] == "reference" and t6.loc[0, "epsilon_lb_claim"] == pytest.approx(pre.epsilon_lb_test)
     steps = pd.read_parquet(res / "mc_certified" / "checkpoint_bounds.parquet")
     assert sorted(steps.step.unique()) == [1, 20]
     uncert = pd.read_parquet(res / "mc_uncertified" / "bounds.parquet")
@@ -115,6 +124,9 @@ def test_rewind_to_delete_draws_noise_per_run(shared_run):
     assert record["sigma"] > 0 and record["m_f"] == 12 and record["sensitivity"] > 0
     pairwise = pd.read_parquet(shared_run.results / "r2d_pairwise_eps10" / "pairwise.parquet")
     assert set(pairwise.score) == {"logit", "loss"}
+    # pre-registered: the reference test of the m = 2 overlaps, Eq. 3 beside it
+    assert set(pairwise.test) == {"reference"} and (pairwise.epsilon_lb_test == pairwise.epsilon_lb_reference).all()
+    assert (pd.read_parquet(shared_run.results / "ft_pairwise" / "pairwise.parquet").test == "eq3").all()
     assert (pairwise.n_pos + pairwise.n_neg == 4).all() and (pairwise.delta == 1e-3).all()
 
 

@@ -226,7 +226,8 @@ def test_resources_dir_reruns_nothing_and_chunk_size_only_the_chunks_and_what_re
     keys = {d: plan.nn_run_keys(d) for d in ("tiny", "plays")}
     assert len(keys["tiny"]) == 23
     assert trained == sorted([("plays", paths.chunk_name(keys["plays"]))] + [("tiny", paths.chunk_name(keys["tiny"][i:i + 5])) for i in range(0, 23, 5)])
-    assert {rule for rule, _ in jobs} <= {"nn_train", "nn_unlearn", "nn_fit", "nn_audit", "nn_table", "nn_figure_r", "tradeoff_sign_vector", "all"}, jobs
+    assert {rule for rule, _ in jobs} <= {"nn_train", "nn_unlearn", "nn_fit", "nn_audit", "nn_checkpoint_audit", "nn_table", "nn_figure_r",
+                                          "tradeoff_sign_vector", "all"}, jobs
 
 
 @pytest.mark.parametrize(
@@ -314,8 +315,10 @@ def test_a_preregistered_adaptive_test_is_the_claim_in_bounds_table_and_log(shar
 
 
 def test_the_tests_side_by_side_script_reads_a_finished_run(shared_run):
-    """analysis/tests_side_by_side.py: every test on each pre-registered cell; the adaptive test is
-    never below exact or mgf, exact never below Theorem 4.2, and Retrain stays at 0 under all."""
+    """analysis/tests_side_by_side.py: every test on each pre-registered cell; the reference test is never
+    below Theorem 4.2, exact or adaptive, exact never below Theorem 4.2, the trade-off μ never below
+    Lemma C.1's or the group-composition closed form, and Retrain stays at 0 under Theorem 4.2."""
+    import io
     import subprocess
     import sys
 
@@ -324,18 +327,42 @@ def test_the_tests_side_by_side_script_reads_a_finished_run(shared_run):
     proc = subprocess.run([sys.executable, str(REPO / "analysis" / "tests_side_by_side.py"), str(shared_run.results)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    header = lines[0].split()
-    table = pd.DataFrame([line.split() for line in lines[1:]], columns=header)
-    zero_delta = table[table.delta.astype(float) == 0].copy()
-    for col in ("theorem4.2/mean", "exact/mean", "mgf/mean", "adaptive/mean", "exact/perfect"):
-        zero_delta[col] = zero_delta[col].astype(float)
-    assert len(zero_delta) >= 5
-    assert (zero_delta["adaptive/mean"] >= zero_delta[["exact/mean", "mgf/mean"]].max(axis=1) - 1e-9).all()
-    assert (zero_delta["exact/mean"] >= zero_delta["theorem4.2/mean"] - 1e-9).all()
-    retrain = zero_delta[zero_delta.experiment == "tiny_retrain"].iloc[0]
-    assert retrain[["theorem4.2/mean", "exact/mean", "mgf/mean", "adaptive/mean", "exact/perfect"]].astype(float).max() == 0.0
-    assert "tiny_hessian" in set(table.experiment) and "adaptive/mean" in set(table.preregistered)
+    block = proc.stdout.split("\n\n")[0].splitlines()[1:]  # the first table, after its title line
+    table = pd.read_fwf(io.StringIO("\n".join(block)))
+    zero = table[table.delta == 0]
+    assert len(zero) >= 5
+    others = zero[["theorem4.2", "exact", "adaptive"]].max(axis=1)
+    assert (zero.reference >= others - 1e-9).all() and (zero.exact >= zero["theorem4.2"] - 1e-9).all()
+    assert (table.mu_tradeoff >= table[["mu_lemma_c1", "mu_group_composition"]].max(axis=1) - 1e-9).all()
+    assert table.set_index("experiment").loc["tiny_retrain", "theorem4.2"] == 0.0
+    claims = table.set_index("experiment").claim
+    assert claims["tiny_hessian"] == "adaptive" and claims["tiny_ft_calibrated"] == "reference" and claims["mc_certified"] == "reference"
+    cal = table.set_index("experiment").loc["tiny_ft_calibrated"]
+    assert cal.r_calibrated == cal.r  # the run chose its r by the same rule
+    assert "The pairwise audits" in proc.stdout and "reference_m2" in proc.stdout
+
+
+def test_report_r_calibrated_chooses_r_on_the_calibration_runs_and_records_it(shared_run):
+    """report_r: calibrated (docs/bounds.md §9): the pre-registered row sits at the r the leave-one-out rule
+    picks from the calibration runs' scores alone, recomputed here, and BOUNDS records the rule."""
+    import pandas as pd
+
+    from unlearn_audit import schemas
+    from unlearn_audit.auditors.calibrated_r import calibrated_r
+    from unlearn_audit.auditors.runs import phase_runs
+    from unlearn_audit.io import read_concat
+
+    bounds = pd.read_parquet(shared_run.results / "tiny_ft_calibrated" / "bounds.parquet")
+    assert set(bounds.r_rule) == {"calibrated"} and set(bounds.test) == {"reference"}
+    row = bounds[bounds.role == "preregistered"].iloc[0]
+    files = [shared_run.workdir / f for f in shared_run.plan.nn_run_files("tiny_ft_calibrated", "calib", "scores.parquet")]
+    signs = pd.read_parquet(shared_run.results / "designs" / "tiny" / "signs.parquet")
+    runs = phase_runs(read_concat(files, schemas.SCORES), signs[signs.phase == "calib"], "calib", "logit", 24)
+    r, loo = calibrated_r(runs, [4, 8, 24], zeta=0.05, statistic="mean", test="reference")
+    assert int(row.r) == r and loo[r] == max(loo.values())
+    other = pd.read_parquet(shared_run.results / "tiny_ft" / "bounds.parquet")
+    assert set(other.r_rule) == {"config"}
+    assert (bounds.epsilon_lb_test >= bounds.epsilon_lb - 1e-9).all()  # the reference test is never below Theorem 4.2
 
 
 def test_the_claims_script_recomputes_the_claims_the_small_run_supports(shared_run):

@@ -136,19 +136,23 @@ rule nn_fit:
 
 
 rule nn_audit:
-    """Guesses, overlaps for every r and Theorem 4.2 bounds from evaluation runs only; the
-    pre-registered cell (report_r, statistic, score) is marked, the others are exploratory."""
+    """Guesses, overlaps for every r and bounds from evaluation runs only; the pre-registered cell
+    (report_r, statistic, score, test) is marked, the others are exploratory.  With report_r:
+    calibrated its r is chosen first by leave-one-out on the calibration runs alone."""
     input:
         fit=rules.nn_fit.output[0],
         runs=plan.nn_evaluation_dirs,
+        calibration=plan.nn_audit_calibration_dirs,
         signs=plan.nn_experiment_signs,
     output:
         overlaps=plan.experiment_file("{experiment}", "overlaps.parquet"),
         bounds=plan.experiment_file("{experiment}", "bounds.parquet"),
     params:
         scores=plan.nn_evaluation_scores,
+        calib_scores=plan.nn_audit_calibration_scores,
         m=plan.nn_audit_m,
         cell=plan.nn_audit_cell,
+        fit=config["nn"]["fit"],
         zeta=config["zeta"],
     wildcard_constraints:
         experiment=plan.nn_experiment_pattern("batchwise"),

@@ -5,4 +5,5 @@ from unlearn_audit.pipeline.job_log import start_job_log
 
 start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
 p, inp, out = snakemake.params, snakemake.input, snakemake.output  # noqa: F821
-nn.audit(inp.fit, list(p.scores), inp.signs, p.m, p.cell, p.zeta, out.overlaps, out.bounds)
+nn.audit(inp.fit, list(p.scores), inp.signs, p.m, p.cell, p.zeta, out.overlaps, out.bounds,
+         calib_score_paths=list(p.calib_scores), fit_options=dict(p.fit))

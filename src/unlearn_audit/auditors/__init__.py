@@ -15,6 +15,7 @@ numpy, scipy and pandas; never torch.
   bounds, tables) over any of the three strategies, and :func:`~.audit.bounds_table`;
 * :mod:`.tables` — score and sign tables in, OVERLAPS and BOUNDS out, through that object (the
   workflow's rules and the CLI);
+* :mod:`.calibrated_r` — the guess budget r chosen by leave-one-out on the calibration runs alone;
 * :mod:`.signal` — the membership signal in a set of runs' scores (in/out gap, spread, d′);
 * :mod:`.weight_space` — App. H.1's weight-space auditor, the projection auditor of the
   Gaussian-unlearning audit, and the one Algorithm-1 (m = r = 2) convention.
@@ -25,6 +26,8 @@ from .._lazy import lazy_exports
 #: public name -> the submodule that defines it (imported on first use)
 _EXPORTS = {
     "CellBounds": ".audit",
+    "calibrated_r": ".calibrated_r",
+    "loo_overlaps": ".calibrated_r",
     "SignVectorAudit": ".audit",
     "bounds_table": ".audit",
     "cell_bounds": ".audit",

@@ -28,7 +28,8 @@ import pandas as pd
 from ..checks import check_choice
 from ..stats.bounds import STATISTICS, Bound, epsilon_lower_bound, unlearning_epsilon_lower_bound
 from ..stats.gdp_overlaps import mu_lower_bound
-from ..stats.selection import SELECTIONS, TESTS, Cell, cell_zeta
+from ..stats.reference import reference_bound
+from ..stats.selection import DELTA_TESTS, SELECTIONS, TESTS, Cell, cell_zeta
 from ..stats.signs import overlap
 from .pairwise import PairwiseAudit, confusion, pairwise_result
 from .runs import PhaseRuns
@@ -41,8 +42,9 @@ DELTA_KINDS = ("ldp", "unlearning")
 @dataclass(frozen=True)
 class CellBounds:
     """The bounds of one cell's overlaps (docs/bounds.md): Theorem 4.2's (the paper's), the exact
-    test's (δ = 0 only, else None), the one under the pre-registered ``test`` (one of the two, or
-    the "mgf"/"adaptive" test of the mean) and μ-GDP's."""
+    test's (δ = 0 only, else None), the one under the pre-registered ``test`` (one of the two, the
+    "mgf"/"adaptive" test of the mean or the reference test) and μ-GDP's (the trade-off test, §6a,
+    never below Lemma C.1's)."""
 
     theorem42: Bound
     exact: Bound | None
@@ -52,8 +54,9 @@ class CellBounds:
 
 def _check_test(test: str, delta: float) -> None:
     check_choice(test, TESTS, "test")
-    if test != "theorem4.2" and delta > 0:
-        raise ValueError(f"test {test!r} supports delta = 0 only (got delta = {delta:g}); pre-register test: theorem4.2 (Lemma C.1) for a delta > 0 claim")
+    if test not in DELTA_TESTS and delta > 0:
+        raise ValueError(f"test {test!r} supports delta = 0 only (got delta = {delta:g}); pre-register test: reference "
+                         "(against the retrained model) or theorem4.2 (Lemma C.1) for a delta > 0 claim")
 
 
 def _theorem42(v, m: int, r: int, zeta: float, statistic: str, delta: float, delta_kind: str) -> Bound:
@@ -68,11 +71,17 @@ def _exact(v, m: int, r: int, zeta: float, statistic: str) -> Bound:
 def claim_bound(v: np.ndarray, m: int, r: int, *, zeta: float, statistic: str, delta: float = 0.0,
                 delta_kind: str = "ldp", test: str = "theorem4.2", theorem42: Bound | None = None, exact: Bound | None = None) -> Bound:
     """The bound of the overlaps ``v`` under the pre-registered ``test`` only: Theorem 4.2's (δ read
-    as ``delta_kind`` says), the exact test's, or the "mgf"/"adaptive" test of the mean; those are
-    tests of the mean, so a median cell's claim is the exact binomial tail (docs/bounds.md §4).
-    ``theorem42`` and ``exact``, where the caller has them, are used instead of computing them."""
+    as ``delta_kind`` says), the exact test's, the "mgf"/"adaptive" test of the mean (tests of the
+    mean, so a median cell's claim is the exact binomial tail, docs/bounds.md §4), or the reference
+    test of the unlearning claim itself (§6b; its δ is the claim's, so ``delta_kind`` "ldp" with
+    δ > 0 is refused).  ``theorem42`` and ``exact``, where the caller has them, are used instead of
+    computing them."""
     check_choice(delta_kind, DELTA_KINDS, "delta_kind")
     _check_test(test, delta)
+    if test == "reference":
+        if delta > 0 and delta_kind != "unlearning":
+            raise ValueError("the reference test bounds an (epsilon, delta) unlearning claim: give its delta as delta_kind='unlearning'")
+        return reference_bound(v, m, r, zeta=zeta, statistic=statistic, delta=delta)
     if test == "theorem4.2":
         return theorem42 if theorem42 is not None else _theorem42(v, m, r, zeta, statistic, delta, delta_kind)
     if test == "exact" or statistic != "mean":
@@ -93,11 +102,13 @@ def cell_bounds(v: np.ndarray, m: int, r: int, *, zeta: float, statistic: str, d
     theorem42 = _theorem42(v, m, r, zeta, statistic, delta, delta_kind)
     exact = _exact(v, m, r, zeta, statistic) if delta == 0 else None
     claim = claim_bound(v, m, r, zeta=zeta, statistic=statistic, delta=delta, delta_kind=delta_kind, test=test, theorem42=theorem42, exact=exact)
-    return CellBounds(theorem42, exact, claim, mu_lower_bound(v, m, r, zeta=zeta, statistic=statistic))
+    return CellBounds(theorem42, exact, claim, mu_lower_bound(v, m, r, zeta=zeta, statistic=statistic, method="tradeoff"))
 
 
 def _lb(bound: Bound, halve: bool) -> float:
-    return bound.lb if halve else bound.ldp
+    """The row's unlearning bound: the LDP bound halved (Lemma 4.1), or a bound of the unlearning
+    claim itself (the reference test's, which bounds no LDP mechanism), or the LDP bound unhalved."""
+    return bound.lb if halve or bound.method == "reference" else bound.ldp
 
 
 def _row(keys: dict, v: np.ndarray, m: int, b: CellBounds, *, halve: bool, selection: str, test: str) -> dict:
@@ -115,7 +126,7 @@ def _row(keys: dict, v: np.ndarray, m: int, b: CellBounds, *, halve: bool, selec
 
 def _roles(rows: list[dict], primary: Cell | None, selection: str, test: str) -> None:
     if selection == "bonferroni":  # the largest claim: each row's bound under the pre-registered test
-        best = max(range(len(rows)), key=lambda i: (rows[i]["epsilon_ldp_test"], -i)) if rows else None
+        best = max(range(len(rows)), key=lambda i: (rows[i]["epsilon_lb_test"], -i)) if rows else None
         for i, row in enumerate(rows):
             row["role"] = "selected" if i == best else "candidate"
         return
@@ -136,6 +147,7 @@ def bounds_table(
     selection: str = "preregistered",
     delta_kind: str = "ldp",
     test: str | None = None,
+    r_rule: str = "config",
 ) -> pd.DataFrame:
     """One row per (experiment, auditor, score, r, statistic) of bounds (BOUNDS schema), each row the
     :func:`cell_bounds` of its overlaps (docs/bounds.md).
@@ -156,7 +168,8 @@ def bounds_table(
     ``test`` names the audit's claim, fixed before the run (column ``test``; the pre-registered
     cell is (r, statistic, score, test), so it defaults to ``primary.test``, else Theorem 4.2), and
     ``epsilon_ldp_test``/``epsilon_lb_test`` hold each row's bound under it; the others are
-    reported beside it, never instead.
+    reported beside it, never instead.  ``r_rule`` records how the pre-registered r was fixed
+    (``"config"``, or ``"calibrated"`` on the calibration runs, :mod:`.calibrated_r`).
     """
     check_choice(delta_kind, DELTA_KINDS, "delta_kind")
     if test is None:
@@ -183,7 +196,7 @@ def bounds_table(
         for k, v in cells
     ]
     _roles(rows, primary, selection, test)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).assign(r_rule=r_rule) if rows else pd.DataFrame(rows)
 
 
 class SignVectorAudit:
@@ -271,7 +284,7 @@ class SignVectorAudit:
         ceiling = claim_bound(np.full(self.L, r), self.m, r, zeta=zeta, statistic=statistic, delta=delta, delta_kind=kind, test=test).lb
         return claim.answering(Cell(r, statistic, self.score, test), ceiling)
 
-    def mu_lower_bound(self, r: int, *, zeta: float = 0.05, statistic: str = "mean", method: str = "lemma_c1") -> Bound:
+    def mu_lower_bound(self, r: int, *, zeta: float = 0.05, statistic: str = "mean", method: str = "tradeoff") -> Bound:
         """μ_LB of the cell (r, statistic) (docs/bounds.md §6, §6a), with its ceiling."""
         r = int(r)
         res = mu_lower_bound(self.overlaps(r), self.m, r, zeta=zeta, statistic=statistic, method=method)

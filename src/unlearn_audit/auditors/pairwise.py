@@ -29,10 +29,14 @@ from ..checks import check_delta, check_zeta
 from ..stats.bounds import Bound, pairwise_unlearning_epsilon_lower_bound, pairwise_unlearning_mu_lower_bound
 from .joint import Joint
 
-__all__ = ["PAIRWISE_COLUMNS", "Pairwise", "PairwiseAudit", "confusion", "pairwise_result"]
+__all__ = ["PAIRWISE_COLUMNS", "PAIRWISE_TESTS", "Pairwise", "PairwiseAudit", "confusion", "pairwise_result"]
 
 #: Columns of :func:`pairwise_audit_table`.
-PAIRWISE_COLUMNS = ("experiment", "auditor", "score", "fp", "n_neg", "fn", "n_pos", "zeta", "delta", "epsilon_lb", "mu_lb")
+PAIRWISE_COLUMNS = ("experiment", "auditor", "score", "fp", "n_neg", "fn", "n_pos", "zeta", "delta", "epsilon_lb", "mu_lb",
+                    "epsilon_lb_reference", "test", "epsilon_lb_test")
+#: The claims a pairwise audit can pre-register: Eq. 3 on the confusion matrix (the paper's), or the
+#: reference test of the same guesses as m = 2 overlaps (V = 2 right, 0 wrong; docs/bounds.md §6b).
+PAIRWISE_TESTS = ("eq3", "reference")
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,14 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
+from ..checks import check_choice
 from ..stats.bounds import STATISTICS
+from ..stats.reference import reference_bound
 from ..stats.selection import Cell
 from .audit import SignVectorAudit, bounds_table
 from .batchwise import SCORES, Batchwise, per_example_fit
 from .joint import Joint
-from .pairwise import PAIRWISE_COLUMNS, Pairwise, PairwiseAudit
+from .pairwise import PAIRWISE_COLUMNS, PAIRWISE_TESTS, Pairwise, PairwiseAudit
 from .runs import PhaseRuns, phase_runs
 
 __all__ = ["audit_tables", "joint_overlaps", "joint_bounds", "joint_audit_tables", "pairwise_audit", "pairwise_audit_table"]
@@ -44,10 +46,11 @@ def audit_tables(
     auditor: str = "batchwise",
     primary: Cell | None = None,
     selection: str = "preregistered",
+    r_rule: str = "config",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(overlaps, bounds) of Algorithm 2 from a FIT table and evaluation runs only (OVERLAPS, BOUNDS
     schemas); one :class:`~.audit.SignVectorAudit` per score of the fit, one bounds table over all
-    (so that a Bonferroni selection counts every cell)."""
+    (so that a Bonferroni selection counts every cell); ``r_rule`` as :func:`~.audit.bounds_table` records it."""
     experiment = str(fit["experiment"].iloc[0])
     r_values = [int(r) for r in r_values]
     frames = []
@@ -57,7 +60,7 @@ def audit_tables(
         audit = SignVectorAudit(Batchwise(), gfit, evaluation, experiment=experiment, score=score, auditor=auditor)
         frames.append(audit.overlap_table(r_values))
     overlaps = pd.concat(frames, ignore_index=True)
-    return overlaps, bounds_table(overlaps, m, zeta=zeta, statistics=statistics, primary=primary, selection=selection)
+    return overlaps, bounds_table(overlaps, m, zeta=zeta, statistics=statistics, primary=primary, selection=selection, r_rule=r_rule)
 
 
 def _calibrated(strategy, calib_scores, calib_signs, eval_scores, eval_signs, m: int, scores: Sequence[str], auditor: str | None = None):
@@ -142,9 +145,13 @@ def pairwise_audit_table(
     zeta: float = 0.05,
     delta: float = 0.0,
     scores: Sequence[str] = SCORES,
+    test: str = "eq3",
 ) -> pd.DataFrame:
     """:func:`pairwise_audit` on score and sign tables (SCORES, SIGNS schemas), one row per score
-    (columns :data:`~.pairwise.PAIRWISE_COLUMNS`)."""
+    (columns :data:`~.pairwise.PAIRWISE_COLUMNS`): Eq. 3's bound, and beside it the reference test of
+    the same guesses read as m = 2 overlaps (``epsilon_lb_reference``); ``test`` (``"eq3"`` or
+    ``"reference"``, fixed before the run) names the claim, ``epsilon_lb_test`` its bound."""
+    check_choice(test, PAIRWISE_TESTS, "test of a pairwise audit")
     for what, signs in (("calibration", calib_signs), ("evaluation", eval_signs)):
         lengths = sorted({len(s) for s in signs["signs"]})
         if lengths != [2]:  # one m, or several (then all are named)
@@ -152,8 +159,10 @@ def pairwise_audit_table(
     rows = []
     for audit in _calibrated(Pairwise(), calib_scores, calib_signs, eval_scores, eval_signs, 2, scores):
         res = audit.pairwise(zeta=zeta, delta=delta)
+        reference = reference_bound(audit.overlaps(2), 2, 2, zeta=zeta, delta=delta).lb
         rows.append(
             {"experiment": audit.experiment, "auditor": "pairwise", "score": audit.score, "fp": res.fp, "n_neg": res.n_neg, "fn": res.fn,
-             "n_pos": res.n_pos, "zeta": res.zeta, "delta": res.delta, "epsilon_lb": res.epsilon_lb, "mu_lb": res.mu_lb}
+             "n_pos": res.n_pos, "zeta": res.zeta, "delta": res.delta, "epsilon_lb": res.epsilon_lb, "mu_lb": res.mu_lb,
+             "epsilon_lb_reference": reference, "test": test, "epsilon_lb_test": reference if test == "reference" else res.epsilon_lb}
         )
     return pd.DataFrame(rows, columns=list(PAIRWISE_COLUMNS))

@@ -83,11 +83,14 @@ def joint_audit(
 
 
 def pairwise_audit(score_paths: Sequence[str], signs_path, cell_cfg: Mapping, zeta: float, out_path) -> None:
-    """Rule ``certified_pairwise_audit``: FP/FN counts, Eq. 3 at the certified δ and μ_LB (App. A.3)."""
+    """Rule ``certified_pairwise_audit``: FP/FN counts, Eq. 3 at the certified δ and μ_LB (App. A.3), and
+    the reference test of the same guesses as m = 2 overlaps; the claim is Eq. 3's unless the
+    experiment pre-registers ``test: reference``."""
     scores = read_concat(score_paths, schemas.SCORES)
     signs = read_parquet(signs_path, schemas.SIGNS)
     calib, evals, calib_signs, eval_signs = _split_phases(scores, signs)
-    table = pairwise_audit_table(calib, calib_signs, evals, eval_signs, zeta=zeta, delta=float(cell_cfg["delta"]))
+    test = "reference" if cell_cfg.get("test") == "reference" else "eq3"  # a pairwise experiment's default claim is Eq. 3
+    table = pairwise_audit_table(calib, calib_signs, evals, eval_signs, zeta=zeta, delta=float(cell_cfg["delta"]), test=test)
     write_parquet(table, out_path, schemas.PAIRWISE)
 
 
@@ -163,9 +166,9 @@ def mark_ceilings(frame: pd.DataFrame, limits: Mapping[str, float]) -> pd.DataFr
 
 def _pairwise_claims(pairwise: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
     """Each pairwise experiment's claim as a reported BOUNDS-like row (``experiment, role,
-    epsilon_lb_test``): its Eq. 3 bound at its pre-registered score, for the diagnostics' no-op and
-    no-power verdicts."""
-    rows = [{"experiment": name, "role": "preregistered", "epsilon_lb_test": float(sub.epsilon_lb.iloc[0])}
+    epsilon_lb_test``): its pre-registered bound (Eq. 3's or the reference test's) at its
+    pre-registered score, for the diagnostics' no-op and no-power verdicts."""
+    rows = [{"experiment": name, "role": "preregistered", "epsilon_lb_test": float(sub.epsilon_lb_test.iloc[0])}
             for name, e in experiments.items()
             if len(sub := pairwise[(pairwise.experiment == name) & (pairwise.score == e.get("score", "logit"))])]
     return pd.DataFrame(rows, columns=["experiment", "role", "epsilon_lb_test"])

@@ -36,7 +36,10 @@ from .. import schemas
 from .checkpoints import bounds_per_step
 from .diagnostics import checkpoint_diagnostics, experiment_diagnostics, warn
 from .plan import preregistered_cell
-from ..auditors.batchwise import fit_table
+from ..auditors.batchwise import Batchwise, fit_table
+from ..auditors.calibrated_r import RULE as CALIBRATED
+from ..auditors.calibrated_r import calibrated_r
+from ..auditors.runs import phase_runs
 from ..auditors.tables import audit_tables
 from ..auditors.runs import candidate_sign_table, sign_table
 from ..data import prepare_audit_data, save_audit_data, split_indices_frame
@@ -44,6 +47,7 @@ from ..io import read_concat, read_parquet, write_parquet
 from ..report.nn_tables import NN_TABLES, write_nn_table
 from ..seeds import seed_sequence
 from ..stats.perfect_prediction import at_ceiling, perfect_prediction_epsilon_lb
+from ..stats.selection import Cell
 
 __all__ = [
     "prepare_data",
@@ -88,14 +92,24 @@ def fit(experiment: str, score_paths: Sequence[str], fit_options: Mapping, fit_p
     write_parquet(fit_table(scores, experiment, **dict(fit_options)), fit_path, schemas.FIT)
 
 
-def audit(fit_path, score_paths: Sequence[str], signs_path, m: int, experiment_cfg: Mapping, zeta: float, overlaps_path, bounds_path) -> None:
-    """Rule ``nn_audit``: overlaps and bounds from evaluation runs only, the pre-registered cell marked."""
+def audit(fit_path, score_paths: Sequence[str], signs_path, m: int, experiment_cfg: Mapping, zeta: float, overlaps_path, bounds_path,
+          calib_score_paths: Sequence[str] = (), fit_options: Mapping | None = None) -> None:
+    """Rule ``nn_audit``: overlaps and bounds from evaluation runs only, the pre-registered cell marked;
+    with ``report_r: calibrated`` its r is chosen first, by leave-one-out on the calibration runs
+    (``calib_score_paths``) alone (:mod:`unlearn_audit.auditors.calibrated_r`), and recorded (``r_rule``)."""
     fitted = read_parquet(fit_path, schemas.FIT)
     scores = read_concat(score_paths, schemas.SCORES)
     signs = read_parquet(signs_path, schemas.SIGNS)
+    cell, rule = preregistered_cell(experiment_cfg), "config"
+    if experiment_cfg.get("report_r") == CALIBRATED:
+        calib = read_concat(calib_score_paths, schemas.SCORES)
+        runs = phase_runs(calib, signs[signs.phase == "calib"], "calib", cell.score, int(m))
+        r, _ = calibrated_r(runs, experiment_cfg["r"], zeta=zeta, statistic=cell.statistic, test=cell.test,
+                            strategy=Batchwise(**dict(fit_options or {})))
+        cell, rule = Cell(r, cell.statistic, cell.score, cell.test), CALIBRATED
     overlaps, bounds = audit_tables(
         fitted, scores, signs[signs.phase == "eval"], int(m), experiment_cfg["r"], zeta=zeta,
-        primary=preregistered_cell(experiment_cfg), selection=experiment_cfg.get("selection", "preregistered"),
+        primary=cell, selection=experiment_cfg.get("selection", "preregistered"), r_rule=rule,
     )
     write_parquet(overlaps, overlaps_path, schemas.OVERLAPS)
     write_parquet(bounds, bounds_path, schemas.BOUNDS)

@@ -80,7 +80,9 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
                  ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
     """One row per model-clipping experiment and control: the certified (ε, δ, C2, σ), the noisy
     steps run and the accountant's for the target (``certified`` no where the target needs more
-    steps than the budget and the whole budget ran noisy: the paper's "N/A"), ε_LB after the first noisy step and after the whole algorithm, each
+    steps than the budget and the whole budget ran noisy: the paper's "N/A"), ε_LB after the first
+    noisy step and after the whole algorithm (Theorem 4.2, the paper's; the pre-registered
+    ``test``'s claim beside each, ``epsilon_lb_claim*``), each
     beside the audited models' test and forget accuracy and their at-chance / no-op flags
     (``*_first_step``, and after the algorithm), the perfect-prediction ceiling of the cell
     (``epsilon_lb_ceiling``: no larger ε_LB is possible from its (m, L, ζ, δ), App. F) and whether
@@ -112,8 +114,11 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
                 "certified": bool(certified) if certified is not None else None,
                 "first_step": first_step,
                 "epsilon_lb_first_step": float(first.epsilon_lb.iloc[0]) if len(first) else np.nan,
+                "epsilon_lb_claim_first_step": float(first.epsilon_lb_test.iloc[0]) if len(first) else np.nan,
                 **at_first,
                 "epsilon_lb_final": float(b.epsilon_lb),
+                "epsilon_lb_claim": float(b.epsilon_lb_test),
+                "test": str(b.test),
                 "epsilon_lb_ceiling": ceilings.get(name, np.nan),
                 **_at_ceiling(b),
                 **_diagnostics(diagnostics, name),
@@ -132,8 +137,9 @@ _ACC_FLAGS = [*_ACC, *DIAGNOSTIC_FLAGS]
 def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Mapping], ceilings: Mapping[str, float] | None = None,
                    bounds: pd.DataFrame | None = None, diagnostics: pd.DataFrame | None = None,
                    step_diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``split, variant, experiment, step, epsilon_lb, rejected, ceiling, at_ceiling, epsilon_lb_bonferroni_steps,
-    test_acc, forget_acc, at_chance, no_op, no_power`` of every reported step bound, with the evaluation
+    """``split, variant, experiment, step, epsilon_lb, epsilon_lb_claim, test, rejected, ceiling, at_ceiling,
+    epsilon_lb_bonferroni_steps, test_acc, forget_acc, at_chance, no_op, no_power`` of every reported step
+    bound (Theorem 4.2's, plotted, and the pre-registered test's claim beside it), with the evaluation
     runs' mean accuracies at that step and that step's flags (the design's ``no_power``); ``ceiling``
     is the perfect-prediction bound of the experiment's (m, L, ζ, δ).  Each
     step's ``epsilon_lb`` is a level-ζ test on its own and their maximum is not; the maximum over the
@@ -149,23 +155,26 @@ def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Ma
                 continue
             b = _one(final, name, "final")
             rows.append({"split": e["split"], "variant": e["variant"], "experiment": name, "method": e["label"], "step": np.nan,
-                         "epsilon_lb": float(b.epsilon_lb), "rejected": bool(b.rejected), "ceiling": ceilings.get(name, np.nan),
+                         "epsilon_lb": float(b.epsilon_lb), "epsilon_lb_claim": float(b.epsilon_lb_test), "test": str(b.test),
+                         "rejected": bool(b.rejected), "ceiling": ceilings.get(name, np.nan),
                          **_at_ceiling(b), **_diagnostics(diagnostics, name, _ACC_FLAGS)})
             continue
         for r in steps[steps.experiment == name].sort_values("step").itertuples():
             rows.append({"split": e["split"], "variant": e["variant"], "experiment": name, "method": e["label"], "step": int(r.step),
-                         "epsilon_lb": float(r.epsilon_lb), "rejected": bool(r.rejected), "ceiling": ceilings.get(name, np.nan),
+                         "epsilon_lb": float(r.epsilon_lb), "epsilon_lb_claim": float(r.epsilon_lb_test), "test": str(r.test),
+                         "rejected": bool(r.rejected), "ceiling": ceilings.get(name, np.nan),
                          **_at_ceiling(r), "epsilon_lb_bonferroni_steps": float(getattr(r, "epsilon_lb_bonferroni_steps", np.nan)),
                          **_step_diagnostics(step_diagnostics, name, int(r.step)), **_diagnostics(diagnostics, name, ("no_power",))})
-    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "method", "step", "epsilon_lb", "rejected", "ceiling", "at_ceiling",
-                                       "epsilon_lb_bonferroni_steps", *_ACC_FLAGS])
+    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "method", "step", "epsilon_lb", "epsilon_lb_claim", "test", "rejected",
+                                       "ceiling", "at_ceiling", "epsilon_lb_bonferroni_steps", *_ACC_FLAGS])
 
 
 def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Mapping[str, Mapping],
                    diagnostics: pd.DataFrame | None = None, ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """``split, auditor, method, epsilon, delta, epsilon_lb, ceiling, at_ceiling, experiment, test_acc,
-    forget_acc, at_chance, no_op, no_power``: joint (reported cell) and pairwise (the experiment's
-    pre-registered score) bounds against the certified ε, each beside the largest bound its
+    """``split, auditor, method, epsilon, delta, epsilon_lb, epsilon_lb_claim, test, ceiling, at_ceiling,
+    experiment, test_acc, forget_acc, at_chance, no_op, no_power``: joint (reported cell) and pairwise
+    (the experiment's pre-registered score: Eq. 3 plotted) bounds against the certified ε, the
+    pre-registered test's claim beside each, each beside the largest bound its
     auditor's sample allows (``ceiling``) and the models' accuracies and flags; a control's
     ``epsilon`` is empty."""
     ceilings = ceilings or {}
@@ -177,41 +186,48 @@ def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Ma
         else:
             r = _one(final, name, "joint")
         rows.append({"split": e["split"], "auditor": e["auditor"], "method": e["label"], "epsilon": e["params"].get("epsilon", np.nan),
-                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r),
-                     "experiment": name, **_diagnostics(diagnostics, name, _ACC_FLAGS)})
-    return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", "epsilon_lb", "ceiling", "at_ceiling", "experiment", *_ACC_FLAGS])
+                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "epsilon_lb_claim": float(r.epsilon_lb_test), "test": str(r.test),
+                     "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r), "experiment": name, **_diagnostics(diagnostics, name, _ACC_FLAGS)})
+    return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", "epsilon_lb", "epsilon_lb_claim", "test", "ceiling",
+                                       "at_ceiling", "experiment", *_ACC_FLAGS])
 
 
 def pairwise_table_frame(pairwise: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
                          ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Sec. 7.3: one row per experiment (its pre-registered score) of the pairwise auditor: the error
-    counts, ``L`` = n_neg + n_pos, Eq. 3's ε_LB and μ_LB, the ``ceiling`` (no error at all), whether
-    the bound sits on it, and the audited models' accuracies and flags, beside the design's controls."""
+    counts, ``L`` = n_neg + n_pos, Eq. 3's ε_LB, its ``ceiling`` (no error at all) and whether the bound
+    sits on it, the reference test of the same guesses as m = 2 overlaps (``epsilon_lb_reference``)
+    and μ_LB, the ``cell`` naming which is the pre-registered claim, and the audited models'
+    accuracies and flags, beside the design's controls."""
     ceilings = ceilings or {}
     rows = []
     for name, e in experiments.items():
         r = _one(pairwise[pairwise.score == e["score"]], name, "pairwise")
         rows.append({"method": e["label"], "split": e["split"], "params": params_text(e["params"]) if e["variant"] != "control" else "",
                      "fp": int(r.fp), "n_neg": int(r.n_neg), "fn": int(r.fn), "n_pos": int(r.n_pos), "L": int(r.n_neg + r.n_pos),
-                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "mu_lb": float(r.mu_lb), "ceiling": ceilings.get(name, np.nan),
-                     **_at_ceiling(r), "score": e["score"], **_diagnostics(diagnostics, name, _ACC_FLAGS)})
+                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r),
+                     "epsilon_lb_reference": float(r.epsilon_lb_reference), "mu_lb": float(r.mu_lb), "score": e["score"],
+                     "cell": f"preregistered: {'reference test of the m = 2 overlaps' if r.test == 'reference' else 'Eq. 3'}, {e['score']}",
+                     **_diagnostics(diagnostics, name, _ACC_FLAGS)})
     return pd.DataFrame(rows)
 
 
 def figure1c_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
                    ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """``split, method, target_epsilon, delta, epsilon_lb, ceiling, at_ceiling, experiment, test_acc,
-    forget_acc, at_chance, no_op, no_power`` of the rewind-to-delete audits and their controls
-    (``target_epsilon`` empty)."""
+    """``split, method, target_epsilon, delta, epsilon_lb, epsilon_lb_claim, test, ceiling, at_ceiling,
+    experiment, test_acc, forget_acc, at_chance, no_op, no_power`` of the rewind-to-delete audits and
+    their controls (``target_epsilon`` empty); Theorem 4.2's bound is plotted, the pre-registered
+    test's claim beside it."""
     ceilings = ceilings or {}
     final = _reported(bounds)
     rows = []
     for name, e in experiments.items():
         r = _one(final, name, "joint")
         rows.append({"split": e["split"], "method": e["label"], "target_epsilon": e["params"].get("epsilon", np.nan), "delta": float(r.delta),
-                     "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r), "experiment": name,
-                     **_diagnostics(diagnostics, name, _ACC_FLAGS)})
-    return pd.DataFrame(rows, columns=["split", "method", "target_epsilon", "delta", "epsilon_lb", "ceiling", "at_ceiling", "experiment", *_ACC_FLAGS])
+                     "epsilon_lb": float(r.epsilon_lb), "epsilon_lb_claim": float(r.epsilon_lb_test), "test": str(r.test),
+                     "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r), "experiment": name, **_diagnostics(diagnostics, name, _ACC_FLAGS)})
+    return pd.DataFrame(rows, columns=["split", "method", "target_epsilon", "delta", "epsilon_lb", "epsilon_lb_claim", "test", "ceiling",
+                                       "at_ceiling", "experiment", *_ACC_FLAGS])
 
 
 _CONTROL_STYLE = {"No unlearning": "-.", "Retrain": (0, (1, 3))}

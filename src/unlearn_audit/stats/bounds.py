@@ -221,8 +221,9 @@ def epsilon_lower_bound(
     delta : δ ∈ [0, M'/K) of the LDP mechanism (Lemma C.1); 0 is Theorem 4.2.
     method : "theorem4.2" (default: Eq. 1/2, Lemma C.1); "exact" (δ = 0: exact tail of the
         L-fold convolution of the dominating law for the mean, exact binomial tail for the
-        median) or "mgf" (δ = 0, mean only: max-MGF Chernoff bound), see
-        :mod:`.posterior_tests` and docs/bounds.md.
+        median), "mgf" (δ = 0, mean only: max-MGF Chernoff bound) or "adaptive", see
+        :mod:`.posterior_tests` and docs/bounds.md.  The reference test of the unlearning claim
+        (docs/bounds.md §6b) is :func:`.reference.reference_epsilon_lower_bound`.
 
     Returns
     -------
@@ -239,6 +240,9 @@ def epsilon_lower_bound(
     if statistic == "perfect" and method != "exact":
         raise ValueError(f"statistic='perfect' (the perfect-guess count) is tested by method='exact' only (its exact "
                          f"binomial tail; Theorem 4.2 has no version of it), got method={method!r}")
+    if method == "reference":
+        raise ValueError("method='reference' bounds the unlearning claim, not the induced mechanism: use "
+                         "unlearn_audit.reference_epsilon_lower_bound (or unlearn-audit bound --method reference)")
     if method != "theorem4.2":
         return _posterior_bound(overlaps, m, r, zeta, statistic, delta, method)
     _check_delta_monotone(m, r, delta)

@@ -41,7 +41,7 @@ from .posterior_tests import largest_rejected, log_dominated_p_value, log_overla
 from .signs import check_m_r
 
 __all__ = ["MU_METHODS", "log_gdp_delta", "min_log_g_gdp", "log_gdp_dominating_tail", "log_gdp_dominating_pmf",
-           "mu_log_p_value", "mu_lower_bound", "mu_tail_bound"]
+           "mu_log_p_value", "mu_lower_bound", "mu_tail_bound", "mu_group_composition"]
 
 #: The tests of H0(μ): the trade-off-function test (docs/bounds.md §6a) and Lemma C.1's (§6).
 MU_METHODS = ("tradeoff", "lemma_c1")
@@ -176,3 +176,22 @@ def mu_lower_bound(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0
             # and the retrained model A(D_r) itself for the unlearning claim, which needs no halving
             mu, mu_lb = max(mu, common), max(mu_lb, common)
     return Bound("mu", float(mu), float(mu_lb), bool(mu > 0.0), statistic, stat, m, r, int(v.size), zeta, method=method)
+
+
+def mu_group_composition(overlaps: Sequence[float], m: int, r: int, *, zeta: float = 0.05, statistic: str = "mean") -> float:
+    """μ_LB of a μ-GDP unlearning claim by group privacy and composition, the closed form
+    (Φ⁻¹(ζ) − Φ⁻¹(q)) / (2√L) (docs/bounds.md §6a): the L runs' guesses
+    composed (√L μ per unlearned model against A(D_r)), the two sign vectors' models 2√L μ apart,
+    so the one test "statistic ≥ observed", whose size under a blind guess is q (the null tail of
+    the L-run statistic), has power at most Φ(Φ⁻¹(q) + 2√L μ); reject μ where that is ≤ ζ.  Valid,
+    and never above the trade-off test's μ (:func:`mu_lower_bound` with ``method="tradeoff"``),
+    which uses the per-run trade-off function and no group privacy.  0 when nothing is rejected."""
+    m, r = int(m), int(r)
+    zeta = _check_zeta(zeta)
+    v = prepare_overlaps(overlaps, r)
+    L = int(v.size)
+    _check_mu_args(m, r, L, statistic, "tradeoff")
+    value = float(np.mean(v)) if statistic == "mean" else float(np.median(v))
+    log_q = _tradeoff_log_p(value, m, r, L, 0.0, statistic)  # the null tail: μ = 0 is the blind guess
+    mu = (ndtri_exp(math.log(zeta)) - ndtri_exp(min(log_q, 0.0))) / (2.0 * math.sqrt(L))
+    return as_bound(mu)

@@ -22,8 +22,12 @@ def chunks(runs: list[int], size: int) -> list[list[int]]:
 
 
 def preregistered_cell(experiment_cfg: Mapping) -> Cell:
-    """The experiment's pre-registered cell (report_r, statistic, score, test); defaults: largest r, mean, logit, theorem4.2."""
+    """The experiment's pre-registered cell (report_r, statistic, score, test); defaults: largest r, mean, logit, theorem4.2.
+    Under ``report_r: calibrated`` the r is chosen by the audit itself, on the calibration runs
+    (:mod:`unlearn_audit.auditors.calibrated_r`): here it is the grid's largest, a placeholder."""
     r = experiment_cfg.get("report_r") or max(experiment_cfg["r"])
+    if r == "calibrated":
+        r = max(experiment_cfg["r"])
     return Cell(int(r), experiment_cfg.get("statistic", DEFAULT_CELL["statistic"]), experiment_cfg.get("score", DEFAULT_CELL["score"]),
                 experiment_cfg.get("test", DEFAULT_CELL["test"]))
 

@@ -298,7 +298,7 @@ class NNPlan(PlanBase):
             "auditor": self.nn_auditor(name),
         }
         if "r" in exp:
-            out.update(report_r=preregistered_cell(exp).r, r=exp["r"])
+            out.update(report_r="calibrated" if exp.get("report_r") == "calibrated" else preregistered_cell(exp).r, r=exp["r"])
         return out
 
     def nn_experiments_audited_by(self, *auditors: str) -> list[str]:
@@ -367,6 +367,17 @@ class NNPlan(PlanBase):
     def nn_evaluation_metrics_of(self, experiments: list[str]) -> list[str]:
         """The per-run metrics of the evaluation runs of ``experiments``."""
         return [f for e in experiments for f in self.nn_run_files(e, "eval", "metrics.parquet")]
+
+    def _nn_calibrated(self, wildcards) -> bool:
+        return self.nn_experiment(wildcards.experiment).get("report_r") == "calibrated"
+
+    def nn_audit_calibration_dirs(self, wildcards) -> list[str]:
+        """The calibration chunk folders an audit reads besides the fit: under ``report_r: calibrated`` only."""
+        return self.nn_calibration_dirs(wildcards) if self._nn_calibrated(wildcards) else []
+
+    def nn_audit_calibration_scores(self, wildcards) -> list[str]:
+        """The calibration runs' scores an audit reads to choose r: under ``report_r: calibrated`` only."""
+        return self.nn_calibration_scores(wildcards) if self._nn_calibrated(wildcards) else []
 
     def nn_experiment_signs(self, wildcards) -> str:
         return self.design_file(self.nn_design_of(wildcards.experiment), "signs.parquet")
