@@ -380,3 +380,20 @@ def test_the_claims_script_recomputes_the_claims_the_small_run_supports(shared_r
     assert len(status) >= 14 and proc.returncode == (1 if "FAIL" in status.values() else 0)
     missing = subprocess.run([sys.executable, str(REPO / "analysis" / "claims.py"), str(shared_run.workdir / "nope")], capture_output=True, text=True)
     assert missing.returncode == 2 and "config.yaml not found" in missing.stderr
+
+
+def test_the_run_comparison_script_puts_two_runs_side_by_side(shared_run):
+    """analysis/compare_runs.py: every experiment's reported cell in both runs (here the run and itself:
+    before equals after), and a refusal of a folder that is not a finished run."""
+    import subprocess
+    import sys
+
+    script = str(REPO / "analysis" / "compare_runs.py")
+    proc = subprocess.run([sys.executable, script, str(shared_run.results), str(shared_run.results)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "claim_before" in lines[0] and "claim_after" in lines[0]
+    row = next(line for line in lines if line.startswith("tiny_hessian")).split()
+    assert row[1] == row[2] and row[3] == row[4] == "adaptive"  # r and test, before and after
+    missing = subprocess.run([sys.executable, script, str(shared_run.results), str(shared_run.workdir / "nope")], capture_output=True, text=True)
+    assert missing.returncode == 2 and "config.yaml not found" in missing.stderr
