@@ -95,7 +95,25 @@ def test_scores_inside_a_bf16_region_equal_the_fp32_scores():
 def test_unknown_precision_is_refused_with_the_choices():
     with pytest.raises(ValueError, match="fp32.*bf16.*fp16"):
         compute_precision("fp16", "cpu")
-    assert PRECISIONS == ("fp32", "bf16")
+    assert PRECISIONS == ("fp32", "tf32", "bf16")
+
+
+@pytest.mark.parametrize("precision, flag", [("fp32", "ieee"), ("tf32", "tf32")])
+def test_gpu_fp32_regions_set_and_restore_the_tf32_switches(precision, flag):
+    """On a GPU, fp32 turns TF32 off for matrix products and cuDNN convolutions (PyTorch's default
+    lets convolutions use it) and tf32 turns it on; both restore the switches after the region.  The
+    switches are process settings, so this runs without a GPU."""
+    matmul, cudnn = torch.backends.cuda.matmul, torch.backends.cudnn
+    before = (matmul.fp32_precision, cudnn.fp32_precision)
+    with compute_precision(precision, "cuda"):
+        assert (matmul.fp32_precision, cudnn.fp32_precision) == (flag, flag)
+    assert (matmul.fp32_precision, cudnn.fp32_precision) == before
+    with pytest.raises(RuntimeError, match="inside"):
+        with compute_precision(precision, "cuda"):
+            raise RuntimeError("inside")
+    assert (matmul.fp32_precision, cudnn.fp32_precision) == before
+    with compute_precision(precision, "cpu"):  # the CPU has no TF32: the switches stay
+        assert (matmul.fp32_precision, cudnn.fp32_precision) == before
 
 
 def test_compile_off_returns_the_module_untouched():

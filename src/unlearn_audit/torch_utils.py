@@ -30,6 +30,7 @@ from .seeds import torch_seed_of
 
 __all__ = [
     "global_norm",
+    "global_norm_tensor",
     "clip_grad_norms_per_model_",
     "as_tensor",
     "check_xy",
@@ -88,18 +89,37 @@ def deterministic_algorithms(enabled: bool | None = None, *, fill_uninitialized_
         torch.utils.deterministic.fill_uninitialized_memory = prev_fill
 
 
-#: The design's ``precision`` values: plain fp32, or bf16 autocast of the training and unlearning steps.
-PRECISIONS = ("fp32", "bf16")
+#: The design's ``precision`` values: fp32 (IEEE fp32 also on a GPU), tf32 (a GPU's TensorFloat-32
+#: matrix products and convolutions), or bf16 autocast of the training and unlearning steps.
+PRECISIONS = ("fp32", "tf32", "bf16")
+
+
+@contextlib.contextmanager
+def _gpu_fp32_precision(value: str) -> Iterator[None]:
+    """Set the GPU's fp32 matrix products and cuDNN convolutions to ``value`` ("ieee" or "tf32") for the
+    region, and restore them after.  PyTorch's defaults let cuDNN convolutions run in TF32, so without
+    this a GPU's "fp32" would not be fp32."""
+    matmul, cudnn = torch.backends.cuda.matmul, torch.backends.cudnn
+    before = (matmul.fp32_precision, cudnn.fp32_precision)
+    matmul.fp32_precision, cudnn.fp32_precision = value, value
+    try:
+        yield
+    finally:
+        matmul.fp32_precision, cudnn.fp32_precision = before
 
 
 def compute_precision(precision: str, device: torch.device | str) -> contextlib.AbstractContextManager:
-    """The autocast region of a design's ``precision`` on ``device``: nothing for ``fp32``; bf16
-    autocast for ``bf16`` (matrix products and convolutions in bf16, weights, optimiser state and
-    reductions in fp32).  Scores are computed outside it (:func:`full_precision`)."""
+    """The arithmetic region of a design's ``precision`` on ``device``: ``fp32`` is IEEE fp32 (on a
+    GPU, TF32 turned off for matrix products and cuDNN convolutions); ``tf32`` lets a GPU use
+    TensorFloat-32 for them (on the CPU it is fp32); ``bf16`` is bf16 autocast (matrix products and
+    convolutions in bf16, weights, optimiser state and reductions in fp32).  Scores are computed
+    outside it (:func:`full_precision`)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {precision!r}")
-    if precision == "fp32":
-        return contextlib.nullcontext()
+    if precision in ("fp32", "tf32"):
+        if torch.device(device).type != "cuda":
+            return contextlib.nullcontext()
+        return _gpu_fp32_precision("ieee" if precision == "fp32" else "tf32")
     # No cast cache: the region holds whole trainings, and autocast's cache keeps the bf16 copy of
     # each weight until the region ends, so every forward after an update would use stale weights.
     return torch.autocast(torch.device(device).type, dtype=torch.bfloat16, cache_enabled=False)
@@ -140,10 +160,23 @@ def as_torch_generator(generator: torch.Generator | np.random.Generator | np.ran
 
 
 
+def global_norm_tensor(tensors) -> torch.Tensor:
+    """‖·‖₂ of all ``tensors`` flattened into one vector, as a float64 0-d tensor on their device: each
+    tensor's sum of squares in float64, added in order, then the square root; no host read, so a
+    device never waits for it (model clipping's noisy steps)."""
+    total = None
+    for t in tensors:
+        part = t.detach().double().pow(2).sum()
+        total = part if total is None else total + part
+    if total is None:
+        return torch.zeros((), dtype=torch.float64)
+    return total.sqrt()
+
+
 def global_norm(tensors) -> float:
-    """‖·‖₂ of all ``tensors`` flattened into one vector, accumulated in float64 (model clipping's
-    projection, rewind-to-delete's gradient bound and Lipschitz ratio)."""
-    return math.sqrt(sum(float(t.detach().double().pow(2).sum()) for t in tensors))
+    """:func:`global_norm_tensor` read to the host: model clipping's projection, rewind-to-delete's
+    gradient bound and Lipschitz ratio."""
+    return float(global_norm_tensor(list(tensors)))
 
 
 def clip_grad_norms_per_model_(grads, k: int, max_norm: float) -> None:

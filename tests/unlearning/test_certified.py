@@ -152,17 +152,21 @@ def test_projection_every_step_without_noise(setup):
 def test_step_counts_checkpoints_and_phase2(setup, monkeypatch):
     s = setup
     calls: list[int] = []
-    real = mc_module.sgd_run
+    real, real_noisy = common_module.sgd_run, mc_module._noisy_phase
 
     def counting(model, x, y, batches, lrs, **kw):
         calls.append(len(batches))
         return real(model, x, y, batches, lrs, **kw)
 
-    monkeypatch.setattr(mc_module, "sgd_run", counting)  # the noisy steps
+    def noisy(model, x, y, batches, *args):
+        calls.append(("noisy", len(batches)))
+        return real_noisy(model, x, y, batches, *args)
+
+    monkeypatch.setattr(mc_module, "_noisy_phase", noisy)  # the noisy steps, one phase
     monkeypatch.setattr(common_module, "sgd_run", counting)  # Phase 2's RetainSteps
     rec = Recorder()
     out = unlearn("model_clipping", s["model"], s["retain"], s["forget"], {**FIXED, "checkpoint_steps": (1, 3, 7)}, generator=2, monitor=rec)
-    assert calls == [1] * 7 + [11]  # 7 noisy steps, then 18 − 7 fine-tuning steps
+    assert calls == [("noisy", 7), 11]  # 7 noisy steps, then 18 − 7 fine-tuning steps
     assert rec.steps == [1, 3, 7]
     assert (rec.values["noisy_steps"], rec.values["total_steps"], rec.values["finetune_steps"], rec.values["certified"]) == (7, 18, 11, 0.0)
     assert "delta_T" not in rec.values
@@ -328,3 +332,88 @@ def test_release_key_names_the_shared_part_without_torch():
     subprocess.run([sys.executable, "-c", code], check=True)
     with pytest.raises(ValueError, match="unknown unlearning method"):
         release_key("no_such_method", {})
+
+
+def _reference_noisy_phase(model, x, y, batches, params, generator):
+    """Phase 1 as it was written before it ran on the device: one sgd_run per step, the projection's
+    norm read to the host, the noise drawn on the host (the bits the CPU path must keep)."""
+    import math
+
+    from unlearn_audit.training.sgd import sgd_run
+
+    plist = list(model.parameters())
+    for rows in batches:
+        sgd_run(model, x, y, [rows], [params.noisy_lr], weight_decay=params.noisy_weight_decay, show_progress=False)
+        with torch.no_grad():
+            norm = math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p in plist))
+            if norm > params.C2:
+                for p in plist:
+                    p.mul_(params.C2 / norm)
+            for p in plist:
+                p.add_(torch.randn(p.shape, generator=generator, dtype=p.dtype), alpha=params.sigma)
+    return model
+
+
+def test_the_noisy_steps_read_nothing_to_the_host_and_keep_the_cpu_bits(setup):
+    """docs/workflow.md, "Model clipping on a GPU": Phase 1 runs on the parameters' device with no host
+    read per step (counted by a dispatch mode: ``_local_scalar_dense`` is every .item()/float()/bool() of a
+    tensor; 36 per step before, for this network's 18 tensors) and, on the CPU, gives the weights of the
+    host-side loop bit for bit (the run's generator draws the same noise in the same order)."""
+    import copy
+
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from unlearn_audit.training.sgd import random_batches
+
+    class HostReads(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.reads = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func is torch.ops.aten._local_scalar_dense.default:
+                self.reads += 1
+            return func(*args, **(kwargs or {}))
+
+    s = setup
+    x, y = s["retain"]
+    p = make_params("model_clipping", {**FIXED, "C2": 1.0, "sigma": 1e-3})
+    reads = {}
+    for T in (2, 8):
+        batches = random_batches(len(x), p.noisy_batch_size, 4, torch.Generator().manual_seed(5))[:T]
+        model = copy.deepcopy(s["model"])
+        with HostReads() as counter:
+            mc_module._noisy_phase(model, x, y, batches, p, torch.Generator().manual_seed(9), set(), Recorder())
+        reads[T] = counter.reads
+        if T == 8:
+            ref = _reference_noisy_phase(copy.deepcopy(s["model"]), x, y, batches, p, torch.Generator().manual_seed(9))
+            assert _same(_state(model), _state(ref))  # the CPU's bits are the host loop's
+    assert reads[8] == reads[2] <= 1  # no read per step: one at the end (the largest norm)
+
+
+def test_the_newton_step_turns_cudnn_off_for_a_recurrent_model_on_a_gpu_only():
+    """cuDNN's LSTM refuses the Newton step's backward in eval mode and its double backward: on a GPU the
+    step runs a recurrent model on PyTorch's own kernels; a CNN, or any model on the CPU, is untouched."""
+    from unlearn_audit.models import build_model
+    from unlearn_audit.unlearning.hessian import _without_cudnn_rnn
+
+    lstm = build_model("charlstm", vocab_size=30, embed_dim=4, hidden_size=8, num_layers=1)
+    cnn = build_model("tinynet", in_channels=1, num_classes=10, width=0.25)
+    before = torch.backends.cudnn.enabled
+    with _without_cudnn_rnn(lstm, torch.device("cuda")):
+        assert torch.backends.cudnn.enabled is False
+    assert torch.backends.cudnn.enabled == before
+    for model, device in ((cnn, "cuda"), (lstm, "cpu")):
+        with _without_cudnn_rnn(model, torch.device(device)):
+            assert torch.backends.cudnn.enabled == before
+
+
+def test_lissa_draws_its_minibatches_up_front_as_one_call_per_product_would():
+    """The Newton step's s1·s2 minibatches are drawn in one call and sent to the device once; the CPU
+    generator gives the same indices in the same order as one draw per product (so the step's bits are
+    those of the per-product draws), which this checks at the default's sizes."""
+    for n, batch, calls in ((300, 32, 20), (200, 64, 200)):
+        one = torch.randint(0, n, (calls, batch), generator=torch.Generator().manual_seed(7))
+        g = torch.Generator().manual_seed(7)
+        each = torch.stack([torch.randint(0, n, (batch,), generator=g) for _ in range(calls)])
+        assert torch.equal(one, each)

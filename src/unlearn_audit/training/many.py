@@ -64,7 +64,7 @@ def train_many(
     for ids in ids_list:
         model = make_model()
         model.load_state_dict(init_state)
-        idx = torch.from_numpy(ids)
+        idx = torch.from_numpy(ids).to(xt.device)  # the universe may live on a GPU: index it there
         train_model(model, xt.index_select(0, idx), yt.index_select(0, idx), ids, orders, cfg, progress=progress)
         out.append({k: v.detach().clone() for k, v in model.state_dict().items()})
     return out

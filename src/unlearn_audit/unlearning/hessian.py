@@ -24,6 +24,8 @@ sign and scale at a stationary point of the full loss).
 
 from __future__ import annotations
 
+import contextlib
+
 from typing import Callable, Sequence
 
 import torch
@@ -92,12 +94,16 @@ def lissa_inverse_hvp(
 
 
 def _minibatch_hvp(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], p: HessianParams, generator: torch.Generator) -> Callable[[Sequence[torch.Tensor]], list[torch.Tensor]]:
+    """The s1·s2 minibatch Hessian-vector products of LiSSA: every minibatch drawn up front in one
+    call (the same draws, in the same order, as one call per product) and sent to the device once,
+    so no product copies its indices from the host."""
     params = [q for q in model.parameters() if q.requires_grad]
     x, y = retain
     coef = p.weight_decay + p.gamma
+    schedule = iter(torch.randint(0, len(x), (p.s1 * p.s2, p.batch_size), generator=generator).to(x.device))
 
     def hvp(h: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-        idx = torch.randint(0, len(x), (p.batch_size,), generator=generator).to(x.device)
+        idx = next(schedule)
         loss = loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx))
         if coef:
             loss = loss + coef * regularizer(params, p.regularizer)
@@ -108,15 +114,25 @@ def _minibatch_hvp(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], 
     return hvp
 
 
+def _without_cudnn_rnn(model: nn.Module, device: torch.device):
+    """cuDNN off for a recurrent model's passes on a GPU: cuDNN's LSTM refuses a backward in eval mode
+    and a double backward (``create_graph=True``), both of which the Newton step takes; PyTorch's own
+    LSTM kernels do both.  Elsewhere (the CPU, a model without recurrence) nothing changes."""
+    if torch.device(device).type == "cuda" and any(isinstance(m, nn.RNNBase) for m in model.modules()):
+        return torch.backends.cudnn.flags(enabled=False)
+    return contextlib.nullcontext()
+
+
 def hessian_step(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: HessianParams, generator: torch.Generator) -> dict:
     """The noiseless part, θ ← θ − H̃⁻¹ g by LiSSA (G.4), in place; the minibatches from ``generator``."""
     model.eval()  # no dropout or batch statistics in the audited models; eval mode as in the authors' code
     plist = [q for q in model.parameters() if q.requires_grad]
-    g = retain_gradient(model, retain, params.grad_batch_size)
-    if params.grad_regularizer and params.weight_decay:
-        reg = torch.autograd.grad(params.weight_decay * regularizer(plist, params.regularizer), plist)
-        g = [a + b for a, b in zip(g, reg)]
-    step = lissa_inverse_hvp(g, _minibatch_hvp(model, retain, params, generator), s1=params.s1, s2=params.s2, scale=params.scale)
+    with _without_cudnn_rnn(model, retain[0].device):
+        g = retain_gradient(model, retain, params.grad_batch_size)
+        if params.grad_regularizer and params.weight_decay:
+            reg = torch.autograd.grad(params.weight_decay * regularizer(plist, params.regularizer), plist)
+            g = [a + b for a, b in zip(g, reg)]
+        step = lissa_inverse_hvp(g, _minibatch_hvp(model, retain, params, generator), s1=params.s1, s2=params.s2, scale=params.scale)
     with torch.no_grad():
         for q, d in zip(plist, step):
             q.sub_(d)

@@ -24,8 +24,8 @@ import torch
 from torch import nn
 
 from ..stats.accountants import model_clipping_deltas
-from ..torch_utils import global_norm
-from ..training.sgd import random_batches, sgd_run
+from ..torch_utils import deterministic_algorithms, global_norm_tensor
+from ..training.sgd import MomentumSGD, loss_fn, random_batches, resident_schedule
 from . import Monitor, register
 from .common import RetainSteps, run_final
 from .params import ModelClippingParams, model_clipping_plan
@@ -34,15 +34,57 @@ __all__ = ["ModelClippingParams", "model_clipping", "model_clipping_plan", "proj
 
 
 @torch.no_grad()
-def project_(params: Sequence[torch.Tensor], radius: float) -> float:
-    """Π_C in place: x ← x·min(1, C/‖x‖), ‖·‖ over all ``params`` flattened; returns ‖Π_C(x)‖."""
-    norm = global_norm(params)
-    if norm > radius:
-        scale = radius / norm
-        for p in params:
-            p.mul_(scale)
-        norm = global_norm(params)
-    return norm
+def project_(params: Sequence[torch.Tensor], radius: float) -> torch.Tensor:
+    """Π_C in place: x ← x·min(1, C/‖x‖), ‖·‖ over all ``params`` flattened (float64); returns
+    ‖Π_C(x)‖ as a 0-d tensor on the parameters' device.  No host read: the scale is a device tensor
+    (1 where ‖x‖ ≤ C, so the parameters are unchanged bit for bit), for a GPU never to wait on it."""
+    norm = global_norm_tensor(params)
+    scale = (radius / norm).clamp(max=1.0)
+    torch._foreach_mul_(params, [scale.to(p.dtype) for p in params])
+    return global_norm_tensor(params)
+
+
+def _noise_source(generator: torch.Generator, device: torch.device) -> torch.Generator:
+    """Where the noisy steps draw ξ: the run's own generator on the CPU (the draws of every earlier
+    run), or one device generator per run seeded from it, so that no step draws on the host and
+    copies (docs/workflow.md, "Model clipping on a GPU": a GPU run's noise is another draw)."""
+    if device.type == "cpu":
+        return generator
+    seed = int(torch.randint(0, 2**63 - 1, (1,), generator=generator))
+    return torch.Generator(device=device).manual_seed(seed)
+
+
+def _noisy_phase(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batches: Sequence, params: ModelClippingParams,
+                 generator: torch.Generator, wanted: set[int], mon: Monitor) -> float:
+    """Phase 1 (Eq. 14): one SGD step (momentum 0, weight decay λ) per batch, Π_{C2}, + ξ; returns the
+    largest ‖Π_{C2}(·)‖ over the steps.  One optimiser and one device-resident schedule for the phase,
+    norms and noise on the device: no host read or copy per step, only at the checkpoint steps
+    (scored) and once at the end."""
+    plist = list(model.parameters())
+    trainable = [p for p in plist if p.requires_grad]
+    opt = MomentumSGD(trainable, weight_decay=params.noisy_weight_decay)
+    schedule = resident_schedule(batches, x.device)
+    noise = _noise_source(generator, x.device) if params.sigma else None
+    max_norm = torch.zeros((), dtype=torch.float64, device=x.device)
+    model.train()
+    with deterministic_algorithms():
+        for t, idx in enumerate(schedule, start=1):
+            opt.zero_grad()
+            loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx)).backward()
+            opt.step(params.noisy_lr)
+            max_norm = torch.maximum(max_norm, project_(plist, params.C2))
+            if noise is not None:
+                with torch.no_grad():
+                    for p in plist:
+                        if noise is generator:  # the CPU: the run's generator, as every earlier run drew it
+                            draw = torch.randn(p.shape, generator=noise, dtype=p.dtype)
+                        else:
+                            draw = torch.randn(p.shape, generator=noise, dtype=p.dtype, device=p.device)
+                        p.add_(draw, alpha=params.sigma)
+            if t in wanted:
+                mon.checkpoint(t, model)
+                model.train()
+    return float(max_norm)
 
 
 def _clip_then_steps(
@@ -61,23 +103,12 @@ def _clip_then_steps(
     if n == 0:
         raise ValueError("model clipping: the retain set is empty")
     T, total = model_clipping_plan(params, n)
-    plist = list(model.parameters())
-    project_(plist, params.C0)  # x_0 = Π_{C0}(x̂); σ0 = 0, no initial noise
+    project_(list(model.parameters()), params.C0)  # x_0 = Π_{C0}(x̂); σ0 = 0, no initial noise
 
     # Phase 1: T noisy projected steps, one SGD step (momentum 0, weight decay λ) each.
     spe = -(-n // params.noisy_batch_size)
     batches = random_batches(n, params.noisy_batch_size, -(-T // spe), generator)[:T] if T else []
-    wanted = set(params.checkpoint_steps)
-    max_norm = 0.0
-    for t, rows in enumerate(batches, start=1):
-        sgd_run(model, x, y, [rows], [params.noisy_lr], weight_decay=params.noisy_weight_decay, show_progress=False, desc="noisy step")
-        max_norm = max(max_norm, project_(plist, params.C2))
-        if params.sigma:
-            with torch.no_grad():
-                for p in plist:
-                    p.add_(torch.randn(p.shape, generator=generator, dtype=p.dtype).to(p.device), alpha=params.sigma)
-        if t in wanted:
-            mon.checkpoint(t, model)
+    max_norm = _noisy_phase(model, x, y, batches, params, generator, set(params.checkpoint_steps), mon) if batches else 0.0
 
     # Phase 2: plain retain fine-tuning over the remaining steps (the last `remaining` batches of whole epochs).
     remaining = total - T
