@@ -1,32 +1,104 @@
 #!/usr/bin/env bash
-# The prepared GPU check (issue: performance), under 8 minutes on one GPU.  Run from anywhere:
-#   bash benchmarks/gpu.sh
-# 1. the CUDA tests; 2. the workflow's own loops (benchmarks/workflow_loop.py: sgd_run and the grouped
-# network over a resident schedule, and model-clipping unlearning runs) of the paper's TinyNet
-# (width 1, 32x32x3, 100 classes, batch 128 per model) for K = 1, 8, 32, 64 models at once, fp32 and
-# bf16, deterministic kernels on and off, 1, 2 and 4 processes sharing the GPU, and the same K with
-# torch.func.vmap instead of the grouped network (fp32 and bf16, one process); 3. one base-training
-# epoch of config/paper.yaml's cifar_uniform design (random data of its training-set size); 4. K = 1
-# with torch.compile beside eager (bare steps).
-# Every number is appended, with the GPU named, to benchmarks/RESULTS.md; `unlearn-audit plan` reads
-# the fp32 rows of step 2 (the workflow's default: deterministic, one process per GPU).
-set -euo pipefail
+# The prepared check for the first GPU hour, at most 8 minutes on one GPU.  Run from anywhere:
+#   bash benchmarks/gpu.sh              on a machine with a CUDA GPU: rows go to benchmarks/RESULTS.md
+#   bash benchmarks/gpu.sh --dry-run    every step on the CPU at tiny shapes (a check of the script,
+#                                       about a minute; rows go to a temporary file, printed at the end)
+# Steps, most decisive first, each under its own time limit; a step that fails, runs out of time or
+# out of memory is reported and the next one runs, and each step's rows are appended as it finishes:
+#   1 cuda-tests   the CUDA tests (tests/test_cuda.py: grouped networks, unlearning, the CharLSTM
+#                  Hessian with cuDNN off, bf16; tests/pipeline/test_runtime.py: GPU slots)
+#   2 loop-k1      the workflow's training loop and model-clipping runs, K = 1, fp32 (what `plan` reads)
+#   3 loop-k8      the same, K = 8 models as one grouped network
+#   4 loop-k32     the same, K = 32
+#   5 noisy        200 noisy model-clipping steps (projection and noise on the device)
+#   6 r2d          20 micro-batches of rewind-to-delete's full-batch gradient
+#   7 lstm         50 Shakespeare CharLSTM training steps (batch 256 x 80 characters)
+#   8 lissa        50 LiSSA iterations of the Hessian method, TinyNet and CharLSTM
+#   9 two-procs    K = 1 and 8 with 2 processes sharing the GPU
+#  10 bf16         K = 1, 8 and 32, and the noisy and CharLSTM steps, under bf16 autocast
+#  11 vmap         K = 8 and 32 by torch.func.vmap instead of the grouped network
+#  12 epoch        one base-training epoch of config/paper.yaml's cifar_uniform design
+#  13 compile      K = 1 with torch.compile beside eager (compilation included)
+# Memory guard: every measuring process may use 90 % of the GPU's memory shared among the processes
+# of its step (an out-of-memory case is written as such), and a step does not start while another
+# process holds more than half of the GPU's memory.  Steps past the 8-minute budget are skipped.
+# `unlearn-audit plan` reads the fp32 rows of steps 2-4 (the throughput table of RESULTS.md); the
+# per-unit table (steps 5-8, benchmarks/gpu_cases.py) stands beside it.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 if [[ -x .venv/bin/python ]]; then PY=.venv/bin/python; else PY=${PYTHON:-python3}; fi
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
-"$PY" -c "import torch; assert torch.cuda.is_available(), 'no CUDA GPU visible'; print(torch.cuda.get_device_name(0), torch.__version__)"
-echo "== CUDA tests"
-timeout 90 "$PY" -m pytest -q -p no:xdist -p no:cacheprovider tests/pipeline/test_runtime.py tests/test_cuda.py
-echo "== the workflow's loops, K models at once, fp32 vs bf16, deterministic on/off, 1/2/4 processes per GPU"
-timeout 200 "$PY" benchmarks/workflow_loop.py --device cuda --k 1 8 32 64 --dtype fp32 bf16 --deterministic on off \
-  --processes 1 2 4 --append benchmarks/RESULTS.md
-echo "== the same loops by torch.func.vmap instead of the grouped network"
-timeout 50 "$PY" benchmarks/workflow_loop.py --device cuda --k 8 32 64 --group vmap --dtype fp32 bf16 --append benchmarks/RESULTS.md \
-  || echo "the vmap cases did not finish in 50 s"
-echo "== one paper-config base-training epoch"
-timeout 60 "$PY" benchmarks/throughput.py --device cuda --epoch config/paper.yaml:cifar_uniform --dtype fp32 bf16 --append benchmarks/RESULTS.md
-echo "== torch.compile, K = 1, eager and compiled side by side (compilation included in the minute)"
-timeout 60 "$PY" benchmarks/throughput.py --device cuda --k 1 --dtype fp32 bf16 --steps 30 --compile --append benchmarks/RESULTS.md \
-  || echo "torch.compile check did not finish in 60 s (compilation time is part of what it measures)"
-echo "== appended to benchmarks/RESULTS.md"
-tail -n 12 benchmarks/RESULTS.md
+
+DRY=0
+RESULTS=benchmarks/RESULTS.md
+for arg in "$@"; do
+  case "$arg" in
+    --dry-run) DRY=1 ;;
+    *) echo "usage: bash benchmarks/gpu.sh [--dry-run]" >&2; exit 2 ;;
+  esac
+done
+BUDGET_S=480
+if (( DRY )); then
+  DEVICE=cpu
+  RESULTS=$(mktemp -t gpu-dry-run.XXXXXX.md)
+  LOOP_SHAPES=(--width 0.25 --size 8 --channels 3 --classes 10 --batch 16 --steps 4)
+  CASE_SHAPES=(--tiny --units 3)
+  EPOCH=(--k 1 --width 0.25 --size 8 --classes 10 --batch 16 --steps 3 --warmup 1)
+  echo "dry run: every step on the CPU at tiny shapes; rows go to $RESULTS"
+else
+  DEVICE=cuda
+  LOOP_SHAPES=()
+  CASE_SHAPES=()
+  EPOCH=(--epoch config/paper.yaml:cifar_uniform)
+  "$PY" -c "import torch; assert torch.cuda.is_available(), 'no CUDA GPU visible (bash benchmarks/gpu.sh --dry-run checks the script on a CPU)'; print(torch.cuda.get_device_name(0), torch.__version__, 'CUDA', torch.version.cuda)" || exit 1
+fi
+LOOP=("$PY" benchmarks/workflow_loop.py --device "$DEVICE" --append "$RESULTS" "${LOOP_SHAPES[@]}")
+CASES=("$PY" benchmarks/gpu_cases.py --device "$DEVICE" --append "$RESULTS" "${CASE_SHAPES[@]}")
+units() { if (( DRY )); then echo 3; else echo "$1"; fi; }
+
+START=$SECONDS
+SUMMARY=()
+gpu_memory_held() {  # percent of the GPU's memory in use now (0 without nvidia-smi or on the CPU)
+  (( DRY )) && { echo 0; return; }
+  command -v nvidia-smi >/dev/null || { echo 0; return; }
+  nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader,nounits | head -n 1 \
+    | awk -F', *' '{ printf "%d\n", 100 * $1 / $2 }'
+}
+step() {  # step NAME SECONDS COMMAND...: run COMMAND under its own time limit; record how it ended
+  local name=$1 limit=$2; shift 2
+  local left=$(( BUDGET_S - (SECONDS - START) ))
+  if (( left < 10 )); then SUMMARY+=("$(printf '%-10s skipped: the 8-minute budget is spent' "$name")"); return; fi
+  (( limit > left )) && limit=$left
+  local held; held=$(gpu_memory_held)
+  if (( held > 50 )); then SUMMARY+=("$(printf '%-10s skipped: another process holds %d%% of the GPU memory' "$name" "$held")"); return; fi
+  echo "== $name (at most ${limit} s): $*"
+  local t0=$SECONDS status
+  timeout --kill-after=10 "$limit" "$@"
+  case $? in
+    0) status=ok ;;
+    124|137) status="stopped at its ${limit}-s limit; the rows of the cases it finished are kept" ;;
+    *) status="failed" ;;
+  esac
+  local detail=""; [[ $status == *" "* ]] && detail=" (${status#* })"
+  SUMMARY+=("$(printf '%-10s %-8s %4d s' "$name" "${status%% *}" $(( SECONDS - t0 )))$detail")
+}
+
+step cuda-tests 60 "$PY" -m pytest -q -p no:xdist -p no:cacheprovider tests/test_cuda.py tests/pipeline/test_runtime.py
+step loop-k1    35 "${LOOP[@]}" --k 1 --dtype fp32
+step loop-k8    25 "${LOOP[@]}" --k 8 --dtype fp32
+step loop-k32   35 "${LOOP[@]}" --k 32 --dtype fp32
+step noisy      25 "${CASES[@]}" noisy --units "$(units 200)"
+step r2d        25 "${CASES[@]}" r2d --units "$(units 20)"
+step lstm       25 "${CASES[@]}" lstm --units "$(units 50)"
+step lissa      30 "${CASES[@]}" lissa lissa-lstm --units "$(units 50)"
+step two-procs  45 "${LOOP[@]}" --k 1 8 --dtype fp32 --processes 2 --no-clipping
+step bf16       45 bash -c "$(printf '%q ' "${LOOP[@]}") --k 1 8 32 --dtype bf16 --no-clipping && $(printf '%q ' "${CASES[@]}") noisy lstm --dtype bf16 --units $(units 100)"
+step vmap       35 "${LOOP[@]}" --k 8 32 --group vmap --dtype fp32 --no-clipping
+step epoch      40 "$PY" benchmarks/throughput.py --device "$DEVICE" "${EPOCH[@]}" --dtype fp32 --append "$RESULTS"
+step compile    45 "$PY" benchmarks/throughput.py --device "$DEVICE" --k 1 --dtype fp32 --steps 30 --compile --append "$RESULTS" \
+  $( (( DRY )) && echo --width 0.25 --size 8 --classes 10 --batch 16 --warmup 1 )
+
+echo "== steps ($(( SECONDS - START )) s in all; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+printf '%s\n' "${SUMMARY[@]}"
+echo "== rows appended to $RESULTS"
+tail -n 30 "$RESULTS"

@@ -166,13 +166,13 @@ def main() -> None:
         raise SystemExit("a throughput was not finite")
 
 
-def with_rows(text: str, rows: list[str]) -> str:
-    """``text`` with ``rows`` added at the end of its throughput table (the table is created at the
-    end when absent), so that prose after the table stays after it."""
-    if HEADER not in text:
-        text += ("\n" if text and not text.endswith("\n") else "") + f"\n{HEADER}\n|{'---|' * HEADER.count(' | ')}---|\n"
+def with_rows(text: str, rows: list[str], header: str = HEADER) -> str:
+    """``text`` with ``rows`` added at the end of its table under ``header`` (the throughput table
+    by default; the table is created at the end when absent), so that prose after it stays after it."""
+    if header not in text:
+        text += ("\n" if text and not text.endswith("\n") else "") + f"\n{header}\n|{'---|' * header.count(' | ')}---|\n"
     lines = text.split("\n")
-    start = next(i for i, line in enumerate(lines) if line.strip() == HEADER)
+    start = next(i for i, line in enumerate(lines) if line.strip() == header)
     end = start + 1
     while end < len(lines) and lines[end].startswith("|"):
         end += 1

@@ -51,7 +51,8 @@ from unlearn_audit.unlearning import unlearn_many
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from throughput import _sync, device_name, with_rows  # noqa: E402  (the throughput table's format)
 
-#: Model clipping at App. G.1's ratios, shortened: a few noisy steps and one fine-tuning epoch.
+#: Model clipping at App. G.1's ratios, shortened: a few noisy steps and one fine-tuning epoch (both
+#: at the loop's ``--batch``).
 CLIPPING = {"C2": 0.2, "sigma": 0.1, "epsilon": None, "delta": None, "noisy_steps": 4, "epochs": 1, "batch_size": 128,
             "lr": 0.1, "schedule": "constant", "momentum": 0.0, "weight_decay": 5.0e-4, "C0": 30.0,
             "noisy_lr": 1.0e-3, "noisy_batch_size": 128}
@@ -97,7 +98,8 @@ def clipping_seconds(k: int, a, device: torch.device, group: str = "grouped") ->
     forget = _data(a.batch, a, device)
     models = [build_model("tinynet", **params).to(device) for _ in range(k)]
     make_grouped = (lambda kk: GroupedTinyNet(kk, **params)) if k > 1 and group == "grouped" else None
-    run = lambda: unlearn_many("model_clipping", models, retain, [forget] * k, CLIPPING,
+    params = {**CLIPPING, "batch_size": a.batch, "noisy_batch_size": a.batch}
+    run = lambda: unlearn_many("model_clipping", models, retain, [forget] * k, params,
                                [torch.Generator().manual_seed(i) for i in range(k)], make_grouped, group_size=k, group_mode=group)
     run()
     _sync(device)
@@ -108,9 +110,13 @@ def clipping_seconds(k: int, a, device: torch.device, group: str = "grouped") ->
 
 
 def measure(a) -> list[dict]:
-    """Every (K, batched form, dtype, deterministic) case of this process (K = 1: the loop, one form)."""
+    """Every (K, batched form, dtype, deterministic) case of this process (K = 1: the loop, one form).
+    On a GPU the process may use 90 % of its memory shared among the ``--share`` processes, so that
+    one case out of memory fails alone instead of the others with it."""
     torch.set_num_threads(a.threads)
     device = torch.device(a.device)
+    if device.type == "cuda":
+        torch.cuda.set_per_process_memory_fraction(0.9 / a.share, device)
     out = []
     for k in a.k:
         for group in (a.group if k > 1 else ["grouped"]):
@@ -141,6 +147,7 @@ def main() -> None:
     ap.add_argument("--no-clipping", dest="clipping", action="store_false", help="skip the model-clipping runs")
     ap.add_argument("--append", type=Path, help="add the training-loop rates as throughput rows to this file")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--share", type=int, default=1, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         print(json.dumps(measure(a)))
@@ -152,13 +159,14 @@ def main() -> None:
     print(f"{name}, torch {torch.__version__}: the workflow's loops, {model}, {inp}, {a.classes} classes, batch {a.batch}; "
           f"load average {Path('/proc/loadavg').read_text().split()[:3]}")
     child = [sys.executable, __file__, "--child", *[arg for arg in sys.argv[1:] if arg != "--child"]]
-    rows = []
     for procs in a.processes:
-        t0, cpu0 = time.perf_counter(), time.process_time()
-        started = [subprocess.Popen(child, stdout=subprocess.PIPE, text=True) for _ in range(procs)]
-        results = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in started]
+        rows = []
+        t0 = time.perf_counter()
+        started = [subprocess.Popen([*child, "--share", str(procs)], stdout=subprocess.PIPE, text=True) for _ in range(procs)]
+        outputs = [p.communicate()[0] for p in started]
         if any(p.returncode for p in started):
-            raise SystemExit("a measuring process failed")
+            raise SystemExit("a measuring process failed (its error is above)")
+        results = [json.loads(out.strip().splitlines()[-1]) for out in outputs]
         for case in zip(*results):  # the same case in every copy: rates add up
             c = case[0]
             rate = sum(r["images_per_s"] for r in case)
@@ -168,9 +176,9 @@ def main() -> None:
             print(f"K={c['k']:<3} {label:<18} training loop {rate:10,.0f} img/s ({rate / c['k']:9,.0f}/model)   "
                   f"model clipping {clip:7.3f} s/run")
             rows.append(f"| {today} | {name} | {model} | {inp} | {c['k']} | {label} | {a.batch} | {rate:.0f} | {rate / c['k']:.0f} |")
-        print(f"  ({procs} process(es): {time.perf_counter() - t0:.1f} s wall)")
-    if a.append:
-        a.append.write_text(with_rows(a.append.read_text() if a.append.exists() else "", rows))
+        print(f"  ({procs} process(es): {time.perf_counter() - t0:.1f} s wall)", flush=True)
+        if a.append:  # as each process count finishes: a run cut off by a time limit keeps what it measured
+            a.append.write_text(with_rows(a.append.read_text() if a.append.exists() else "", rows))
 
 
 if __name__ == "__main__":

@@ -75,3 +75,16 @@ def test_batched_unlearning_on_cuda_equals_the_loop(mode):
         sa, sb, s0 = a.state_dict(), b.state_dict(), base.state_dict()
         assert max(float((sa[n] - s0[n]).abs().max()) for n in sa) > 1e-4  # it trained
         assert max(float((sa[n] - sb[n]).abs().max()) for n in sa) < 1e-3
+
+
+def test_charlstm_hessian_runs_on_cuda():
+    """Table 1a's method on its model: the Newton step's eval-mode backward and double backward,
+    which cuDNN's LSTM refuses, run with cuDNN off for the method's passes."""
+    g = torch.Generator().manual_seed(2)
+    model = build_model("charlstm", hidden_size=32)
+    text = torch.randint(0, 100, (72, 20), generator=g)
+    retain, forget = (text[:64], torch.roll(text[:64], -1, 1)), (text[64:], torch.roll(text[64:], -1, 1))
+    out = unlearn("hessian", model.cuda(), retain, forget, {"s1": 1, "s2": 5, "scale": 500.0, "batch_size": 16}, generator=3)
+    assert next(out.parameters()).device.type == "cuda"
+    assert all(torch.isfinite(p).all() for p in out.parameters())
+    assert torch.backends.cudnn.enabled  # switched off for the method's passes only

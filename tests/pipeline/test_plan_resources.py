@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from unlearn_audit.pipeline.config import validate_config
+from unlearn_audit.pipeline.config import ConfigError, validate_config
 from unlearn_audit.pipeline.plan import WorkflowPlan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -113,6 +113,47 @@ def test_every_rule_that_can_go_to_the_cluster_declares_its_resources():
             checked += 1
             assert "resources:" in block, f"{source.name}: a cluster rule without resources:\n{block[:300]}"
     assert checked >= 7
+
+
+def test_every_cluster_job_without_a_gpu_can_stay_on_the_submitting_host():
+    """cluster.cpu_jobs: local reaches every rule that may go to the cluster and never asks for a GPU
+    (the rules whose resources are not a training or unlearning chunk's); the chunks never."""
+    sources = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    cpu_rules, chunk_rules = [], []
+    for source in sources:
+        for block in re.split(r"^\s*rule\b", source.read_text(), flags=re.MULTILINE)[1:]:
+            block = re.split(r"\n(?=\S)", block, maxsplit=1)[0]
+            name = block.split(":")[0].strip()
+            if "localrule: True" in block or "resources:" not in block:
+                continue
+            if re.search(r"plan\.nn_(train|unlearn)_resources", block):
+                chunk_rules.append(name)
+                assert "localrule:" not in block, name
+            else:
+                cpu_rules.append(name)
+                assert "localrule: plan.cpu_jobs_local()" in block, name
+                assert re.search(r"plan\.(cpu_job_resources|nn_step_resources)", block), name
+    assert sorted(chunk_rules) == ["nn_train", "nn_unlearn"]
+    assert sorted(cpu_rules) == ["convex_audit", "gaussian_unlearning_audit", "gaussian_unlearning_cell", "nn_fit", "nn_prepare_data"]
+
+
+def test_cpu_jobs_go_to_their_own_partition_or_stay_local():
+    assert _paper().cpu_jobs_local()  # config/paper.yaml: no job without a GPU on a GPU partition
+    assert not _plan().cpu_jobs_local()
+    split = _paper(cpu_jobs="submit", cpu_partition="cpu-long")
+    assert not split.cpu_jobs_local()
+    assert split.cpu_job_resources(mem_mb=1500, runtime=10)["slurm_partition"] == "cpu-long"
+    assert split.nn_step_resources(minutes=15)["slurm_partition"] == "cpu-long"
+    group = split.nn_unlearn_groups()[0]
+    assert "slurm_partition" not in split.nn_job_resources(split.nn_design_of(group[0]), 3, group)  # the GPU jobs: the command line's
+    assert "slurm_partition" not in _plan().cpu_job_resources(mem_mb=1500, runtime=10)
+    typed = _paper(gpu_model="h100")
+    assert typed.nn_job_resources(typed.nn_design_of(group[0]), 3, group)["gpu_model"] == "h100"
+    assert "gpu_model" not in _paper("cpu", gpu_model="h100").nn_job_resources(typed.nn_design_of(group[0]), 3, group)
+    with pytest.raises(ConfigError, match=r"cluster.gpu_model"):
+        _paper(gpu_model="h100:2")
+    with pytest.raises(ConfigError, match=r"cluster.cpu_partition.*drop cpu_partition, or set cpu_jobs to submit"):
+        _paper(cpu_jobs="local", cpu_partition="cpu-long")
 
 
 def test_no_rule_bundles_jobs_into_group_jobs():

@@ -40,8 +40,8 @@ def cancel_submitted(workdir: Path) -> None:
         subprocess.run(["scancel", *sorted(ids)], capture_output=True, timeout=30)
 
 
-def snakemake_on_slurm(workdir: Path, configfile: Path, partition: str, timeout: int) -> subprocess.CompletedProcess:
-    """``snakemake --profile profiles/slurm`` in ``workdir``; on a timeout its jobs are cancelled."""
+def snakemake_on_slurm(workdir: Path, configfile: Path, partition: str, timeout: int, *args: str) -> subprocess.CompletedProcess:
+    """``snakemake --profile profiles/slurm *args`` in ``workdir``; on a timeout its jobs are cancelled."""
     try:
         return snakemake(
             workdir, configfile,
@@ -52,6 +52,7 @@ def snakemake_on_slurm(workdir: Path, configfile: Path, partition: str, timeout:
             # poll sooner than the profile's cluster-friendly defaults (finished jobs stay in squeue 300 s)
             "--slurm-init-seconds-before-status-checks", "2",
             "--seconds-between-status-checks", "3",
+            *args,
             cores=2, timeout=timeout,
         )
     except subprocess.TimeoutExpired:

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from local_slurm import SUBMITTED
+from local_slurm import SUBMITTED, slurm_partition, snakemake_on_slurm
 from unlearn_audit.pipeline.plan import WorkflowPlan
-from workflow_utils import load_config, validated
+from workflow_utils import REPO, load_config, validated
 
 #: The jobs of .test/slurm.yaml that are not local rules: two convex_audit, nn_prepare_data, two
 #: training chunks, two unlearning chunks, nn_fit.
@@ -81,3 +81,20 @@ def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
     print(summary)
     if os.environ.get("SLURM_CI_REPORT"):  # .ci/run prints it after the tests
         Path(os.environ["SLURM_CI_REPORT"]).write_text(summary + "\n")
+
+
+def test_cpu_jobs_local_keeps_the_jobs_that_need_no_gpu_off_the_cluster(tmp_path):
+    """``cluster.cpu_jobs: local`` (config/paper.yaml's choice): a convex audit, a job that needs no
+    GPU, runs on the submitting host under the SLURM profile; nothing is submitted."""
+    partition, no_slurm = slurm_partition()
+    if no_slurm:
+        pytest.skip(no_slurm)
+    configfile = REPO / ".test" / "slurm.yaml"
+    plan = WorkflowPlan(validated(load_config(configfile)))
+    target = plan.convex_file("cubic_newton", 800, "summary.parquet")
+    proc = snakemake_on_slurm(tmp_path, configfile, partition, 300, "--config", "cluster={'cpu_jobs': 'local'}", "--", target)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-3000:]
+    assert (tmp_path / target).is_file()
+    assert SUBMITTED.findall(log) == [], log[-3000:]
+    assert not (tmp_path / plan.results / "logs" / "slurm").exists()

@@ -18,7 +18,8 @@ rule convex_audit:
         f"{BENCH}/convex/{{mechanism}}/eps_{{epsilon}}.tsv"
     threads: 1
     resources:
-        **plan.attempt_resources(mem_mb=1500, runtime=10),
+        **plan.cpu_job_resources(mem_mb=1500, runtime=10),
+    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     conda:
         CPU_ENV
     script:

@@ -17,7 +17,8 @@ rule gaussian_unlearning_cell:
         f"{BENCH}/gaussian_unlearning/{{gu_experiment}}/{{x}}.tsv"
     threads: 1
     resources:
-        **plan.attempt_resources(mem_mb=4000, runtime=60),
+        **plan.cpu_job_resources(mem_mb=4000, runtime=60),
+    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     conda:
         CPU_ENV
     script:
@@ -127,7 +128,8 @@ rule gaussian_unlearning_audit:
         f"{LOGS}/gaussian_unlearning/audit.log",
     threads: 1
     resources:
-        **plan.attempt_resources(mem_mb=4000, runtime=30),
+        **plan.cpu_job_resources(mem_mb=4000, runtime=30),
+    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     conda:
         CPU_ENV
     script:

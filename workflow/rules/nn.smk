@@ -24,6 +24,7 @@ rule nn_prepare_data:
         seed=config["seed"],
     resources:
         **plan.nn_step_resources(minutes=30),
+    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     log:
         f"{LOGS}/nn/{{design}}/prepare_data.log",
     conda:
@@ -127,6 +128,7 @@ rule nn_fit:
         experiment=plan.nn_experiment_pattern("batchwise"),
     resources:
         **plan.nn_step_resources(minutes=15),
+    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     log:
         f"{LOGS}/{{experiment}}/fit.log",
     conda:

@@ -365,6 +365,16 @@ def _convex_params(config: dict) -> list[tuple[str, str]]:
 
 
 @semantic_check
+def _cpu_jobs(config: dict) -> list[tuple[str, str]]:
+    """The jobs that need no GPU either run on the submitting host or go to ``cluster.cpu_partition``."""
+    cluster = config.get("cluster", {})
+    if cluster.get("cpu_jobs") == "local" and cluster.get("cpu_partition"):
+        return [("cluster.cpu_partition", f"{cluster['cpu_partition']!r} is set while cluster.cpu_jobs is 'local' (the jobs that need no GPU "
+                 "run on the submitting host): drop cpu_partition, or set cpu_jobs to submit")]
+    return []
+
+
+@semantic_check
 def _nn_walltime(config: dict) -> list[tuple[str, str]]:
     """One run of a design or unlearning group priced above ``cluster.walltime_minutes`` fits in no
     job (the last check: it prices the runs of an otherwise valid config)."""

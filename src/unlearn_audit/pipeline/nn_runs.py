@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from typing import Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -25,9 +26,11 @@ from ..stats.selection import SCORE_NAMES, score_column
 from ..stats.signs import sign_vector_rank, sign_vector_unrank
 from ..torch_utils import ProgressLog, compile_model, compute_precision, deterministic_default, save_state_dict
 from ..training import TrainConfig, shuffle_orders, train_many, train_model
+from ..training.resume import TrainingCheckpoint
 from ..unlearning import Monitor
 from ..unlearning import get_method, unlearn_many, unlearn_variants_many
 from .paths import run_of_path
+from .run_stash import RunStash
 from .runtime import resolve_device
 
 __all__ = ["train_config", "RunSwitches", "run_switches", "chance_accuracy", "training_ids", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
@@ -123,7 +126,23 @@ def universe_tensors(data) -> tuple[torch.Tensor, torch.Tensor]:
             torch.as_tensor(np.concatenate([data.retain_y, data.forget_y])))
 
 
-def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outputs: Sequence[str], device: str = "cpu") -> None:
+def _resumed(stash: RunStash | None, runs_outputs: Sequence[Sequence[str]], step: str) -> list[int]:
+    """The indices of the runs still to compute: all without a ``stash``; with one, those whose
+    outputs (``runs_outputs``, one list a run) it does not hold all of (:mod:`.run_stash`)."""
+    todo = [i for i, outs in enumerate(runs_outputs) if stash is None or not stash.finished(outs)]
+    if len(todo) < len(runs_outputs):
+        print(f"{step}: {len(runs_outputs) - len(todo)} of {len(runs_outputs)} runs kept from an earlier attempt ({stash.root})",
+              file=sys.stderr, flush=True)
+    return todo
+
+
+def _target(stash: RunStash | None, path: str | None) -> str | None:
+    """Where a run writes ``path``: the path itself, or its place in the job's stash."""
+    return path if stash is None or path is None else stash.path(path)
+
+
+def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outputs: Sequence[str], device: str = "cpu",
+          stash: RunStash | None = None) -> None:
     """Train the base model A(D(S)) of each output's run from the design's fixed x0 and π on ``device``.
 
     A joint design's outputs are candidate models (``…/base/candidate/<rank>.pt``), one per S̃ ∈ S_m:
@@ -133,8 +152,13 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     ``compile`` and ``deterministic`` switches apply to the training steps (:func:`run_switches`).  With ``models_per_group``
     K > 1 the runs are trained K at a time as one grouped network (:func:`~unlearn_audit.training.train_many`;
     a short last group is padded to K, so a model does not depend on how the runs are chunked).
+    With a ``stash`` (:mod:`.run_stash`) the models go there first, the runs it already holds are not
+    trained again, and the job ends by moving them all into the chunk's folder; a run trained alone
+    (K = 1) also keeps its training's state there (:mod:`~unlearn_audit.training.resume`), so it
+    resumes after SIGTERM or a lost job where it stopped (a group of K starts again).
     """
     runs = _run_keys(outputs)
+    todo = _resumed(stash, [[o] for o in outputs], f"nn_train {design}")
     switches = run_switches(cfg)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
@@ -146,14 +170,14 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
         signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), runs, signs_path)
     model_cfg = dict(cfg["model"])
     x0, tcfg, orders = base_training_setup(design, cfg, root_seed, data)
-    log = ProgressLog(len(runs), f"nn_train {design}")
+    log = ProgressLog(len(todo), f"nn_train {design}")
     # A(D_r) is one model of its own job: trained alone, not padded to a group of K
     k = 1 if runs and runs[0][0] == "retrain" else int(cfg.get("models_per_group", 1))
     if k > 1:
         make_model, make_grouped = model_factories(model_cfg["name"], model_cfg.get("params", {}))
         universe = tuple(t.to(dev) for t in universe_tensors(data))
-        for i in range(0, len(runs), k):
-            group = list(zip(runs[i : i + k], outputs[i : i + k]))
+        for i in range(0, len(todo), k):
+            group = [(runs[j], _target(stash, outputs[j])) for j in todo[i : i + k]]
             ids_list = [training_ids(data, signs[key]) for key, _ in group]
             with switches.steps(dev):
                 states = train_many(make_model, x0, *universe, ids_list, orders, tcfg, make_grouped=make_grouped,
@@ -161,16 +185,28 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
             for ((phase, run), out), state in zip(group, states):
                 save_state_dict(state, out)
                 log.step(f"{phase} {run}")
-        return
-    for (phase, run), out in zip(runs, outputs):
-        x, y, ids = training_set(data, signs[(phase, run)])
-        model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
-        model.load_state_dict(x0)
-        model = compile_model(model.to(dev), switches.compiled)
-        with switches.steps(dev):
-            train_model(model, x, y, ids, orders, tcfg)
-        save_state_dict(model.state_dict(), out)
-        log.step(f"{phase} {run}")
+    else:
+        for j in todo:
+            checkpoint = None if stash is None else TrainingCheckpoint(stash.checkpoint_path(outputs[j]))
+            _train_one(runs[j], _target(stash, outputs[j]), data, signs, model_cfg, x0, tcfg, orders, switches, dev, log, checkpoint)
+    if stash is not None:
+        stash.commit()
+
+
+def _train_one(key: tuple[str, int], out: str, data, signs, model_cfg: Mapping, x0, tcfg: TrainConfig, orders, switches: RunSwitches,
+               dev, log: ProgressLog, checkpoint: TrainingCheckpoint | None = None) -> None:
+    """One base model of :func:`train`, one run at a time (K = 1); resumable with a ``checkpoint``."""
+    phase, run = key
+    x, y, ids = training_set(data, signs[(phase, run)])
+    model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
+    model.load_state_dict(x0)
+    model = compile_model(model.to(dev), switches.compiled)
+    with switches.steps(dev):
+        train_model(model, x, y, ids, orders, tcfg, checkpoint=checkpoint)
+    save_state_dict(model.state_dict(), out)
+    if checkpoint is not None:
+        checkpoint.remove()
+    log.step(f"{phase} {run}")
 
 
 def _forget_ids(data) -> np.ndarray:
@@ -294,6 +330,7 @@ def unlearn(
     device: str = "cpu",
     checkpoint_outputs: Sequence[str] | None = None,
     release_key: str | None = None,
+    stash: RunStash | None = None,
 ) -> None:
     """Unlearn each run's base model with ``method`` on ``device`` and score the candidate forget pool.
 
@@ -310,6 +347,9 @@ def unlearn(
     NaN for calibration runs, whose forward passes over the retain and test sets would be unused.
     Each run's metrics also record the design's ``precision``, ``compile`` and ``deterministic``
     switches, which apply to its base training and its unlearning steps alike.
+
+    With a ``stash`` (:mod:`.run_stash`) each run's files go there first, a run whose files it holds
+    for every experiment is not unlearned again, and the job ends by moving them into the chunk's folder.
     """
     group = [experiments] if isinstance(experiments, str) else list(experiments)
     plist = [dict(params)] if isinstance(params, Mapping) else [dict(p) for p in params]
@@ -322,6 +362,10 @@ def unlearn(
     for e, outs in zip(group, scores_of):
         if _run_keys(outs) != keys:
             raise ValueError(f"{e}: the group's experiments must cover the same runs")
+    todo = _resumed(stash, [[o[i] for o in (*scores_of, *metrics_of, *checkpoints_of) if o is not None] for i in range(len(keys))],
+                    f"nn_unlearn {', '.join(group)}")
+    scores_of, metrics_of, checkpoints_of = ([None if o is None else [_target(stash, p) for p in o] for o in outs]
+                                             for outs in (scores_of, metrics_of, checkpoints_of))
     switches = run_switches(design_cfg)
     dev = resolve_device(device)
     data = load_audit_data(data_path)
@@ -331,7 +375,7 @@ def unlearn(
     retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
     bases = _base_of_runs(keys, signs, base_models)
     chance = chance_accuracy(data)
-    log = ProgressLog(len(keys), f"nn_unlearn {', '.join(group)}")
+    log = ProgressLog(len(todo), f"nn_unlearn {', '.join(group)}")
     # K runs' final retain steps at once (unlearn_many: a grouped network or vmap), padded to K; 1: one at a time;
     # a group sharing a noise release batches its noiseless part where the method can (rewind-to-delete, by vmap)
     k = int(design_cfg.get("unlearn_models_per_group", 1))
@@ -339,9 +383,9 @@ def unlearn(
         k = 1
     group_mode = str(design_cfg.get("unlearn_group_mode", "grouped"))
     make_grouped = model_factories(model_cfg["name"], model_cfg.get("params", {}))[1] if k > 1 and group_mode == "grouped" else None
-    for start in range(0, len(keys), k):
+    for start in range(0, len(todo), k):
         runs = []
-        for i in range(start, min(start + k, len(keys))):
+        for i in todo[start : start + k]:
             phase, run = keys[i]
             s = signs[(phase, run)]
             model = build_model(model_cfg["name"], **model_cfg.get("params", {}))
@@ -366,6 +410,8 @@ def unlearn(
             _write_run(group, models, r.monitors, r.index, r.phase, r.run, signs_table, data, r.in_forget, r.measure_accuracy, chance,
                        switches, scores_of, metrics_of, checkpoints_of, method)
             log.step(f"{r.phase} {r.run}")
+    if stash is not None:
+        stash.commit()
 
 
 def _write_run(group, models, monitors, i: int, phase: str, run: int, signs_table, data, in_forget, measure_accuracy: bool, chance: float,

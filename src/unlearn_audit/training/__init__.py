@@ -5,7 +5,8 @@
 * :mod:`.base` — π (:func:`shuffle_orders`), :func:`train_model` (Section 3, G.1.2);
 * :mod:`.batched` — K TinyNets as one grouped-convolution network (DESIGN §8);
 * :mod:`.vmapped` — K models' SGD steps by ``torch.func.vmap`` over their stacked weights (DESIGN §8);
-* :mod:`.many` — :func:`train_many`: many models from one x0 and π, one by one or grouped.
+* :mod:`.many` — :func:`train_many`: many models from one x0 and π, one by one or grouped;
+* :mod:`.resume` — a training's saved state, to resume it after SIGTERM or a lost job.
 
 Names are imported from their modules on first access, so ``import unlearn_audit.training.config``
 does not import torch.

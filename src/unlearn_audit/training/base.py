@@ -108,6 +108,7 @@ def train_model(
     generator: torch.Generator | int | None = None,
     *,
     progress: bool | None = None,
+    checkpoint=None,
 ) -> nn.Module:
     """Train ``model`` (in place, from its current weights x0) on the rows ``(x, y)`` and return it.
 
@@ -115,7 +116,8 @@ def train_model(
     ``orders[e]`` filtered to ``example_ids`` (:func:`epoch_rows`), in mini-batches of
     ``cfg.batch_size``.  ``orders=None`` draws a fresh permutation of the rows per epoch from
     ``generator`` instead (not the audit's threat model).  SGD with ``cfg``'s schedule and
-    momentum; deterministic on CPU (module docstring).
+    momentum; deterministic on CPU (module docstring).  ``checkpoint`` (a
+    :class:`~.resume.TrainingCheckpoint`) makes the training resumable after SIGTERM or a lost job.
     """
     xt, yt = check_xy(x, y, example_ids, device=model_device(model))
     if orders is None:
@@ -124,5 +126,5 @@ def train_model(
         batches = training_batches(check_orders(orders, cfg.epochs), np.asarray(example_ids), cfg)
     return sgd_run(
         model, xt, yt, batches, cfg.lrs(len(batches)), momentum=cfg.momentum, weight_decay=cfg.weight_decay,
-        nesterov=cfg.nesterov, grad_clip=cfg.grad_clip, show_progress=progress, desc="base training",
+        nesterov=cfg.nesterov, grad_clip=cfg.grad_clip, show_progress=progress, desc="base training", checkpoint=checkpoint,
     )

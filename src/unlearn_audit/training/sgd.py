@@ -10,7 +10,8 @@ IDA all call it.  The update is :class:`MomentumSGD`, ``torch.optim.SGD``'s arit
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import contextlib
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 import torch
@@ -20,6 +21,9 @@ from torch import nn
 from ..torch_utils import deterministic_algorithms, progress
 
 from .config import ANNEALING, SCHEDULES, TrainConfig, lr_schedule
+
+if TYPE_CHECKING:
+    from .resume import TrainingCheckpoint
 
 __all__ = ["SCHEDULES", "ANNEALING", "TrainConfig", "lr_schedule", "loss_fn", "random_batches", "MomentumSGD", "sgd_run", "StepLoss", "resident_schedule"]
 
@@ -137,12 +141,14 @@ def sgd_run(
     step_loss: StepLoss | None = None,
     show_progress: bool | None = None,
     desc: str = "train",
+    checkpoint: "TrainingCheckpoint | None" = None,
 ) -> nn.Module:
     """Run one SGD step per batch of rows of ``(x, y)`` with learning rate ``lrs[t]`` (in place).
 
     ``ascent=True`` ascends the loss (gradient ascent, G.6).  ``step_loss(model, t, rows)``
     replaces the default objective (mean loss of the batch) — used by IDA (G.5).  The optimiser's
-    momentum buffer starts at zero.
+    momentum buffer starts at zero.  With a ``checkpoint`` (:mod:`.resume`) the loop starts from
+    its saved state, if any, saves it from time to time and stops, saved, on SIGTERM.
     """
     if len(lrs) != len(batches):
         raise ValueError(f"{len(batches)} batches but {len(lrs)} learning rates")
@@ -150,10 +156,14 @@ def sgd_run(
     if not batches:
         return model
     opt = MomentumSGD(params, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    start = 0 if checkpoint is None else checkpoint.restore(model, opt.buffers, len(batches))
     model.train()
     schedule = resident_schedule(batches, x.device) if step_loss is None else None
-    with deterministic_algorithms(), progress(len(batches), desc, show_progress) as bar:
-        for t, rows in enumerate(batches):
+    with deterministic_algorithms(), progress(len(batches), desc, show_progress) as bar, checkpoint or contextlib.nullcontext():
+        if bar is not None and start:
+            bar.update(start)
+        for t in range(start, len(batches)):
+            rows = batches[t]
             opt.zero_grad()
             if schedule is not None:
                 idx = schedule[t]
@@ -166,6 +176,8 @@ def sgd_run(
             opt.step(float(lrs[t]))
             if bar is not None:
                 bar.update(1)
+            if checkpoint is not None:
+                checkpoint.after_step(t + 1, len(batches), model, opt.buffers)
     return model
 
 

@@ -114,7 +114,7 @@ class ResourcesPlan(PlanBase):
         """``resources:`` of a training chunk job of ``design`` (or, with ``experiments``, an unlearning
         chunk job of that group) over ``n_runs`` runs: ``mem_mb`` and ``runtime`` as functions of the
         attempt, ``gpu`` (the SLURM executor's ``--gpus``: one, or none on CPU) and, for a GPU job
-        only, ``cpus_per_gpu``."""
+        only, ``cpus_per_gpu`` and ``gpu_model`` (``cluster.gpu_model``, where set)."""
         self._check_resource_args(design, 1)
         return self._nn_chunk_resources(lambda wildcards: (design, experiments), lambda wildcards: n_runs)
 
@@ -149,12 +149,30 @@ class ResourcesPlan(PlanBase):
         }
         if resources["gpu"]:
             resources["cpus_per_gpu"] = self.NN_CPUS_PER_GPU
+            gpu_model = self.config.get("cluster", {}).get("gpu_model")
+            if gpu_model:
+                resources["gpu_model"] = gpu_model
         return resources
+
+    # ------------------------------------------------------------------ jobs that need no GPU
+    def cpu_jobs_local(self) -> bool:
+        """Whether the jobs that need no GPU (data preparation, fits, convex and Gaussian-unlearning
+        cells) run on the submitting host (``cluster.cpu_jobs: local``), not as cluster jobs."""
+        return self.config.get("cluster", {}).get("cpu_jobs", "submit") == "local"
+
+    def cpu_job_resources(self, mem_mb: int, runtime: int) -> dict[str, Any]:
+        """``resources:`` of a job that needs no GPU: :meth:`attempt_resources`, and the partition
+        ``cluster.cpu_partition`` where one is set (docs/cluster.md, "GPU and CPU partitions")."""
+        return self.attempt_resources(mem_mb, runtime) | self._cpu_partition()
+
+    def _cpu_partition(self) -> dict[str, str]:
+        partition = self.config.get("cluster", {}).get("cpu_partition")
+        return {"slurm_partition": partition} if partition else {}
 
     def nn_step_resources(self, minutes: int) -> dict[str, Any]:
         """``resources:`` of a CPU job of one design or experiment (wildcard ``design`` or
         ``experiment``): the design's ``mem_mb`` without CUDA and ``minutes`` of runtime, both
-        times the attempt."""
+        times the attempt, and ``cluster.cpu_partition`` where one is set."""
 
         def design_of(wildcards) -> str:
             design = getattr(wildcards, "design", None)
@@ -163,7 +181,7 @@ class ResourcesPlan(PlanBase):
         return {
             "mem_mb": lambda wildcards, attempt: self.nn_mem_mb(design_of(wildcards), attempt, cuda=False),
             "runtime": lambda wildcards, attempt: minutes * attempt,
-        }
+        } | self._cpu_partition()
 
     @staticmethod
     def attempt_resources(mem_mb: int, runtime: int) -> dict[str, Any]:

@@ -1,0 +1,174 @@
+"""The per-unit costs the cost model prices beside a training step, at the paper's shapes.
+
+Run (``benchmarks/gpu.sh`` runs each case as a step of its own)::
+
+    python benchmarks/gpu_cases.py noisy --device cuda --units 200 --append benchmarks/RESULTS.md
+    python benchmarks/gpu_cases.py noisy r2d lstm lissa --device cpu --tiny       (a check of the code, seconds)
+
+Cases, each in milliseconds per unit (a call of ``--units`` + 1 units less a call of one, after a
+warm-up call):
+
+* ``noisy``: model clipping's noisy steps (App. G.1, Eq. 14: an SGD step, the projection onto the
+  C2 ball and Gaussian noise) of ``config/paper.yaml``'s TinyNet (width 1, 32x32x3, 100 classes),
+  batch 128, as :mod:`unlearn_audit.unlearning.model_clipping` takes them on the device;
+* ``r2d``: rewind-to-delete's full-batch retain gradient (App. G.2), one micro-batch of 1,024
+  images a unit;
+* ``lstm``: base-training steps of the Shakespeare CharLSTM (App. D.2: 256 units, 2 layers),
+  batch 256 windows of 80 characters, by :func:`~unlearn_audit.training.sgd.sgd_run`;
+* ``lissa``: LiSSA iterations of the Hessian method (App. G.4), one Hessian-vector product of a
+  minibatch of 10 a unit, on the TinyNet; ``lissa-lstm`` the same on the CharLSTM, with cuDNN off
+  as the method runs it on a GPU.
+
+With ``--append`` each case adds its row to the per-unit table of ``benchmarks/RESULTS.md`` as
+soon as it finishes, so a step cut off by its time limit keeps the cases before it.  ``--tiny``
+shrinks every shape (a check that the code runs, not a measurement; its rows say ``tiny``).  A
+case that runs out of GPU memory is written as such and the next one runs.  Not part of the test
+suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from unlearn_audit.models import build_model
+from unlearn_audit.torch_utils import compute_precision, deterministic_default
+from unlearn_audit.training.sgd import random_batches, sgd_run
+from unlearn_audit.unlearning.hessian import hessian_step, retain_gradient
+from unlearn_audit.unlearning.model_clipping import _noisy_phase
+from unlearn_audit.unlearning.params import HessianParams, ModelClippingParams
+from unlearn_audit.unlearning import Monitor
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from throughput import _sync, device_name, with_rows  # noqa: E402  (the throughput table's format)
+
+HEADER = "| date | device | case | shapes | dtype | units | ms per unit |"
+CASES = ("noisy", "r2d", "lstm", "lissa", "lissa-lstm")
+
+
+def _shapes(tiny: bool) -> dict:
+    if tiny:
+        return {"width": 0.25, "size": 8, "classes": 10, "batch": 16, "micro": 32, "hidden": 16, "windows": 8, "chars": 12}
+    return {"width": 1.0, "size": 32, "classes": 100, "batch": 128, "micro": 1024, "hidden": 256, "windows": 256, "chars": 80}
+
+
+def _images(n: int, s: dict, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(n, 3, s["size"], s["size"], generator=g).to(device), torch.randint(0, s["classes"], (n,), generator=g).to(device))
+
+
+def _text(n: int, s: dict, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(0, 100, (n, s["chars"]), generator=g)
+    return x.to(device), torch.roll(x, -1, dims=1).to(device)
+
+
+def _tinynet(s: dict, device: torch.device):
+    return build_model("tinynet", in_channels=3, num_classes=s["classes"], width=s["width"]).to(device)
+
+
+def _charlstm(s: dict, device: torch.device):
+    return build_model("charlstm", hidden_size=s["hidden"]).to(device)
+
+
+def case_timer(case: str, units: int, s: dict, device: torch.device):
+    """(a function that runs ``n`` units of ``case``, a description of its shapes)."""
+    if case == "noisy":
+        model = _tinynet(s, device)
+        x, y = _images(s["batch"] * 4, s, device)
+        params = ModelClippingParams(C2=0.2, sigma=0.1, epsilon=None, delta=None, noisy_steps=1, noisy_batch_size=s["batch"])
+        g = torch.Generator().manual_seed(1)
+
+        def run(n: int) -> None:
+            batches = random_batches(len(x), s["batch"], 1, g)
+            schedule = [batches[i % len(batches)] for i in range(n)]
+            _noisy_phase(model, x, y, schedule, params, torch.Generator(device=device).manual_seed(2), set(), Monitor())
+
+        return run, f"tinynet w={s['width']:g} {s['size']}x{s['size']}x3, batch {s['batch']}"
+    if case == "r2d":
+        model = _tinynet(s, device)
+        retain = _images(s["micro"] * units, s, device)
+        # one unit: one micro-batch of the full-batch gradient (n units = the gradient over n micro-batches)
+        return (lambda n: retain_gradient(model, (retain[0][: n * s["micro"]], retain[1][: n * s["micro"]]), s["micro"]),
+                f"tinynet w={s['width']:g} {s['size']}x{s['size']}x3, micro-batch {s['micro']}")
+    if case == "lstm":
+        model = _charlstm(s, device)
+        x, y = _text(s["windows"] * 4, s, device)
+        g = torch.Generator().manual_seed(1)
+
+        def run(n: int) -> None:
+            batches = random_batches(len(x), s["windows"], 1, g)
+            sgd_run(model, x, y, [batches[i % len(batches)] for i in range(n)], np.full(n, 0.1), grad_clip=1.0, show_progress=False)
+
+        return run, f"charlstm {s['hidden']} units, batch {s['windows']} x {s['chars']} chars"
+    if case in ("lissa", "lissa-lstm"):
+        lstm = case == "lissa-lstm"
+        model = _charlstm(s, device) if lstm else _tinynet(s, device)
+        retain = (_text if lstm else _images)(s["batch"] * 4, s, device)
+        forget = tuple(t[:4] for t in retain)
+
+        def run(n: int) -> None:
+            params = HessianParams(s1=1, s2=n, scale=1.0e6, batch_size=10, grad_batch_size=s["batch"] * 4)
+            hessian_step(model, retain, forget, params, torch.Generator().manual_seed(3))
+
+        what = f"charlstm {s['hidden']} units, {s['chars']} chars" if lstm else f"tinynet w={s['width']:g} {s['size']}x{s['size']}x3"
+        return run, f"{what}, minibatch 10 (one unit: one Hessian-vector product; the gradient once)"
+    raise ValueError(f"unknown case {case!r}; known: {', '.join(CASES)}")
+
+
+def _seconds(run, n: int, device: torch.device) -> float:
+    _sync(device)
+    t0 = time.perf_counter()
+    run(n)
+    _sync(device)
+    return time.perf_counter() - t0
+
+
+def measure(case: str, units: int, s: dict, device: torch.device) -> tuple[float, str]:
+    """(milliseconds per unit of ``case``, its shapes): after a warm-up call, the time of a call of
+    ``units`` + 1 units less that of a call of one, over ``units`` (what a call costs once, e.g.
+    LiSSA's gradient or building the schedule, is not a unit's)."""
+    run, shapes = case_timer(case, units + 1, s, device)
+    run(1)
+    one = _seconds(run, 1, device)
+    return 1e3 * max(_seconds(run, units + 1, device) - one, 0.0) / units, shapes
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("cases", nargs="+", choices=CASES)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--units", type=int, default=20, help="units timed per case (after one warm-up unit)")
+    ap.add_argument("--dtype", default="fp32", choices=["fp32", "bf16"])
+    ap.add_argument("--tiny", action="store_true", help="tiny shapes: a check that the code runs")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--append", type=Path, help="add each case's row to this file's per-unit table as it finishes")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    device = torch.device(a.device)
+    name, today, s = device_name(device), dt.date.today().isoformat(), _shapes(a.tiny)
+    print(f"{name}, torch {torch.__version__}; load average {Path('/proc/loadavg').read_text().split()[:3]}", flush=True)
+    for case in a.cases:
+        t0 = time.perf_counter()
+        try:
+            with compute_precision(a.dtype, device), deterministic_default(True):
+                ms, shapes = measure(case, a.units, s, device)
+            value = f"{ms:.3f}"
+        except torch.OutOfMemoryError:
+            torch.cuda.empty_cache()
+            ms, shapes, value = float("nan"), "out of memory", "out of memory"
+        label = case + (" tiny" if a.tiny else "")
+        print(f"{label:<16} {value:>14} ms/unit   {shapes}   ({time.perf_counter() - t0:.1f} s)", flush=True)
+        if a.append:
+            row = f"| {today} | {name} | {label} | {shapes} | {a.dtype} | {a.units} | {value} |"
+            a.append.write_text(with_rows(a.append.read_text() if a.append.exists() else "", [row], HEADER))
+
+
+if __name__ == "__main__":
+    main()

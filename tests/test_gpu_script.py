@@ -1,0 +1,50 @@
+"""benchmarks/gpu.sh, the prepared check for a GPU, as far as a CPU checks it: the script parses,
+its header lists exactly the steps it runs, every step has its own time limit and the steps fit
+the 8-minute budget, and the cases it times (benchmarks/gpu_cases.py, benchmarks/workflow_loop.py)
+run at tiny shapes and append their rows as they finish.  ``bash benchmarks/gpu.sh --dry-run``
+runs every step on the CPU (about a minute; not part of the suite)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "benchmarks" / "gpu.sh"
+
+
+def _steps() -> list[tuple[str, int]]:
+    return [(m.group(1), int(m.group(2))) for m in re.finditer(r"^step ([\w-]+) +(\d+) ", SCRIPT.read_text(), flags=re.MULTILINE)]
+
+
+def test_the_script_parses_and_lists_its_steps():
+    assert subprocess.run(["bash", "-n", str(SCRIPT)], capture_output=True).returncode == 0
+    steps = _steps()
+    listed = re.findall(r"^# +\d+ ([\w-]+) ", SCRIPT.read_text(), flags=re.MULTILINE)
+    assert [name for name, _ in steps] == listed
+    assert steps[0][0] == "cuda-tests" and steps[1][0] == "loop-k1"  # most decisive first
+    assert sum(limit for _, limit in steps) <= 480 and all(limit <= 60 for _, limit in steps)
+    usage = subprocess.run(["bash", str(SCRIPT), "--no-such-flag"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "--dry-run" in usage.stderr
+
+
+def _run(*args: str) -> str:
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_each_case_runs_and_appends_its_row(tmp_path):
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Measured\n\nprose before\n")
+    _run("benchmarks/gpu_cases.py", "noisy", "r2d", "lstm", "lissa", "lissa-lstm", "--tiny", "--units", "2", "--append", str(results))
+    rows = [line.split(" | ") for line in results.read_text().splitlines() if " tiny | " in line]
+    assert [r[2] for r in rows] == ["noisy tiny", "r2d tiny", "lstm tiny", "lissa tiny", "lissa-lstm tiny"]
+    assert all(float(r[-1].rstrip(" |")) >= 0 for r in rows)
+    _run("benchmarks/workflow_loop.py", "--k", "1", "2", "--width", "0.25", "--size", "8", "--classes", "10", "--batch", "16",
+         "--steps", "4", "--append", str(results))
+    loop = [line for line in results.read_text().splitlines() if "| 8x8x3 |" in line]
+    assert [line.split(" | ")[4] for line in loop] == ["1", "2"]
+    assert results.read_text().startswith("# Measured\n\nprose before\n")
