@@ -14,7 +14,9 @@ warm-up call):
 * ``r2d``: rewind-to-delete's full-batch retain gradient (App. G.2), one micro-batch of 1,024
   images a unit;
 * ``lstm``: base-training steps of the Shakespeare CharLSTM (App. D.2: 256 units, 2 layers),
-  batch 256 windows of 80 characters, by :func:`~unlearn_audit.training.sgd.sgd_run`;
+  batch 256 windows of 80 characters, by :func:`~unlearn_audit.training.sgd.sgd_run` (``--hidden``
+  and ``--windows`` for another design's; with ``--append`` also a row of the throughput table, in
+  windows/s, which ``unlearn-audit plan`` reads for the CharLSTM);
 * ``lissa``: LiSSA iterations of the Hessian method (App. G.4), one Hessian-vector product of a
   minibatch of 10 a unit, on the TinyNet; ``lissa-lstm`` the same on the CharLSTM, with cuDNN off
   as the method runs it on a GPU.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import math
 import sys
 import time
 from pathlib import Path
@@ -52,10 +55,12 @@ HEADER = "| date | device | case | shapes | dtype | units | ms per unit |"
 CASES = ("noisy", "r2d", "lstm", "lissa", "lissa-lstm")
 
 
-def _shapes(tiny: bool) -> dict:
+def _shapes(tiny: bool, hidden: int | None = None, windows: int | None = None) -> dict:
     if tiny:
-        return {"width": 0.25, "size": 8, "classes": 10, "batch": 16, "micro": 32, "hidden": 16, "windows": 8, "chars": 12}
-    return {"width": 1.0, "size": 32, "classes": 100, "batch": 128, "micro": 1024, "hidden": 256, "windows": 256, "chars": 80}
+        s = {"width": 0.25, "size": 8, "classes": 10, "batch": 16, "micro": 32, "hidden": 16, "windows": 8, "chars": 12}
+    else:
+        s = {"width": 1.0, "size": 32, "classes": 100, "batch": 128, "micro": 1024, "hidden": 256, "windows": 256, "chars": 80}
+    return s | ({"hidden": hidden} if hidden else {}) | ({"windows": windows} if windows else {})
 
 
 def _images(n: int, s: dict, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
@@ -147,12 +152,14 @@ def main() -> None:
     ap.add_argument("--units", type=int, default=20, help="units timed per case (after one warm-up unit)")
     ap.add_argument("--dtype", default="fp32", choices=["fp32", "bf16"])
     ap.add_argument("--tiny", action="store_true", help="tiny shapes: a check that the code runs")
+    ap.add_argument("--hidden", type=int, help="the CharLSTM's units (default 256, the paper's)")
+    ap.add_argument("--windows", type=int, help="the CharLSTM's batch of windows (default 256, the paper's)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--append", type=Path, help="add each case's row to this file's per-unit table as it finishes")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     device = torch.device(a.device)
-    name, today, s = device_name(device), dt.date.today().isoformat(), _shapes(a.tiny)
+    name, today, s = device_name(device), dt.date.today().isoformat(), _shapes(a.tiny, a.hidden, a.windows)
     print(f"{name}, torch {torch.__version__}; load average {Path('/proc/loadavg').read_text().split()[:3]}", flush=True)
     for case in a.cases:
         t0 = time.perf_counter()
@@ -167,7 +174,11 @@ def main() -> None:
         print(f"{label:<16} {value:>14} ms/unit   {shapes}   ({time.perf_counter() - t0:.1f} s)", flush=True)
         if a.append:
             row = f"| {today} | {name} | {label} | {shapes} | {a.dtype} | {a.units} | {value} |"
-            a.append.write_text(with_rows(a.append.read_text() if a.append.exists() else "", [row], HEADER))
+            text = with_rows(a.append.read_text() if a.append.exists() else "", [row], HEADER)
+            if case == "lstm" and math.isfinite(ms) and ms > 0:  # also a throughput row, in windows/s, that plan reads
+                rate = s["windows"] / (ms / 1e3)
+                text = with_rows(text, [f"| {today} | {name} | charlstm h={s['hidden']} | T={s['chars']} | 1 | {a.dtype} | {s['windows']} | {rate:.0f} | {rate:.0f} |"])
+            a.append.write_text(text)
 
 
 if __name__ == "__main__":

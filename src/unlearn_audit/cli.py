@@ -334,6 +334,8 @@ def _cmd_plan(args) -> str:
     results = args.results or str(checkout() / "benchmarks" / "RESULTS.md")
     if args.batched is not None and args.batched < 1:
         raise UsageError(f"--batched must be a number of models >= 1, got {args.batched}")
+    if args.check:
+        return _plan_check(args, config, results)
     rows = plan_rows(config, read_throughputs(results, args.device), args.assume_tflops, args.batched)
     notes = [f"throughput: fp32 rows of {results} whose device contains {args.device!r} (base training at the design's "
              "models_per_group K, unlearning of retain fine-tune, forget ascent, IDA and model clipping at its "
@@ -344,6 +346,22 @@ def _cmd_plan(args) -> str:
     if args.assume_tflops:
         notes.append(f"estimates: models without a measured row at an assumed {args.assume_tflops:g} TFLOP/s sustained")
     return format_plan(rows, args.device, args.batched) + "\n" + "\n".join(notes)
+
+
+def _plan_check(args, config: dict, results: str) -> str:
+    """``plan --check RESULTS_DIR``: the cost model's seconds beside a finished run's, per kind of job."""
+    from .pipeline.cost import read_throughputs
+    from .pipeline.cost_check import check_kinds, format_check
+
+    if not (Path(args.check) / "benchmarks").is_dir():
+        raise UsageError(f"--check {args.check}: no benchmarks/ folder there (give the results_dir of a finished run)")
+    if args.startup_s is not None and args.startup_s < 0:
+        raise UsageError(f"--startup-s must be seconds >= 0, got {args.startup_s}")
+    try:
+        rows, startup = check_kinds(config, args.check, read_throughputs(results, args.device), args.startup_s)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    return format_check(rows, args.device, startup, calibrated=args.startup_s is None)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -400,6 +418,10 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--assume-tflops", type=float, help="estimate models without a measured row at this sustained TFLOP/s")
     pl.add_argument("--batched", type=int, metavar="K", help="also the hours with K models at once wherever the work can be "
                     "grouped (TinyNet base training; retain fine-tune, forget ascent, IDA, model clipping), at K's recorded rate")
+    pl.add_argument("--check", metavar="RESULTS_DIR", help="instead: the predicted beside the measured seconds of every "
+                    "training and unlearning job of a finished run of the config (its benchmarks/ files), per kind of job")
+    pl.add_argument("--startup-s", type=float, help="with --check: a job's start-up in seconds (default: calibrated on the "
+                    "run's control jobs, which then are not checked)")
     pl.set_defaults(func=_cmd_plan)
 
     a = sub.add_parser("audit", help="Algorithm 2 from per-run scores of any producer (SCORES schema): fit on the calib "

@@ -1,0 +1,159 @@
+"""The cost model against a finished run (``unlearn-audit plan --check <results_dir>``): for every
+training and unlearning chunk job the run recorded (Snakemake's ``benchmark:`` files,
+``<results_dir>/benchmarks/``), the seconds :mod:`.cost` predicts beside the seconds it took, summed
+per kind of job (a model's base trainings; a method's unlearning runs of a model, the controls
+apart).
+
+A job is predicted as its start-up (process, imports, data load, writes: given, or calibrated on
+the run's control jobs, whose runs only score) plus, for each of its runs, the run's
+training-image equivalents (:mod:`.run_cost`) at the throughput recorded for the design's model
+and K on the device (:func:`.cost.read_throughputs`).  A kind whose measured time is
+more than ``tolerance`` times its prediction, or less than its prediction over ``tolerance``, is
+flagged.  Torch-free.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from .controls import is_control
+from .cost import _model_key, _training_k, _unlearning_k
+from .plan import WorkflowPlan
+from .run_cost import base_training_images, design_sizes, unlearning_run_images
+
+__all__ = ["KindCheck", "check_kinds", "format_check", "TOLERANCE"]
+
+#: How far a kind's measured time may be from its prediction, either way, before it is flagged.
+TOLERANCE = 1.3
+
+
+@dataclass
+class KindCheck:
+    """One kind of job: how many jobs and runs the run recorded, their predicted and measured seconds."""
+
+    kind: str
+    jobs: int = 0
+    runs: int = 0
+    predicted_s: float = 0.0
+    measured_s: float = 0.0
+
+    @property
+    def ratio(self) -> float:
+        """Measured over predicted."""
+        return self.measured_s / self.predicted_s if self.predicted_s > 0 else math.nan
+
+    def within(self, tolerance: float = TOLERANCE) -> bool:
+        return math.isfinite(self.ratio) and 1 / tolerance <= self.ratio <= tolerance
+
+
+def _seconds(tsv: Path) -> float:
+    with tsv.open() as f:
+        return float(next(csv.DictReader(f, delimiter="\t"))["s"])
+
+
+def _rate(plan: WorkflowPlan, design: str, k: int, throughputs: Mapping) -> float:
+    """Images (text: windows) a second of the design's model at K, else at K = 1; NaN where neither
+    was recorded (the kind's prediction is then NaN: not priced)."""
+    model, inp, _ = _model_key(plan.nn_design(design))
+    return throughputs.get((model, inp, k), throughputs.get((model, inp, 1), math.nan))
+
+
+def _method_kind(plan: WorkflowPlan, group: list[str]) -> str:
+    """``unlearn <method>, <model>`` or ``control <label>, <model>``."""
+    exp = plan.nn_experiment(group[0])
+    model = _model_key(plan.nn_design(exp["design"]))[0]
+    if is_control(exp):
+        return "control " + ("Retrain" if exp.get("base") == "retrain" else "No unlearning") + f", {model}"
+    return f"unlearn {exp['method']}, {model}"
+
+
+@dataclass
+class _Job:
+    kind: str
+    runs: int
+    run_s: float       # the runs' predicted seconds, start-up apart
+    measured_s: float
+
+
+def check_kinds(config: dict, results_dir: str | Path, throughputs: Mapping, startup_s: float | None = None) -> tuple[list[KindCheck], float]:
+    """(predicted against measured seconds per kind of job, the start-up a job was priced at), over
+    the benchmark files of ``results_dir`` that the config's DAG names (a file of another config is
+    ignored).  Without ``startup_s`` the start-up is calibrated on the control jobs, whose runs only
+    score: the median of their measured less their runs' predicted seconds; the controls are then
+    not a check (:func:`format_check` says so)."""
+    jobs = _jobs(config, Path(results_dir) / "benchmarks", throughputs)
+    if not jobs:
+        raise ValueError(f"{results_dir}: no training or unlearning job of this config has a benchmark file there; "
+                         "give the config(s) the run used (--configfile)")
+    if startup_s is None:
+        controls = sorted(j.measured_s - j.run_s for j in jobs if j.kind.startswith("control ") and math.isfinite(j.run_s))
+        if not controls:
+            raise ValueError(f"{results_dir}: no control job with a benchmark file to calibrate the start-up on; give --startup-s")
+        startup_s = max(controls[len(controls) // 2], 0.0)
+    kinds: dict[str, KindCheck] = {}
+    for j in jobs:
+        k = kinds.setdefault(j.kind, KindCheck(j.kind))
+        k.jobs += 1
+        k.runs += j.runs
+        k.predicted_s += startup_s + j.run_s
+        k.measured_s += j.measured_s
+    return sorted(kinds.values(), key=lambda k: k.kind), startup_s
+
+
+def _jobs(config: dict, bench: Path, throughputs: Mapping) -> list[_Job]:
+    """Every training and unlearning chunk job of the config that has a benchmark file under ``bench``."""
+    plan = WorkflowPlan(config)
+    jobs: list[_Job] = []
+
+    def add(kind: str, tsv: Path, runs: int, per_run_s: float) -> None:
+        if tsv.is_file():
+            jobs.append(_Job(kind, runs, per_run_s * runs, _seconds(tsv)))
+
+    for design, chunk, keys in plan.nn_design_chunks():
+        cfg = plan.nn_design(design)
+        model = _model_key(cfg)[0]
+        if chunk == "retrain":
+            images = cfg["train"]["epochs"] * design_sizes(cfg)[0]
+            add(f"train {model}", bench / "nn" / design / "train_retrain.tsv", 1, images / _rate(plan, design, 1, throughputs))
+        else:
+            rate = _rate(plan, design, _training_k(plan, design), throughputs)
+            add(f"train {model}", bench / "nn" / design / f"train_{chunk}.tsv", len(keys), base_training_images(cfg) / rate)
+    for group, chunk, keys in plan.nn_experiment_chunks():
+        design = plan.nn_design_of(group[0])
+        rate = _rate(plan, design, _unlearning_k(plan, group[0]), throughputs)
+        per_run = unlearning_run_images(plan.nn_design(design), [plan.nn_experiment(e) for e in group])
+        calib = sum(shared + c for shared, c, _ in per_run) / rate
+        evals = sum(shared + e for shared, _, e in per_run) / rate
+        n_calib = sum(1 for phase, _ in keys if phase == "calib")
+        mean = (n_calib * calib + (len(keys) - n_calib) * evals) / len(keys)
+        add(_method_kind(plan, group), bench / group[0] / f"unlearn_{chunk}.tsv", len(keys), mean)
+    return jobs
+
+
+def format_check(rows: list[KindCheck], device: str, startup_s: float, calibrated: bool, tolerance: float = TOLERANCE) -> str:
+    """The rows as a fixed-width table, a total, and the kinds outside ``tolerance`` (with a
+    ``calibrated`` start-up the controls, which calibrated it, are shown but not counted)."""
+    w = max([len("kind of job"), *(len(r.kind) for r in rows)])
+    head = f"{'kind of job':<{w}} {'jobs':>5} {'runs':>6} {'predicted s':>12} {'measured s':>11} {'measured/predicted':>19}"
+    lines = [head, "-" * len(head)]
+    priced = [r for r in rows if math.isfinite(r.predicted_s)]
+    total = KindCheck("all priced", sum(r.jobs for r in priced), sum(r.runs for r in priced),
+                      sum(r.predicted_s for r in priced), sum(r.measured_s for r in priced))
+    checked = [r for r in priced if not (calibrated and r.kind.startswith("control "))]
+    for r in [*rows, total]:
+        flag = "" if r.within(tolerance) else f"  outside {tolerance:g}x"
+        flag = "  (calibrated the start-up)" if calibrated and r.kind.startswith("control ") else flag
+        lines.append(f"{r.kind:<{w}} {r.jobs:>5} {r.runs:>6} {r.predicted_s:>12,.1f} {r.measured_s:>11,.1f} {r.ratio:>19.2f}{flag}")
+    off = [r.kind for r in checked if not r.within(tolerance)]
+    source = "the median control job less its runs' scoring" if calibrated else "--startup-s"
+    lines.append(f"predicted: {startup_s:.2f} s of start-up a job ({source}) + each run's training-image equivalents at the "
+                 f"rates of the throughput rows whose device contains {device!r}; measured: the jobs' benchmark files")
+    unpriced = [r.kind for r in rows if not math.isfinite(r.predicted_s)]
+    if unpriced:
+        lines.append(f"not priced (no throughput row for their model on this device): {', '.join(unpriced)}")
+    lines.append(f"{len(checked) - len(off)} of {len(checked)} kinds checked within {tolerance:g}x" + (f"; outside: {', '.join(off)}" if off else ""))
+    return "\n".join(lines)

@@ -1,0 +1,79 @@
+"""unlearn-audit plan --check: the cost model's seconds beside a finished run's benchmark files, per
+kind of job, on benchmark files written with known seconds (a kind made slower by a known factor
+shows that factor; the start-up calibrated on the controls is the one they were written with)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import yaml
+
+from unlearn_audit.cli import main
+from unlearn_audit.pipeline.config import validate_config
+from unlearn_audit.pipeline.cost_check import _jobs, check_kinds, format_check
+from unlearn_audit.pipeline.plan import WorkflowPlan
+from workflow_utils import REPO
+
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+RATES = {("tinynet w=0.25", "8x8x1", 1): 10_000.0, ("tinynet w=0.25", "8x8x1", 4): 20_000.0, ("charlstm h=64", "T=80", 1): 2_000.0}
+STARTUP = 4.0
+SLOWER = {"unlearn ida, tinynet w=0.25": 2.0, "train charlstm h=64": 1.2}
+
+
+def _config() -> dict:
+    return validate_config(yaml.safe_load((REPO / "config" / "config.yaml").read_text()), SCHEMA)
+
+
+def _write_run(tmp_path, config) -> None:
+    """Every chunk job's benchmark file, each taking its predicted seconds times its kind's factor."""
+    empty = tmp_path / "empty"
+    (empty / "benchmarks").mkdir(parents=True)
+    plan = WorkflowPlan(config)
+    paths = [(d, c, tmp_path / "run" / "benchmarks" / "nn" / d / f"train_{c}.tsv") for d, c, _ in plan.nn_design_chunks()]
+    paths += [(g[0], c, tmp_path / "run" / "benchmarks" / g[0] / f"unlearn_{c}.tsv") for g, c, _ in plan.nn_experiment_chunks()]
+    for _, _, path in paths:  # first: every file, so that _jobs sees each job
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("s\th:m:s\n1.0\t0:00:01\n")
+    for job, (_, _, path) in zip(_jobs(config, tmp_path / "run" / "benchmarks", RATES), paths):
+        seconds = (STARTUP + job.run_s) * SLOWER.get(job.kind, 1.0)
+        path.write_text(f"s\th:m:s\n{seconds}\t0:00:00\n")
+
+
+def test_each_kind_shows_how_far_it_is_from_its_prediction(tmp_path):
+    config = _config()
+    _write_run(tmp_path, config)
+    rows, startup = check_kinds(config, tmp_path / "run", RATES)
+    assert startup == pytest.approx(STARTUP)
+    by_kind = {r.kind: r for r in rows}
+    assert {"train tinynet w=0.25", "train charlstm h=64", "unlearn ida, tinynet w=0.25", "unlearn ida, charlstm h=64",
+            "unlearn hessian, tinynet w=0.25", "control No unlearning, tinynet w=0.25", "control Retrain, charlstm h=64"} <= set(by_kind)
+    for kind, row in by_kind.items():
+        assert row.ratio == pytest.approx(SLOWER.get(kind, 1.0)), kind
+    assert not by_kind["unlearn ida, tinynet w=0.25"].within() and by_kind["train charlstm h=64"].within()
+    text = format_check(rows, "cpu", startup, calibrated=True)
+    assert "outside: unlearn ida, tinynet w=0.25" in text and "(calibrated the start-up)" in text
+    controls = sum(1 for r in rows if r.kind.startswith("control "))
+    assert f"{len(rows) - controls - 1} of {len(rows) - controls} kinds checked within 1.3x" in text  # the controls calibrated it
+
+
+def test_a_model_without_a_rate_is_not_priced_and_a_given_startup_is_used(tmp_path):
+    config = _config()
+    _write_run(tmp_path, config)
+    rates = {k: v for k, v in RATES.items() if k[0] != "charlstm h=64"}
+    rows, startup = check_kinds(config, tmp_path / "run", rates, startup_s=1.0)
+    assert startup == 1.0
+    lstm = next(r for r in rows if r.kind == "train charlstm h=64")
+    assert math.isnan(lstm.predicted_s)
+    assert "not priced (no throughput row for their model on this device): " in format_check(rows, "cpu", 1.0, False)
+    assert all(math.isnan(r.predicted_s) == ("charlstm" in r.kind) for r in rows)
+
+
+def test_the_cli_says_what_is_wrong(tmp_path, capsys):
+    (tmp_path / "empty" / "benchmarks").mkdir(parents=True)
+    assert main(["plan", "--check", str(tmp_path / "nowhere")]) == 2
+    assert "no benchmarks/ folder there" in capsys.readouterr().err
+    assert main(["plan", "--check", str(tmp_path / "empty")]) == 2
+    assert "give the config(s) the run used (--configfile)" in capsys.readouterr().err
+    assert main(["plan", "--check", str(tmp_path / "empty"), "--startup-s", "-1"]) == 2
+    assert "--startup-s must be seconds >= 0" in capsys.readouterr().err
