@@ -350,7 +350,7 @@ def _cmd_plan(args) -> str:
 
 def _plan_check(args, config: dict, results: str) -> str:
     """``plan --check RESULTS_DIR``: the cost model's seconds beside a finished run's, per kind of job."""
-    from .pipeline.cost import read_throughputs
+    from .pipeline.cost import read_step_costs
     from .pipeline.cost_check import check_kinds, format_check
 
     if not (Path(args.check) / "benchmarks").is_dir():
@@ -358,7 +358,7 @@ def _plan_check(args, config: dict, results: str) -> str:
     if args.startup_s is not None and args.startup_s < 0:
         raise UsageError(f"--startup-s must be seconds >= 0, got {args.startup_s}")
     try:
-        rows, startup = check_kinds(config, args.check, read_throughputs(results, args.device), args.startup_s)
+        rows, startup = check_kinds(config, args.check, read_step_costs(results, args.device), args.startup_s)
     except ValueError as err:
         raise UsageError(str(err)) from None
     return format_check(rows, args.device, startup, calibrated=args.startup_s is None)

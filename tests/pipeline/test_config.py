@@ -114,7 +114,7 @@ def test_result_config_drops_only_execution_only_keys():
     plan = _plan()
     kept = result_config(plan.config)
     assert "resources_dir" not in kept and "resources_dir" in plan.config and "results_dir" not in kept
-    assert "cluster" not in kept and plan.config["cluster"] == {"walltime_minutes": 1440, "cpu_jobs": "submit"}
+    assert "cluster" not in kept and plan.config["cluster"] == {"walltime_minutes": 1440, "cpu_jobs": "submit", "runtime_from": "config", "cost_device": "cpu", "safety_factor": 2}
     for name, design in kept["nn"]["designs"].items():
         assert "chunk_size" not in design and "runtime_minutes_per_run" not in design, name
         assert design["calibration_runs"] == plan.config["nn"]["designs"][name]["calibration_runs"]

@@ -216,3 +216,72 @@ def test_batched_hours_use_the_k_rate_for_groupable_work_only(tmp_path):
     assert "hours at K = 8" in stdout.splitlines()[0] and "hours at K = 8: every TinyNet base training" in stdout
     rc, _, stderr = run_cli("plan", "--batched", "0", cwd=tmp_path)
     assert rc == 2 and "--batched must be a number of models >= 1" in stderr
+
+
+# ----------------------------------------------------------------------------- steps and images, counted
+class _Counting:
+    """Counts the training-mode forward passes of every ``torch.nn.Linear`` (the method works on a
+    copy of the model it is given) and the rows they carry."""
+
+    def __init__(self):
+        self.calls = self.rows = 0
+
+    def __call__(self, module, args, out):
+        import torch
+
+        if isinstance(module, torch.nn.Linear) and module.training:
+            self.calls += 1
+            self.rows += len(args[0])
+
+
+@pytest.mark.parametrize(("method", "params"), [
+    ("retain_finetune", {"epochs": 3, "batch_size": 16}),
+    ("forget_ascent", {"epochs": 2, "batch_size": 16, "ascent_epochs": 3, "ascent_batch_size": 4}),
+    ("ida", {"epochs": 2, "batch_size": 16, "forget_epochs": 3, "q": 2, "forget_batch_size": 4}),
+])
+def test_the_cost_models_steps_and_images_are_what_a_run_computes(method, params):
+    """run_cost's optimizer steps and images of an unlearning run against the forward passes of a
+    real run of the method (IDA: a combined step is one step of two forward passes)."""
+    import torch
+
+    from unlearn_audit.pipeline.run_cost import _ida_combined_steps, unlearning_images, unlearning_steps
+    from unlearn_audit.unlearning import make_params, unlearn
+
+    g = torch.Generator().manual_seed(0)
+    retain = (torch.randn(100, 5, generator=g), torch.randint(0, 3, (100,), generator=g))
+    forget = (torch.randn(10, 5, generator=g), torch.randint(0, 3, (10,), generator=g))
+    counter = _Counting()
+    handle = torch.nn.modules.module.register_module_forward_hook(counter)
+    try:
+        unlearn(method, torch.nn.Linear(5, 3), retain, forget, params, generator=1)
+    finally:
+        handle.remove()
+    p = make_params(method, params)
+    combined = _ida_combined_steps(p, 100) if method == "ida" else 0
+    assert counter.rows == unlearning_images(method, p, 100, 10)
+    assert counter.calls == unlearning_steps(method, p, 100, 10) + combined
+    if method == "ida":
+        assert combined == 3 * 7 // 3  # every third of the 3 x 7 interleaved steps
+
+
+def test_step_costs_are_the_line_through_two_batch_sizes(tmp_path):
+    """A fixed cost a step and a marginal rate, from rows at two batch sizes: K = 1 (c = 2 ms,
+    10,000 images/s) and K = 4 (a step of the four models c = 4 ms, 8,000 images/s a model); one
+    batch size: no fixed cost."""
+    from unlearn_audit.pipeline.cost import read_step_costs
+
+    def row(k, batch, step_s, per_model_rate):
+        rate = k * batch / (step_s + batch / per_model_rate)  # images/s of the K models
+        return f"| 2026-12-06 | cpu (test) | tinynet w=0.25 | 8x8x1 | {k} | fp32 | {batch} | {rate:.6f} | {rate / k:.6f} |"
+
+    rows = [row(1, 8, 0.002, 10_000), row(1, 64, 0.002, 10_000), row(4, 8, 0.004, 8_000), row(4, 64, 0.004, 8_000),
+            "| 2026-12-06 | cpu (test) | charlstm h=64 | T=80 | 1 | fp32 | 64 | 2000 | 2000 |"]
+    results = tmp_path / "RESULTS.md"
+    results.write_text("| date | device | model | input | K | dtype | batch | images/s (all K) | images/s per model |\n|---|\n" + "\n".join(rows) + "\n")
+    costs = read_step_costs(results, "cpu")
+    one, four, lstm = costs[("tinynet w=0.25", "8x8x1", 1)], costs[("tinynet w=0.25", "8x8x1", 4)], costs[("charlstm h=64", "T=80", 1)]
+    assert one.step_s == pytest.approx(0.002) and one.images_per_s == pytest.approx(10_000)
+    # a run's share of a step of four: a quarter of its fixed cost; its images at the four models' summed rate
+    assert four.step_s == pytest.approx(0.001) and four.images_per_s == pytest.approx(32_000)
+    assert four.seconds(10, 640) == pytest.approx(10 * 0.001 + 640 / 32_000)
+    assert lstm.step_s == 0 and lstm.images_per_s == 2000

@@ -13,10 +13,12 @@ from unlearn_audit.cli import main
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.cost_check import _jobs, check_kinds, format_check
 from unlearn_audit.pipeline.plan import WorkflowPlan
+from unlearn_audit.pipeline.throughput import StepCost
 from workflow_utils import REPO
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
-RATES = {("tinynet w=0.25", "8x8x1", 1): 10_000.0, ("tinynet w=0.25", "8x8x1", 4): 20_000.0, ("charlstm h=64", "T=80", 1): 2_000.0}
+RATES = {("tinynet w=0.25", "8x8x1", 1): StepCost(0.001, 10_000.0), ("tinynet w=0.25", "8x8x1", 4): StepCost(0.0005, 20_000.0),
+         ("charlstm h=64", "T=80", 1): StepCost(0.002, 2_000.0)}
 STARTUP = 4.0
 SLOWER = {"unlearn ida, tinynet w=0.25": 2.0, "train charlstm h=64": 1.2}
 

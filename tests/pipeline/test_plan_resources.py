@@ -45,7 +45,9 @@ def test_cifar_designs_ask_for_more_memory_and_time_than_digits():
     cifar = [d for d in plan.nn["designs"] if plan.nn_design(d)["dataset"] == "cifar100"]
     assert cifar
     assert min(plan.nn_mem_mb(d) for d in cifar) > _plan().nn_mem_mb("digits_uniform")
-    assert plan.nn_runtime_minutes("cifar_uniform", 1) == 240 + 5 > _plan().nn_runtime_minutes("digits_uniform", 1)
+    assert plan.nn_runtime_minutes("cifar_uniform", 1) > _plan().nn_runtime_minutes("digits_uniform", 1)
+    cfg["cluster"]["runtime_from"] = "config"
+    assert WorkflowPlan(validate_config(cfg, SCHEMA)).nn_runtime_minutes("cifar_uniform", 1) == 240 + 5
 
 
 def test_runtime_scales_with_runs_and_attempt():
@@ -176,7 +178,7 @@ def _paper(device: str = "cuda", **cluster) -> WorkflowPlan:
 def test_an_unlearning_run_is_priced_by_its_work_relative_to_a_base_training():
     from unlearn_audit.pipeline.run_cost import base_training_images, unlearning_run_images
 
-    plan = _paper()
+    plan = _paper(runtime_from="config")
     design = plan.nn_design("cifar_uniform")
     train_minutes = plan.nn_run_minutes("cifar_uniform")
     assert train_minutes == design["runtime_minutes_per_run"] == 240
@@ -210,7 +212,7 @@ def test_chunks_hold_fewer_runs_where_chunk_size_would_outlast_the_walltime():
 
 
 def test_no_job_of_the_paper_config_asks_for_more_than_the_walltime_or_one_gpu():
-    plan = _paper()
+    plan = _paper(runtime_from="config")
     jobs = [(d, len(keys), None) for d, _, keys in plan.nn_design_chunks()]
     jobs += [(plan.nn_design_of(g[0]), len(keys), g) for g, _, keys in plan.nn_experiment_chunks()]
     runtimes = [plan.nn_runtime_minutes(d, n, 1, g) for d, n, g in jobs]
@@ -219,6 +221,42 @@ def test_no_job_of_the_paper_config_asks_for_more_than_the_walltime_or_one_gpu()
     assert {plan.nn_job_resources(d, n, g)["gpu"] for d, n, g in jobs} == {1}
     # a retry asks for more, up to the walltime
     assert all(plan.nn_runtime_minutes(d, n, 3, g) <= 1440 for d, n, g in jobs)
+
+
+def _requested_gpu_hours(plan: WorkflowPlan) -> float:
+    jobs = [(d, len(keys), None) for d, _, keys in plan.nn_design_chunks()]
+    jobs += [(plan.nn_design_of(g[0]), len(keys), g) for g, _, keys in plan.nn_experiment_chunks()]
+    return sum(plan.nn_runtime_minutes(d, n, 1, g) for d, n, g in jobs) / 60
+
+
+def test_runtimes_from_the_cost_model_ask_for_at_most_three_times_what_plan_prices():
+    """config/paper.yaml (runtime_from: cost_model): a run asks for safety_factor times its priced
+    minutes, and all its jobs together for at most 3x the GPU-hours `plan` prices (the designs'
+    runtime_minutes_per_run ask for more than ten times as much)."""
+    from unlearn_audit.pipeline.cost import plan_rows, read_throughputs
+    from unlearn_audit.pipeline.run_cost import base_training_images, base_training_steps
+    from unlearn_audit.pipeline.throughput import run_seconds
+
+    plan = _paper()
+    cluster = plan.config["cluster"]
+    assert cluster["runtime_from"] == "cost_model" and cluster["safety_factor"] == 2
+    design = plan.nn_design("cifar_uniform")
+    priced = run_seconds(design, base_training_steps(design), base_training_images(design), 1, {}, cluster["assume_tflops"]) / 60
+    assert plan.nn_run_minutes("cifar_uniform") == pytest.approx(2 * priced)
+    rows = plan_rows(plan.config, read_throughputs(plan.THROUGHPUT_RECORDS, cluster["cost_device"]), cluster["assume_tflops"])
+    priced_hours = next(r for r in rows if r["target"] == "total")["device_hours"]
+    requested = _requested_gpu_hours(plan)
+    assert priced_hours < requested <= 3 * priced_hours, (requested, priced_hours)
+    assert requested < _requested_gpu_hours(_paper(runtime_from="config")) / 10
+    doubled = _paper(runtime_from="cost_model", cost_device="H200", assume_tflops=50, safety_factor=4)
+    assert doubled.nn_run_minutes("cifar_uniform") == pytest.approx(2 * plan.nn_run_minutes("cifar_uniform"))
+
+
+def test_a_cost_model_runtime_without_a_price_is_refused_before_any_job():
+    from unlearn_audit.pipeline.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"no throughput row of tinynet w=1 32x32x3 .* on 'no-such-gpu'.*set assume_tflops"):
+        _paper(runtime_from="cost_model", cost_device="no-such-gpu")
 
 
 def test_a_run_longer_than_the_walltime_is_refused_before_any_job():

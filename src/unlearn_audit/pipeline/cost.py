@@ -21,14 +21,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Mapping
 
-from ..data import DATASETS
 from .plan import WorkflowPlan
-from .run_cost import base_training_images, charlstm_training_flops, design_sizes, unlearning_run_images
+from .run_cost import base_training_images, design_sizes, unlearning_run_images
+from .throughput import model_key, read_step_costs, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
 
-__all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
+__all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "read_step_costs", "plan_rows", "format_plan"]
 
 @dataclass
 class Work:
@@ -43,14 +42,6 @@ class Work:
         for f in dataclasses.fields(self):
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
         return self
-
-
-def tinynet_training_flops(width: float, size: int, channels: int, classes: int) -> float:
-    """FLOPs of one training image (forward + backward ≈ 3 × forward) of TinyNet (App. D.1)."""
-    f1, f2 = round(64 * width), round(128 * width)
-    half = (size // 2) ** 2
-    macs = size * size * (channels * f1 + f1 * f1) * 9 + half * (f1 * f2 + f2 * f2) * 9 + f2 * classes
-    return 3 * 2 * macs
 
 
 def _design_work(plan: WorkflowPlan, design: str) -> Work:
@@ -72,43 +63,6 @@ def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
         images = (calib + evals) * shared + calib * calib_scoring + evals * eval_scoring
         out[e] = Work(unlearning_runs=calib + evals, score_extractions=extractions, images=images)
     return out
-
-
-def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str, int], float]:
-    """{(model, input, K): images/s summed over the K models} of the fp32 rows of ``device`` in
-    RESULTS.md (the device column contains ``device``, case-insensitively; the last row of a kind
-    wins).  The summed rate is the one that prices work: N trainings of I images each, K at a
-    time, take N·I / rate seconds (the per-model column is that rate over K)."""
-    out: dict[tuple[str, str, int], float] = {}
-    path = Path(results_md)
-    if not path.exists():
-        return out
-    for line in path.read_text().splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 9 or cells[0] in ("date", "") or set(cells[0]) <= {"-"}:
-            continue
-        _, dev, model, inp, k, dtype, _, all_k, _ = cells
-        if device.lower() in dev.lower() and dtype == "fp32" and k.isdigit():
-            out[(model, inp, int(k))] = float(all_k)
-    return out
-
-
-def _model_key(design: Mapping) -> tuple[str, str, float]:
-    """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them."""
-    model = design["model"]
-    p = model.get("params", {})
-    if model["name"] == "charlstm":  # the schema's model names: tinynet, charlstm
-        hidden, window = int(p.get("hidden_size", 256)), int(design.get("dataset_params", {}).get("window", 80))
-        flops = charlstm_training_flops(hidden, int(p.get("embed_dim", 8)), int(p.get("vocab_size", 100)), int(p.get("num_layers", 2)), window)
-        return f"charlstm h={hidden}", f"T={window}", flops
-    if model["name"] != "tinynet":
-        return model["name"], "-", math.nan
-    spec = DATASETS.get(design["dataset"])
-    if spec is None or spec.image is None:
-        return model["name"], "-", math.nan
-    size, channels = spec.image
-    width = float(p.get("width", 1.0))
-    return f"tinynet w={width:g}", f"{size}x{size}x{channels}", tinynet_training_flops(width, size, channels, int(p.get("num_classes", 100)))
 
 
 def _unlearning_k(plan: WorkflowPlan, experiment: str, batched: int | None = None) -> int:
@@ -149,7 +103,7 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], a
         parts = [(d, per_design[d].images, _training_k(plan, d, k)) for d in designs]
         parts += [(plan.nn_design_of(e), per_exp[e].images, _unlearning_k(plan, e, k)) for e in experiments]
         for name, images, k in parts:
-            model, inp, flops = _model_key(plan.nn_design(name))
+            model, inp, flops = model_key(plan.nn_design(name))
             rate = throughputs.get((model, inp, k), throughputs.get((model, inp, 1)))
             if math.isfinite(images) and rate is not None:
                 total += images / rate / 3600

@@ -5,9 +5,10 @@ per kind of job (a model's base trainings; a method's unlearning runs of a model
 apart).
 
 A job is predicted as its start-up (process, imports, data load, writes: given, or calibrated on
-the run's control jobs, whose runs only score) plus, for each of its runs, the run's
-training-image equivalents (:mod:`.run_cost`) at the throughput recorded for the design's model
-and K on the device (:func:`.cost.read_throughputs`).  A kind whose measured time is
+the run's control jobs, whose runs only score) plus, for each of its runs, its optimizer steps at
+a step's fixed cost and its training-image equivalents (:mod:`.run_cost`) at the marginal rate,
+both from the throughput rows of the design's model and K on the device at two or more batch
+sizes (:func:`.throughput.read_step_costs`; from one batch size: no fixed cost, the one rate).  A kind whose measured time is
 more than ``tolerance`` times its prediction, or less than its prediction over ``tolerance``, is
 flagged.  Torch-free.
 """
@@ -21,9 +22,10 @@ from pathlib import Path
 from typing import Mapping
 
 from .controls import is_control
-from .cost import _model_key, _training_k, _unlearning_k
+from .cost import _training_k, _unlearning_k
 from .plan import WorkflowPlan
-from .run_cost import base_training_images, design_sizes, unlearning_run_images
+from .throughput import StepCost, model_key
+from .run_cost import base_training_images, base_training_steps, design_sizes, unlearning_run_images, unlearning_run_steps
 
 __all__ = ["KindCheck", "check_kinds", "format_check", "TOLERANCE"]
 
@@ -55,17 +57,20 @@ def _seconds(tsv: Path) -> float:
         return float(next(csv.DictReader(f, delimiter="\t"))["s"])
 
 
-def _rate(plan: WorkflowPlan, design: str, k: int, throughputs: Mapping) -> float:
-    """Images (text: windows) a second of the design's model at K, else at K = 1; NaN where neither
-    was recorded (the kind's prediction is then NaN: not priced)."""
-    model, inp, _ = _model_key(plan.nn_design(design))
-    return throughputs.get((model, inp, k), throughputs.get((model, inp, 1), math.nan))
+_NOT_PRICED = StepCost(math.nan, math.nan)
+
+
+def _cost(plan: WorkflowPlan, design: str, k: int, step_costs: Mapping) -> StepCost:
+    """The step cost of the design's model at K, else at K = 1; NaN where neither was recorded (the
+    kind's prediction is then NaN: not priced)."""
+    model, inp, _ = model_key(plan.nn_design(design))
+    return step_costs.get((model, inp, k), step_costs.get((model, inp, 1), _NOT_PRICED))
 
 
 def _method_kind(plan: WorkflowPlan, group: list[str]) -> str:
     """``unlearn <method>, <model>`` or ``control <label>, <model>``."""
     exp = plan.nn_experiment(group[0])
-    model = _model_key(plan.nn_design(exp["design"]))[0]
+    model = model_key(plan.nn_design(exp["design"]))[0]
     if is_control(exp):
         return "control " + ("Retrain" if exp.get("base") == "retrain" else "No unlearning") + f", {model}"
     return f"unlearn {exp['method']}, {model}"
@@ -79,13 +84,13 @@ class _Job:
     measured_s: float
 
 
-def check_kinds(config: dict, results_dir: str | Path, throughputs: Mapping, startup_s: float | None = None) -> tuple[list[KindCheck], float]:
+def check_kinds(config: dict, results_dir: str | Path, step_costs: Mapping, startup_s: float | None = None) -> tuple[list[KindCheck], float]:
     """(predicted against measured seconds per kind of job, the start-up a job was priced at), over
     the benchmark files of ``results_dir`` that the config's DAG names (a file of another config is
     ignored).  Without ``startup_s`` the start-up is calibrated on the control jobs, whose runs only
     score: the median of their measured less their runs' predicted seconds; the controls are then
     not a check (:func:`format_check` says so)."""
-    jobs = _jobs(config, Path(results_dir) / "benchmarks", throughputs)
+    jobs = _jobs(config, Path(results_dir) / "benchmarks", step_costs)
     if not jobs:
         raise ValueError(f"{results_dir}: no training or unlearning job of this config has a benchmark file there; "
                          "give the config(s) the run used (--configfile)")
@@ -104,7 +109,7 @@ def check_kinds(config: dict, results_dir: str | Path, throughputs: Mapping, sta
     return sorted(kinds.values(), key=lambda k: k.kind), startup_s
 
 
-def _jobs(config: dict, bench: Path, throughputs: Mapping) -> list[_Job]:
+def _jobs(config: dict, bench: Path, step_costs: Mapping) -> list[_Job]:
     """Every training and unlearning chunk job of the config that has a benchmark file under ``bench``."""
     plan = WorkflowPlan(config)
     jobs: list[_Job] = []
@@ -115,19 +120,24 @@ def _jobs(config: dict, bench: Path, throughputs: Mapping) -> list[_Job]:
 
     for design, chunk, keys in plan.nn_design_chunks():
         cfg = plan.nn_design(design)
-        model = _model_key(cfg)[0]
+        model = model_key(cfg)[0]
         if chunk == "retrain":
-            images = cfg["train"]["epochs"] * design_sizes(cfg)[0]
-            add(f"train {model}", bench / "nn" / design / "train_retrain.tsv", 1, images / _rate(plan, design, 1, throughputs))
+            n_retain = design_sizes(cfg)[0]
+            steps = cfg["train"]["epochs"] * math.ceil(n_retain / cfg["train"]["batch_size"])
+            add(f"train {model}", bench / "nn" / design / "train_retrain.tsv", 1,
+                _cost(plan, design, 1, step_costs).seconds(steps, cfg["train"]["epochs"] * n_retain))
         else:
-            rate = _rate(plan, design, _training_k(plan, design), throughputs)
-            add(f"train {model}", bench / "nn" / design / f"train_{chunk}.tsv", len(keys), base_training_images(cfg) / rate)
+            cost = _cost(plan, design, _training_k(plan, design), step_costs)
+            add(f"train {model}", bench / "nn" / design / f"train_{chunk}.tsv", len(keys),
+                cost.seconds(base_training_steps(cfg), base_training_images(cfg)))
     for group, chunk, keys in plan.nn_experiment_chunks():
         design = plan.nn_design_of(group[0])
-        rate = _rate(plan, design, _unlearning_k(plan, group[0]), throughputs)
-        per_run = unlearning_run_images(plan.nn_design(design), [plan.nn_experiment(e) for e in group])
-        calib = sum(shared + c for shared, c, _ in per_run) / rate
-        evals = sum(shared + e for shared, _, e in per_run) / rate
+        cost = _cost(plan, design, _unlearning_k(plan, group[0]), step_costs)
+        experiments = [plan.nn_experiment(e) for e in group]
+        steps = sum(unlearning_run_steps(plan.nn_design(design), experiments))
+        per_run = unlearning_run_images(plan.nn_design(design), experiments)
+        calib = cost.seconds(steps, sum(shared + c for shared, c, _ in per_run))
+        evals = cost.seconds(steps, sum(shared + e for shared, _, e in per_run))
         n_calib = sum(1 for phase, _ in keys if phase == "calib")
         mean = (n_calib * calib + (len(keys) - n_calib) * evals) / len(keys)
         add(_method_kind(plan, group), bench / group[0] / f"unlearn_{chunk}.tsv", len(keys), mean)
@@ -150,8 +160,8 @@ def format_check(rows: list[KindCheck], device: str, startup_s: float, calibrate
         lines.append(f"{r.kind:<{w}} {r.jobs:>5} {r.runs:>6} {r.predicted_s:>12,.1f} {r.measured_s:>11,.1f} {r.ratio:>19.2f}{flag}")
     off = [r.kind for r in checked if not r.within(tolerance)]
     source = "the median control job less its runs' scoring" if calibrated else "--startup-s"
-    lines.append(f"predicted: {startup_s:.2f} s of start-up a job ({source}) + each run's training-image equivalents at the "
-                 f"rates of the throughput rows whose device contains {device!r}; measured: the jobs' benchmark files")
+    lines.append(f"predicted: {startup_s:.2f} s of start-up a job ({source}) + each run's steps and training-image equivalents "
+                 f"at the step costs of the throughput rows whose device contains {device!r}; measured: the jobs' benchmark files")
     unpriced = [r.kind for r in rows if not math.isfinite(r.predicted_s)]
     if unpriced:
         lines.append(f"not priced (no throughput row for their model on this device): {', '.join(unpriced)}")

@@ -13,7 +13,8 @@ from typing import Mapping, Sequence
 
 from ..data import DATASETS
 
-__all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "unlearning_images", "unlearning_run_images"]
+__all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "unlearning_images",
+           "unlearning_steps", "unlearning_run_images", "unlearning_run_steps"]
 
 FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
 HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
@@ -77,6 +78,20 @@ def base_training_images(design: Mapping) -> float:
     return design["train"]["epochs"] * (n_retain + pool / 2)
 
 
+def _ida_combined_steps(p, n_retain: float) -> float:
+    """IDA's combined steps: every (q+1)-th step of its ``forget_epochs`` epochs over the retain set (G.5)."""
+    return math.floor(p.forget_epochs * math.ceil(n_retain / p.batch_size) / (p.q + 1))
+
+
+def _forget_rows(batches: int, batch_size: int, n_forget: float) -> float:
+    """Rows of ``batches`` mini-batches cycling through D_f(S) in passes of ceil(n/batch_size) batches."""
+    if not n_forget:
+        return 0.0
+    per_pass = math.ceil(n_forget / batch_size)
+    full, rest = divmod(batches, per_pass)
+    return full * n_forget + min(rest * batch_size, n_forget)
+
+
 def unlearning_images(method: str, p, n_retain: float, n_forget: float) -> float:
     """One unlearning run's noiseless part (the noise release is free)."""
     if method == "hessian":
@@ -85,9 +100,50 @@ def unlearning_images(method: str, p, n_retain: float, n_forget: float) -> float
         return (p.K + p.lipschitz_samples + 1) * n_retain
     if method == "no_unlearning":  # the controls: scoring only
         return 0.0
+    if method == "ida":  # E_f interleaved epochs over D_r, a forget mini-batch on every (q+1)-th step, then the plain epochs
+        return (p.forget_epochs + p.epochs) * n_retain + _forget_rows(_ida_combined_steps(p, n_retain), p.forget_batch_size or p.batch_size, n_forget)
     epochs = getattr(p, "epochs", 1)
-    forget_epochs = getattr(p, "ascent_epochs", 0) + getattr(p, "forget_epochs", 0)
-    return epochs * n_retain + forget_epochs * n_forget
+    return epochs * n_retain + getattr(p, "ascent_epochs", 0) * n_forget
+
+
+def unlearning_steps(method: str, p, n_retain: float, n_forget: float) -> float:
+    """The optimizer steps (each with a fixed cost beside its images, :func:`.throughput.read_step_costs`) of
+    one unlearning run's noiseless part; a Hessian–vector product counts ``HVP`` steps."""
+    if method == "hessian":
+        return math.ceil(n_retain / p.grad_batch_size) + HVP * p.s1 * p.s2
+    if method == "rewind_to_delete":
+        return (p.K + p.lipschitz_samples + 1) * math.ceil(n_retain / p.micro_batch)
+    if method == "no_unlearning":
+        return 0.0
+    batch = getattr(p, "batch_size", None)
+    if not batch:  # a method of the user's without a batch size: one step a pass
+        return float(getattr(p, "epochs", 1))
+    steps = getattr(p, "epochs", 1) * math.ceil(n_retain / batch)
+    if method == "ida":
+        steps += p.forget_epochs * math.ceil(n_retain / batch)
+    if getattr(p, "ascent_epochs", 0) and n_forget:
+        steps += p.ascent_epochs * math.ceil(n_forget / (getattr(p, "ascent_batch_size", None) or batch))
+    return float(steps)
+
+
+def base_training_steps(design: Mapping) -> float:
+    """One base model's training steps: ``epochs`` passes over D_r and half the pool at the batch size."""
+    n_retain, pool, _ = design_sizes(design)
+    return float(design["train"]["epochs"] * math.ceil((n_retain + pool / 2) / design["train"]["batch_size"]))
+
+
+def unlearning_run_steps(design: Mapping, experiments: Sequence[Mapping]) -> list[float]:
+    """Per experiment of a group sharing its noiseless part: its share of the run's optimizer steps
+    (scoring's forward passes, in chunks of a thousand examples, are left to the images)."""
+    from ..unlearning import make_params
+
+    n_retain, pool, _ = design_sizes(design)
+    out = []
+    for exp in experiments:
+        p = make_params(exp["method"], exp.get("params", {}))
+        p = SimpleNamespace(**p) if isinstance(p, dict) else p
+        out.append(unlearning_steps(exp["method"], p, n_retain, pool / 2) / len(experiments))
+    return out
 
 
 def unlearning_run_images(design: Mapping, experiments: Sequence[Mapping]) -> list[tuple[float, float, float]]:

@@ -7,11 +7,13 @@ training-image equivalents to a base training's (:mod:`..run_cost`).  Torch-free
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any, Sequence
 
 from ...checks import check_positive_int
 from ...data import DATASETS
-from ..run_cost import base_training_images, unlearning_run_images
+from ..run_cost import base_training_images, base_training_steps, unlearning_run_images, unlearning_run_steps
+from ..throughput import model_key, read_step_costs, run_seconds
 from .. import paths
 from .base import PlanBase
 
@@ -64,8 +66,13 @@ class ResourcesPlan(PlanBase):
             cache[key] = self._nn_run_minutes(design, experiments)
         return cache[key]
 
+    #: The throughput records ``cluster.runtime_from: cost_model`` prices runs with.
+    THROUGHPUT_RECORDS = Path(__file__).resolve().parents[4] / "benchmarks" / "RESULTS.md"
+
     def _nn_run_minutes(self, design: str, experiments: Sequence[str] | None) -> float:
         cfg = self.nn_design(design)
+        if self.config.get("cluster", {}).get("runtime_from") == "cost_model":
+            return self._priced_run_minutes(design, experiments)
         minutes = float(cfg.get("runtime_minutes_per_run", 5))
         if experiments is None:
             return minutes
@@ -73,6 +80,32 @@ class ResourcesPlan(PlanBase):
         # an evaluation run (it also measures retain and test accuracy) prices every run of the job
         run = sum(shared + eval_scoring for shared, _, eval_scoring in unlearning_run_images(cfg, [self.nn_experiment(e) for e in experiments]))
         return minutes * run / train if math.isfinite(run) and math.isfinite(train) and train > 0 else minutes
+
+    def _priced_run_minutes(self, design: str, experiments: Sequence[str] | None) -> float:
+        """``cluster.runtime_from: cost_model``: the run's steps and images (an evaluation run's
+        scoring included) at the step costs recorded for ``cluster.cost_device`` (else at
+        ``cluster.assume_tflops``), times ``cluster.safety_factor``, in minutes."""
+        from ...unlearning.params import BUILTIN_GROUPED
+
+        cluster = self.config.get("cluster", {})
+        costs = self.__dict__.get("_step_costs")
+        if costs is None:
+            costs = self.__dict__["_step_costs"] = read_step_costs(self.THROUGHPUT_RECORDS, cluster.get("cost_device", "cpu"))
+        cfg = self.nn_design(design)
+        if experiments is None:
+            steps, images, k = base_training_steps(cfg), base_training_images(cfg), int(cfg.get("models_per_group", 1))
+        else:
+            exps = [self.nn_experiment(e) for e in experiments]
+            steps = sum(unlearning_run_steps(cfg, exps))
+            images = sum(shared + eval_scoring for shared, _, eval_scoring in unlearning_run_images(cfg, exps))
+            k = int(cfg.get("unlearn_models_per_group", 1)) if exps[0]["method"] in BUILTIN_GROUPED else 1
+        seconds = run_seconds(cfg, steps, images, k, costs, cluster.get("assume_tflops"))
+        if not math.isfinite(seconds):
+            model, inp, _ = model_key(cfg)
+            raise ValueError(f"cluster.runtime_from is cost_model, but no throughput row of {model} {inp} (design {design!r}) "
+                             f"on {cluster.get('cost_device', 'cpu')!r} is in {self.THROUGHPUT_RECORDS} and cluster.assume_tflops "
+                             "is not set: record one (bash benchmarks/gpu.sh), set assume_tflops, or use runtime_from: config")
+        return float(cluster.get("safety_factor", 2)) * seconds / 60
 
     def nn_runs_per_job(self, design: str, experiments: Sequence[str] | None = None) -> int:
         """How many runs one chunk job holds: the design's ``chunk_size``, or fewer where that many

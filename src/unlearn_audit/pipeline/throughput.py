@@ -1,0 +1,117 @@
+"""What a model's steps cost on a device, read from the throughput rows of ``benchmarks/RESULTS.md``
+(written by ``benchmarks/throughput.py``, ``benchmarks/workflow_loop.py`` and
+``benchmarks/gpu_cases.py``), and the FLOP counts that stand in where nothing was measured.  Read by
+the cost model (:mod:`.cost`), its check (:mod:`.cost_check`) and the jobs' runtimes
+(:class:`.plan.resources.ResourcesPlan`).  Torch-free; no plan import.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from ..data import DATASETS
+from .run_cost import charlstm_training_flops
+
+__all__ = ["StepCost", "tinynet_training_flops", "model_key", "read_throughputs", "read_step_costs", "run_seconds"]
+
+
+def tinynet_training_flops(width: float, size: int, channels: int, classes: int) -> float:
+    """FLOPs of one training image (forward + backward ≈ 3 × forward) of TinyNet (App. D.1)."""
+    f1, f2 = round(64 * width), round(128 * width)
+    half = (size // 2) ** 2
+    macs = size * size * (channels * f1 + f1 * f1) * 9 + half * (f1 * f2 + f2 * f2) * 9 + f2 * classes
+    return 3 * 2 * macs
+
+
+def _fp32_rows(results_md: str | Path, device: str):
+    """(model, input, K, batch, images/s of the K models) of each fp32 throughput row whose device
+    column contains ``device`` (case-insensitively), in the file's order."""
+    path = Path(results_md)
+    if not path.exists():
+        return
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 9 or cells[0] in ("date", "") or set(cells[0]) <= {"-"}:
+            continue
+        _, dev, model, inp, k, dtype, batch, all_k, _ = cells
+        if device.lower() in dev.lower() and dtype == "fp32" and k.isdigit():
+            yield model, inp, int(k), int(batch) if batch.isdigit() else None, float(all_k)
+
+
+def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str, int], float]:
+    """{(model, input, K): images/s summed over the K models} of the fp32 rows of ``device`` in
+    RESULTS.md (the device column contains ``device``, case-insensitively; the last row of a kind
+    wins).  The summed rate is the one that prices work: N trainings of I images each, K at a
+    time, take N·I / rate seconds (the per-model column is that rate over K)."""
+    return {(model, inp, k): rate for model, inp, k, _, rate in _fp32_rows(results_md, device)}
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """A step of ``batch`` images takes ``step_s + batch / images_per_s`` seconds: a fixed cost (the
+    kernel launches, the optimizer, Python) and a marginal rate."""
+
+    step_s: float
+    images_per_s: float
+
+    def seconds(self, steps: float, images: float) -> float:
+        return steps * self.step_s + images / self.images_per_s
+
+
+def read_step_costs(results_md: str | Path, device: str) -> dict[tuple[str, str, int], StepCost]:
+    """{(model, input, K): :class:`StepCost`} from the fp32 rows of ``device`` (as
+    :func:`read_throughputs`): where rows of two or more batch sizes were recorded, the line
+    through their seconds a step against the batch (least squares; a negative fixed cost is taken
+    as 0); else no fixed cost and the one rate."""
+    by_batch: dict[tuple[str, str, int], dict[int, float]] = {}
+    for model, inp, k, batch, rate in _fp32_rows(results_md, device):
+        if batch:
+            by_batch.setdefault((model, inp, k), {})[batch] = rate
+    out = {}
+    for (model, inp, k), rates in by_batch.items():
+        batches = sorted(rates)
+        xs, ys = batches, [k * b / rates[b] for b in batches]  # seconds of one step of the K models
+        slope, intercept = 0.0, -1.0
+        if len(xs) > 1:
+            mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+            slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+            intercept = my - slope * mx
+        # a run's share of a step of K runs: the fixed cost over K, its images at the summed rate
+        out[(model, inp, k)] = StepCost(intercept / k, k / slope) if intercept >= 0 and slope > 0 else StepCost(0.0, rates[batches[-1]])
+    return out
+
+
+def model_key(design: Mapping) -> tuple[str, str, float]:
+    """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them."""
+    model = design["model"]
+    p = model.get("params", {})
+    if model["name"] == "charlstm":  # the schema's model names: tinynet, charlstm
+        hidden, window = int(p.get("hidden_size", 256)), int(design.get("dataset_params", {}).get("window", 80))
+        flops = charlstm_training_flops(hidden, int(p.get("embed_dim", 8)), int(p.get("vocab_size", 100)), int(p.get("num_layers", 2)), window)
+        return f"charlstm h={hidden}", f"T={window}", flops
+    if model["name"] != "tinynet":
+        return model["name"], "-", math.nan
+    spec = DATASETS.get(design["dataset"])
+    if spec is None or spec.image is None:
+        return model["name"], "-", math.nan
+    size, channels = spec.image
+    width = float(p.get("width", 1.0))
+    return f"tinynet w={width:g}", f"{size}x{size}x{channels}", tinynet_training_flops(width, size, channels, int(p.get("num_classes", 100)))
+
+
+
+
+def run_seconds(design: Mapping, steps: float, images: float, k: int, step_costs: Mapping, assume_tflops: float | None = None) -> float:
+    """Seconds of ``steps`` optimizer steps over ``images`` training-image equivalents of the design's
+    model, K runs at a time: at the recorded step cost of K (else of K = 1), else at the model's FLOPs
+    over ``assume_tflops``; NaN where neither is known."""
+    model, inp, flops = model_key(design)
+    cost = step_costs.get((model, inp, k), step_costs.get((model, inp, 1)))
+    if cost is not None:
+        return cost.seconds(steps, images)
+    if assume_tflops and math.isfinite(flops):
+        return images * flops / (assume_tflops * 1e12)
+    return math.nan
