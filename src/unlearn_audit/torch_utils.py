@@ -31,6 +31,7 @@ from .seeds import torch_seed_of
 __all__ = [
     "global_norm",
     "global_norm_tensor",
+    "sum_of_squares",
     "clip_grad_norms_per_model_",
     "as_tensor",
     "check_xy",
@@ -160,23 +161,28 @@ def as_torch_generator(generator: torch.Generator | np.random.Generator | np.ran
 
 
 
-def global_norm_tensor(tensors) -> torch.Tensor:
-    """‖·‖₂ of all ``tensors`` flattened into one vector, as a float64 0-d tensor on their device: each
-    tensor's sum of squares in float64, added in order, then the square root; no host read, so a
-    device never waits for it (model clipping's noisy steps)."""
+def sum_of_squares(tensors) -> torch.Tensor:
+    """Σ x² over all ``tensors`` flattened, as a float64 0-d tensor on their device: each tensor's sum of
+    squares in float64, added in order; no host read."""
     total = None
     for t in tensors:
         part = t.detach().double().pow(2).sum()
         total = part if total is None else total + part
-    if total is None:
-        return torch.zeros((), dtype=torch.float64)
-    return total.sqrt()
+    return torch.zeros((), dtype=torch.float64) if total is None else total
+
+
+def global_norm_tensor(tensors) -> torch.Tensor:
+    """‖·‖₂ of all ``tensors`` flattened into one vector, as a float64 0-d tensor on their device (the
+    square root of :func:`sum_of_squares`); no host read, so a device never waits for it (model
+    clipping's noisy steps).  PyTorch's CPU square root may differ from the correctly rounded one in
+    the last bit; a number reported to the host goes through :func:`global_norm`."""
+    return sum_of_squares(tensors).sqrt()
 
 
 def global_norm(tensors) -> float:
-    """:func:`global_norm_tensor` read to the host: model clipping's projection, rewind-to-delete's
-    gradient bound and Lipschitz ratio."""
-    return float(global_norm_tensor(list(tensors)))
+    """‖·‖₂ of all ``tensors`` flattened, on the host: the correctly rounded square root of
+    :func:`sum_of_squares` (rewind-to-delete's gradient bound and Lipschitz ratio)."""
+    return math.sqrt(float(sum_of_squares(list(tensors))))
 
 
 def clip_grad_norms_per_model_(grads, k: int, max_norm: float) -> None:

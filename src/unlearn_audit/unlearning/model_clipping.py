@@ -18,13 +18,14 @@ over those remaining steps.  D_f(S) is not used.
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import torch
 from torch import nn
 
 from ..stats.accountants import model_clipping_deltas
-from ..torch_utils import deterministic_algorithms, global_norm_tensor
+from ..torch_utils import deterministic_algorithms, global_norm_tensor, sum_of_squares
 from ..training.sgd import MomentumSGD, loss_fn, random_batches, resident_schedule
 from . import Monitor, register
 from .common import RetainSteps, run_final
@@ -36,12 +37,12 @@ __all__ = ["ModelClippingParams", "model_clipping", "model_clipping_plan", "proj
 @torch.no_grad()
 def project_(params: Sequence[torch.Tensor], radius: float) -> torch.Tensor:
     """Π_C in place: x ← x·min(1, C/‖x‖), ‖·‖ over all ``params`` flattened (float64); returns
-    ‖Π_C(x)‖ as a 0-d tensor on the parameters' device.  No host read: the scale is a device tensor
-    (1 where ‖x‖ ≤ C, so the parameters are unchanged bit for bit), for a GPU never to wait on it."""
+    ‖Π_C(x)‖², a float64 0-d tensor on the parameters' device.  No host read: the scale is a device
+    tensor (1 where ‖x‖ ≤ C, so the parameters are unchanged bit for bit), for a GPU never to wait on it."""
     norm = global_norm_tensor(params)
     scale = (radius / norm).clamp(max=1.0)
     torch._foreach_mul_(params, [scale.to(p.dtype) for p in params])
-    return global_norm_tensor(params)
+    return sum_of_squares(params)
 
 
 def _noise_source(generator: torch.Generator, device: torch.device) -> torch.Generator:
@@ -51,6 +52,8 @@ def _noise_source(generator: torch.Generator, device: torch.device) -> torch.Gen
     if device.type == "cpu":
         return generator
     seed = int(torch.randint(0, 2**63 - 1, (1,), generator=generator))
+    if device.type == "meta":  # shapes only (the tests' runs at the paper's shapes): no generator of its own there
+        return torch.Generator().manual_seed(seed)
     return torch.Generator(device=device).manual_seed(seed)
 
 
@@ -65,14 +68,14 @@ def _noisy_phase(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batches: Se
     opt = MomentumSGD(trainable, weight_decay=params.noisy_weight_decay)
     schedule = resident_schedule(batches, x.device)
     noise = _noise_source(generator, x.device) if params.sigma else None
-    max_norm = torch.zeros((), dtype=torch.float64, device=x.device)
+    max_squared = torch.zeros((), dtype=torch.float64, device=x.device)
     model.train()
     with deterministic_algorithms():
         for t, idx in enumerate(schedule, start=1):
             opt.zero_grad()
             loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx)).backward()
             opt.step(params.noisy_lr)
-            max_norm = torch.maximum(max_norm, project_(plist, params.C2))
+            max_squared = torch.maximum(max_squared, project_(plist, params.C2))
             if noise is not None:
                 with torch.no_grad():
                     for p in plist:
@@ -84,7 +87,7 @@ def _noisy_phase(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batches: Se
             if t in wanted:
                 mon.checkpoint(t, model)
                 model.train()
-    return float(max_norm)
+    return math.sqrt(float(max_squared))  # the correctly rounded root, as global_norm reports it
 
 
 def _clip_then_steps(
