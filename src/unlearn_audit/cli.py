@@ -350,7 +350,7 @@ def _cmd_plan(args) -> str:
 
 def _plan_check(args, config: dict, results: str) -> str:
     """``plan --check RESULTS_DIR``: the cost model's seconds beside a finished run's, per kind of job."""
-    from .pipeline.cost import read_step_costs
+    from .pipeline.throughput import read_step_costs
     from .pipeline.cost_check import check_kinds, format_check
 
     if not (Path(args.check) / "benchmarks").is_dir():

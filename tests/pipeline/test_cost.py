@@ -268,7 +268,7 @@ def test_step_costs_are_the_line_through_two_batch_sizes(tmp_path):
     """A fixed cost a step and a marginal rate, from rows at two batch sizes: K = 1 (c = 2 ms,
     10,000 images/s) and K = 4 (a step of the four models c = 4 ms, 8,000 images/s a model); one
     batch size: no fixed cost."""
-    from unlearn_audit.pipeline.cost import read_step_costs
+    from unlearn_audit.pipeline.throughput import read_step_costs
 
     def row(k, batch, step_s, per_model_rate):
         rate = k * batch / (step_s + batch / per_model_rate)  # images/s of the K models

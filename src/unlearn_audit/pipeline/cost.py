@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from .plan import WorkflowPlan
-from .run_cost import base_training_images, design_sizes, unlearning_run_images
-from .throughput import model_key, read_step_costs, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
+from .run_cost import base_training_images, design_sizes, training_k, unlearning_k, unlearning_run_images
+from .throughput import model_key, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
 
-__all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "read_step_costs", "plan_rows", "format_plan"]
+__all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
 
 @dataclass
 class Work:
@@ -65,23 +65,6 @@ def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
     return out
 
 
-def _unlearning_k(plan: WorkflowPlan, experiment: str, batched: int | None = None) -> int:
-    """How many of the experiment's runs unlearn at once: for a method that can be grouped, ``batched``
-    or else its design's ``unlearn_models_per_group``; 1 for the others."""
-    from ..unlearning.params import BUILTIN_GROUPED
-
-    if plan.nn_experiment(experiment)["method"] not in BUILTIN_GROUPED:
-        return 1
-    return int(batched or plan.nn_design(plan.nn_design_of(experiment)).get("unlearn_models_per_group", 1))
-
-
-def _training_k(plan: WorkflowPlan, design: str, batched: int | None = None) -> int:
-    """How many base models of the design train at once: ``batched`` for a TinyNet design (the grouped
-    network's model) or else its ``models_per_group``."""
-    cfg = plan.nn_design(design)
-    return int(batched if batched and cfg["model"]["name"] == "tinynet" else cfg.get("models_per_group", 1))
-
-
 def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], assume_tflops: float | None = None,
               batched: int | None = None) -> list[dict]:
     """One row per table and figure, and a ``total`` row in which every job counts once.
@@ -100,8 +83,9 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], a
     def hours(experiments: list[str], designs: list[str], k: int | None = None) -> tuple[float, bool, list[str]]:
         """(device-hours of what can be costed, whether any of it is an estimate, designs left out)."""
         total, estimate, left_out = 0.0, False, set()
-        parts = [(d, per_design[d].images, _training_k(plan, d, k)) for d in designs]
-        parts += [(plan.nn_design_of(e), per_exp[e].images, _unlearning_k(plan, e, k)) for e in experiments]
+        parts = [(d, per_design[d].images, training_k(plan.nn_design(d), k)) for d in designs]
+        parts += [(plan.nn_design_of(e), per_exp[e].images, unlearning_k(plan.nn_design(plan.nn_design_of(e)), plan.nn_experiment(e), k))
+                  for e in experiments]
         for name, images, k in parts:
             model, inp, flops = model_key(plan.nn_design(name))
             rate = throughputs.get((model, inp, k), throughputs.get((model, inp, 1)))

@@ -22,10 +22,9 @@ from pathlib import Path
 from typing import Mapping
 
 from .controls import is_control
-from .cost import _training_k, _unlearning_k
 from .plan import WorkflowPlan
-from .throughput import StepCost, model_key
-from .run_cost import base_training_images, base_training_steps, design_sizes, unlearning_run_images, unlearning_run_steps
+from .throughput import model_key, run_seconds
+from .run_cost import base_training_images, base_training_steps, design_sizes, training_k, unlearning_k, unlearning_run_work
 
 __all__ = ["KindCheck", "check_kinds", "format_check", "TOLERANCE"]
 
@@ -55,16 +54,6 @@ class KindCheck:
 def _seconds(tsv: Path) -> float:
     with tsv.open() as f:
         return float(next(csv.DictReader(f, delimiter="\t"))["s"])
-
-
-_NOT_PRICED = StepCost(math.nan, math.nan)
-
-
-def _cost(plan: WorkflowPlan, design: str, k: int, step_costs: Mapping) -> StepCost:
-    """The step cost of the design's model at K, else at K = 1; NaN where neither was recorded (the
-    kind's prediction is then NaN: not priced)."""
-    model, inp, _ = model_key(plan.nn_design(design))
-    return step_costs.get((model, inp, k), step_costs.get((model, inp, 1), _NOT_PRICED))
 
 
 def _method_kind(plan: WorkflowPlan, group: list[str]) -> str:
@@ -125,19 +114,16 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping) -> list[_Job]:
             n_retain = design_sizes(cfg)[0]
             steps = cfg["train"]["epochs"] * math.ceil(n_retain / cfg["train"]["batch_size"])
             add(f"train {model}", bench / "nn" / design / "train_retrain.tsv", 1,
-                _cost(plan, design, 1, step_costs).seconds(steps, cfg["train"]["epochs"] * n_retain))
+                run_seconds(cfg, steps, cfg["train"]["epochs"] * n_retain, 1, step_costs))
         else:
-            cost = _cost(plan, design, _training_k(plan, design), step_costs)
             add(f"train {model}", bench / "nn" / design / f"train_{chunk}.tsv", len(keys),
-                cost.seconds(base_training_steps(cfg), base_training_images(cfg)))
+                run_seconds(cfg, base_training_steps(cfg), base_training_images(cfg), training_k(cfg), step_costs))
     for group, chunk, keys in plan.nn_experiment_chunks():
-        design = plan.nn_design_of(group[0])
-        cost = _cost(plan, design, _unlearning_k(plan, group[0]), step_costs)
+        cfg = plan.nn_design(plan.nn_design_of(group[0]))
         experiments = [plan.nn_experiment(e) for e in group]
-        steps = sum(unlearning_run_steps(plan.nn_design(design), experiments))
-        per_run = unlearning_run_images(plan.nn_design(design), experiments)
-        calib = cost.seconds(steps, sum(shared + c for shared, c, _ in per_run))
-        evals = cost.seconds(steps, sum(shared + e for shared, _, e in per_run))
+        steps, calib_images, eval_images = unlearning_run_work(cfg, experiments)
+        k = unlearning_k(cfg, experiments[0])
+        calib, evals = (run_seconds(cfg, steps, images, k, step_costs) for images in (calib_images, eval_images))
         n_calib = sum(1 for phase, _ in keys if phase == "calib")
         mean = (n_calib * calib + (len(keys) - n_calib) * evals) / len(keys)
         add(_method_kind(plan, group), bench / group[0] / f"unlearn_{chunk}.tsv", len(keys), mean)

@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 from ..data import DATASETS
 
 __all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "unlearning_images",
-           "unlearning_steps", "unlearning_run_images", "unlearning_run_steps"]
+           "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "training_k", "unlearning_k"]
 
 FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
 HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
@@ -162,3 +162,28 @@ def unlearning_run_images(design: Mapping, experiments: Sequence[Mapping]) -> li
         calib = FORWARD * (1 + len(exp.get("params", {}).get("checkpoint_steps", []))) * pool
         out.append((shared, calib, calib + FORWARD * (n_retain + n_test)))
     return out
+
+
+def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> tuple[float, float, float]:
+    """(optimizer steps, images of a calibration run, images of an evaluation run) of one run of a
+    group of experiments sharing their noiseless part: :func:`unlearning_run_steps` and
+    :func:`unlearning_run_images` summed over the group."""
+    per_run = unlearning_run_images(design, experiments)
+    return (sum(unlearning_run_steps(design, experiments)), sum(shared + calib for shared, calib, _ in per_run),
+            sum(shared + evals for shared, _, evals in per_run))
+
+
+def training_k(design: Mapping, batched: int | None = None) -> int:
+    """How many base models of the design train at once: ``batched`` for a TinyNet design (the grouped
+    network's model) or else its ``models_per_group``."""
+    return int(batched if batched and design["model"]["name"] == "tinynet" else design.get("models_per_group", 1))
+
+
+def unlearning_k(design: Mapping, experiment: Mapping, batched: int | None = None) -> int:
+    """How many of an experiment's runs unlearn at once: for a method that can be grouped, ``batched``
+    or else its design's ``unlearn_models_per_group``; 1 for the others."""
+    from ..unlearning.params import BUILTIN_GROUPED
+
+    if experiment["method"] not in BUILTIN_GROUPED:
+        return 1
+    return int(batched or design.get("unlearn_models_per_group", 1))

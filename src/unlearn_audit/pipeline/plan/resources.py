@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from ...checks import check_positive_int
 from ...data import DATASETS
-from ..run_cost import base_training_images, base_training_steps, unlearning_run_images, unlearning_run_steps
+from ..run_cost import base_training_images, base_training_steps, training_k, unlearning_k, unlearning_run_work
 from ..throughput import model_key, read_step_costs, run_seconds
 from .. import paths
 from .base import PlanBase
@@ -78,27 +78,24 @@ class ResourcesPlan(PlanBase):
             return minutes
         train = base_training_images(cfg)
         # an evaluation run (it also measures retain and test accuracy) prices every run of the job
-        run = sum(shared + eval_scoring for shared, _, eval_scoring in unlearning_run_images(cfg, [self.nn_experiment(e) for e in experiments]))
+        run = unlearning_run_work(cfg, [self.nn_experiment(e) for e in experiments])[2]
         return minutes * run / train if math.isfinite(run) and math.isfinite(train) and train > 0 else minutes
 
     def _priced_run_minutes(self, design: str, experiments: Sequence[str] | None) -> float:
         """``cluster.runtime_from: cost_model``: the run's steps and images (an evaluation run's
         scoring included) at the step costs recorded for ``cluster.cost_device`` (else at
         ``cluster.assume_tflops``), times ``cluster.safety_factor``, in minutes."""
-        from ...unlearning.params import BUILTIN_GROUPED
-
         cluster = self.config.get("cluster", {})
         costs = self.__dict__.get("_step_costs")
         if costs is None:
             costs = self.__dict__["_step_costs"] = read_step_costs(self.THROUGHPUT_RECORDS, cluster.get("cost_device", "cpu"))
         cfg = self.nn_design(design)
         if experiments is None:
-            steps, images, k = base_training_steps(cfg), base_training_images(cfg), int(cfg.get("models_per_group", 1))
-        else:
+            steps, images, k = base_training_steps(cfg), base_training_images(cfg), training_k(cfg)
+        else:  # an evaluation run (it also measures retain and test accuracy) prices every run of the job
             exps = [self.nn_experiment(e) for e in experiments]
-            steps = sum(unlearning_run_steps(cfg, exps))
-            images = sum(shared + eval_scoring for shared, _, eval_scoring in unlearning_run_images(cfg, exps))
-            k = int(cfg.get("unlearn_models_per_group", 1)) if exps[0]["method"] in BUILTIN_GROUPED else 1
+            steps, _, images = unlearning_run_work(cfg, exps)
+            k = unlearning_k(cfg, exps[0])
         seconds = run_seconds(cfg, steps, images, k, costs, cluster.get("assume_tflops"))
         if not math.isfinite(seconds):
             model, inp, _ = model_key(cfg)
