@@ -13,7 +13,7 @@
 #   5 noisy        200 noisy model-clipping steps (projection and noise on the device)
 #   6 r2d          20 micro-batches of rewind-to-delete's full-batch gradient
 #   7 lstm         50 Shakespeare CharLSTM training steps (batch 256 x 80 characters)
-#   8 lissa        50 LiSSA iterations of the Hessian method, TinyNet and CharLSTM
+#   8 lissa        50 LiSSA iterations of the Hessian method, TinyNet and CharLSTM, minibatches of 10 and 256
 #   9 two-procs    K = 1 and 8 with 2 processes sharing the GPU
 #  10 bf16         K = 1, 8 and 32, and the noisy and CharLSTM steps, under bf16 autocast
 #  11 vmap         K = 8 and 32 by torch.func.vmap instead of the grouped network
@@ -90,7 +90,7 @@ step loop-k32   35 "${LOOP[@]}" --k 32 --dtype fp32
 step noisy      25 "${CASES[@]}" noisy --units "$(units 200)"
 step r2d        25 "${CASES[@]}" r2d --units "$(units 20)"
 step lstm       25 "${CASES[@]}" lstm --units "$(units 50)"
-step lissa      30 "${CASES[@]}" lissa lissa-lstm --units "$(units 50)"
+step lissa      30 "${CASES[@]}" lissa lissa-lstm --units "$(units 50)" --hvp-batch 10 256
 step two-procs  45 "${LOOP[@]}" --k 1 8 --dtype fp32 --processes 2 --no-clipping
 step bf16       45 bash -c "$(printf '%q ' "${LOOP[@]}") --k 1 8 32 --dtype bf16 --no-clipping && $(printf '%q ' "${CASES[@]}") noisy lstm --dtype bf16 --units $(units 100)"
 step vmap       35 "${LOOP[@]}" --k 8 32 --group vmap --dtype fp32 --no-clipping

@@ -18,8 +18,13 @@ warm-up call):
   and ``--windows`` for another design's; with ``--append`` also a row of the throughput table, in
   windows/s, which ``unlearn-audit plan`` reads for the CharLSTM);
 * ``lissa``: LiSSA iterations of the Hessian method (App. G.4), one Hessian-vector product of a
-  minibatch of 10 a unit, on the TinyNet; ``lissa-lstm`` the same on the CharLSTM, with cuDNN off
-  as the method runs it on a GPU.
+  minibatch of 10 a unit (``--hvp-batch``: one or more minibatch sizes), on the TinyNet;
+  ``lissa-lstm`` the same on the CharLSTM, with cuDNN off as the method runs it on a GPU.  With
+  ``--append`` each also writes a row of the Hessian-vector product table (examples/s), which
+  ``unlearn-audit plan --check`` and the cost-model walltimes read for the Hessian method.
+
+``--design CONFIG:DESIGN`` takes the model and input shapes from a design of a config instead of
+the paper's (e.g. ``config/config.yaml:digits_uniform``, ``config/config.yaml:shakespeare``).
 
 With ``--append`` each case adds its row to the per-unit table of ``benchmarks/RESULTS.md`` as
 soon as it finishes, so a step cut off by its time limit keeps the cases before it.  ``--tiny``
@@ -40,7 +45,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
+import yaml
+
+from unlearn_audit.data import DATASETS
 from unlearn_audit.models import build_model
+from unlearn_audit.pipeline.throughput import HVP_HEADER
 from unlearn_audit.torch_utils import compute_precision, deterministic_default
 from unlearn_audit.training.sgd import random_batches, sgd_run
 from unlearn_audit.unlearning.hessian import hessian_step, retain_gradient
@@ -55,17 +64,36 @@ HEADER = "| date | device | case | shapes | dtype | units | ms per unit |"
 CASES = ("noisy", "r2d", "lstm", "lissa", "lissa-lstm")
 
 
-def _shapes(tiny: bool, hidden: int | None = None, windows: int | None = None) -> dict:
+def _shapes(tiny: bool, hidden: int | None = None, windows: int | None = None, design: str | None = None) -> dict:
     if tiny:
-        s = {"width": 0.25, "size": 8, "classes": 10, "batch": 16, "micro": 32, "hidden": 16, "windows": 8, "chars": 12}
+        s = {"width": 0.25, "size": 8, "channels": 3, "classes": 10, "batch": 16, "micro": 32, "hidden": 16, "windows": 8, "chars": 12}
     else:
-        s = {"width": 1.0, "size": 32, "classes": 100, "batch": 128, "micro": 1024, "hidden": 256, "windows": 256, "chars": 80}
-    return s | ({"hidden": hidden} if hidden else {}) | ({"windows": windows} if windows else {})
+        s = {"width": 1.0, "size": 32, "channels": 3, "classes": 100, "batch": 128, "micro": 1024, "hidden": 256, "windows": 256, "chars": 80}
+    return s | (_design_shapes(design) if design else {}) | ({"hidden": hidden} if hidden else {}) | ({"windows": windows} if windows else {})
+
+
+def _design_shapes(spec: str) -> dict:
+    """The model and input shapes of ``CONFIG:DESIGN`` (a design of a config file)."""
+    path, _, name = spec.rpartition(":")
+    designs = yaml.safe_load(Path(path).read_text())["nn"]["designs"]
+    if name not in designs:
+        raise SystemExit(f"--design {spec}: no design {name!r} in {path} (designs: {', '.join(designs)})")
+    design = designs[name]
+    params = design["model"].get("params", {})
+    if design["model"]["name"] == "charlstm":
+        return {"hidden": int(params.get("hidden_size", 256)), "chars": int(design.get("dataset_params", {}).get("window", 80))}
+    side, channels = DATASETS[design["dataset"]].image
+    return {"width": float(params.get("width", 1.0)), "size": side, "channels": channels, "classes": int(params.get("num_classes", 100))}
+
+
+def _labels(lstm: bool, s: dict) -> tuple[str, str]:
+    """(model, input) as the throughput tables name them (``pipeline.throughput.model_key``)."""
+    return (f"charlstm h={s['hidden']}", f"T={s['chars']}") if lstm else (f"tinynet w={s['width']:g}", f"{s['size']}x{s['size']}x{s['channels']}")
 
 
 def _images(n: int, s: dict, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     g = torch.Generator().manual_seed(0)
-    return (torch.randn(n, 3, s["size"], s["size"], generator=g).to(device), torch.randint(0, s["classes"], (n,), generator=g).to(device))
+    return (torch.randn(n, s["channels"], s["size"], s["size"], generator=g).to(device), torch.randint(0, s["classes"], (n,), generator=g).to(device))
 
 
 def _text(n: int, s: dict, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
@@ -75,7 +103,7 @@ def _text(n: int, s: dict, device: torch.device) -> tuple[torch.Tensor, torch.Te
 
 
 def _tinynet(s: dict, device: torch.device):
-    return build_model("tinynet", in_channels=3, num_classes=s["classes"], width=s["width"]).to(device)
+    return build_model("tinynet", in_channels=s["channels"], num_classes=s["classes"], width=s["width"]).to(device)
 
 
 def _charlstm(s: dict, device: torch.device):
@@ -115,15 +143,15 @@ def case_timer(case: str, units: int, s: dict, device: torch.device):
     if case in ("lissa", "lissa-lstm"):
         lstm = case == "lissa-lstm"
         model = _charlstm(s, device) if lstm else _tinynet(s, device)
-        retain = (_text if lstm else _images)(s["batch"] * 4, s, device)
+        retain = (_text if lstm else _images)(max(s["batch"], s["hvp_batch"]) * 4, s, device)
         forget = tuple(t[:4] for t in retain)
 
         def run(n: int) -> None:
-            params = HessianParams(s1=1, s2=n, scale=1.0e6, batch_size=10, grad_batch_size=s["batch"] * 4)
+            params = HessianParams(s1=1, s2=n, scale=1.0e6, batch_size=s["hvp_batch"], grad_batch_size=len(retain[0]))
             hessian_step(model, retain, forget, params, torch.Generator().manual_seed(3))
 
-        what = f"charlstm {s['hidden']} units, {s['chars']} chars" if lstm else f"tinynet w={s['width']:g} {s['size']}x{s['size']}x3"
-        return run, f"{what}, minibatch 10 (one unit: one Hessian-vector product; the gradient once)"
+        what = f"charlstm {s['hidden']} units, {s['chars']} chars" if lstm else f"tinynet w={s['width']:g} {s['size']}x{s['size']}x{s['channels']}"
+        return run, f"{what}, minibatch {s['hvp_batch']} (one unit: one Hessian-vector product; the gradient once)"
     raise ValueError(f"unknown case {case!r}; known: {', '.join(CASES)}")
 
 
@@ -154,14 +182,17 @@ def main() -> None:
     ap.add_argument("--tiny", action="store_true", help="tiny shapes: a check that the code runs")
     ap.add_argument("--hidden", type=int, help="the CharLSTM's units (default 256, the paper's)")
     ap.add_argument("--windows", type=int, help="the CharLSTM's batch of windows (default 256, the paper's)")
+    ap.add_argument("--design", help="CONFIG:DESIGN whose model and input shapes to use (default: the paper's)")
+    ap.add_argument("--hvp-batch", type=int, nargs="+", default=[10], help="lissa cases: the minibatch sizes of a product (default 10, App. G.4's CIFAR-100)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--append", type=Path, help="add each case's row to this file's per-unit table as it finishes")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     device = torch.device(a.device)
-    name, today, s = device_name(device), dt.date.today().isoformat(), _shapes(a.tiny, a.hidden, a.windows)
+    name, today, shapes = device_name(device), dt.date.today().isoformat(), _shapes(a.tiny, a.hidden, a.windows, a.design)
     print(f"{name}, torch {torch.__version__}; load average {Path('/proc/loadavg').read_text().split()[:3]}", flush=True)
-    for case in a.cases:
+    runs = [(case, shapes | {"hvp_batch": b}) for case in a.cases for b in (a.hvp_batch if case.startswith("lissa") else a.hvp_batch[:1])]
+    for case, s in runs:
         t0 = time.perf_counter()
         try:
             with compute_precision(a.dtype, device), deterministic_default(True):
@@ -178,6 +209,9 @@ def main() -> None:
             if case == "lstm" and math.isfinite(ms) and ms > 0:  # also a throughput row, in windows/s, that plan reads
                 rate = s["windows"] / (ms / 1e3)
                 text = with_rows(text, [f"| {today} | {name} | charlstm h={s['hidden']} | T={s['chars']} | 1 | {a.dtype} | {s['windows']} | {rate:.0f} | {rate:.0f} |"])
+            if case.startswith("lissa") and math.isfinite(ms) and ms > 0:  # a row of the HVP table, in examples/s
+                model, inp = _labels(case == "lissa-lstm", s)
+                text = with_rows(text, [f"| {today} | {name} | {model} | {inp} | {a.dtype} | {s['hvp_batch']} | {s['hvp_batch'] / (ms / 1e3):.0f} |"], HVP_HEADER)
             a.append.write_text(text)
 
 

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from unlearn_audit.pipeline.throughput import read_hvp_costs
+
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "gpu.sh"
 
@@ -43,8 +45,12 @@ def test_each_case_runs_and_appends_its_row(tmp_path):
     rows = [line.split(" | ") for line in results.read_text().splitlines() if " tiny | " in line]
     assert [r[2] for r in rows] == ["noisy tiny", "r2d tiny", "lstm tiny", "lissa tiny", "lissa-lstm tiny"]
     assert all(float(r[-1].rstrip(" |")) >= 0 for r in rows)
+    _run("benchmarks/gpu_cases.py", "lissa", "lissa-lstm", "--tiny", "--units", "2", "--hvp-batch", "4", "8", "--append", str(results))
+    hvp = read_hvp_costs(results, "cpu")  # the Hessian-vector product rows the cost model prices the Hessian method at
+    assert set(hvp) == {("tinynet w=0.25", "8x8x3"), ("charlstm h=16", "T=12")}
+    assert all(c.images_per_s > 0 and c.step_s >= 0 for c in hvp.values())
     _run("benchmarks/workflow_loop.py", "--k", "1", "2", "--width", "0.25", "--size", "8", "--classes", "10", "--batch", "16",
          "--steps", "4", "--append", str(results))
-    loop = [line for line in results.read_text().splitlines() if "| 8x8x3 |" in line]
+    loop = [line for line in results.read_text().splitlines() if "| 8x8x3 |" in line and line.count("|") == 10]  # the throughput rows
     assert [line.split(" | ")[4] for line in loop] == ["1", "2"]
     assert results.read_text().startswith("# Measured\n\nprose before\n")

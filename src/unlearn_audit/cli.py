@@ -336,21 +336,37 @@ def _cmd_plan(args) -> str:
         raise UsageError(f"--batched must be a number of models >= 1, got {args.batched}")
     if args.check:
         return _plan_check(args, config, results)
-    rows = plan_rows(config, read_throughputs(results, args.device), args.assume_tflops, args.batched)
+    throughputs = read_throughputs(results, args.device)
+    rows = plan_rows(config, throughputs, args.assume_tflops, args.batched)
     notes = [f"throughput: fp32 rows of {results} whose device contains {args.device!r} (base training at the design's "
              "models_per_group K, unlearning of retain fine-tune, forget ascent, IDA and model clipping at its "
              "unlearn_models_per_group K, where that K's row was recorded, else K = 1)"]
     if args.batched:
         notes.append(f"hours at K = {args.batched}: every TinyNet base training and every groupable unlearning run {args.batched} "
                      "models at once, at that K's recorded rate (the K = 1 rate where none is recorded)")
+        unrecorded = _models_without_rate(config, throughputs, args.batched)
+        if unrecorded:
+            notes.append(f"no K = {args.batched} row on {args.device!r} for {', '.join(unrecorded)}: "
+                         f"their hours at K = {args.batched} are their K = 1 hours (record the row: benchmarks/workflow_loop.py "
+                         f"--k {args.batched} --append, or benchmarks/gpu.sh on the device)")
     if args.assume_tflops:
         notes.append(f"estimates: models without a measured row at an assumed {args.assume_tflops:g} TFLOP/s sustained")
     return format_plan(rows, args.device, args.batched) + "\n" + "\n".join(notes)
 
 
+def _models_without_rate(config: dict, throughputs, k: int) -> list[str]:
+    """The models of the config's designs (``model input``) with no throughput row at K models."""
+    from .pipeline.plan import WorkflowPlan
+    from .pipeline.throughput import model_key
+
+    plan = WorkflowPlan(config)
+    models = {model_key(plan.nn_design(d))[:2] for d in plan.nn_used_designs()}
+    return sorted(f"{m} {i}" for m, i in models if (m, i, k) not in throughputs)
+
+
 def _plan_check(args, config: dict, results: str) -> str:
     """``plan --check RESULTS_DIR``: the cost model's seconds beside a finished run's, per kind of job."""
-    from .pipeline.throughput import read_step_costs
+    from .pipeline.throughput import read_hvp_costs, read_step_costs
     from .pipeline.cost_check import check_kinds, format_check
 
     if not (Path(args.check) / "benchmarks").is_dir():
@@ -358,7 +374,8 @@ def _plan_check(args, config: dict, results: str) -> str:
     if args.startup_s is not None and args.startup_s < 0:
         raise UsageError(f"--startup-s must be seconds >= 0, got {args.startup_s}")
     try:
-        rows, startup = check_kinds(config, args.check, read_step_costs(results, args.device), args.startup_s)
+        rows, startup = check_kinds(config, args.check, read_step_costs(results, args.device), args.startup_s,
+                                    read_hvp_costs(results, args.device))
     except ValueError as err:
         raise UsageError(str(err)) from None
     return format_check(rows, args.device, startup, calibrated=args.startup_s is None)

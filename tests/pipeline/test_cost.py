@@ -214,6 +214,9 @@ def test_batched_hours_use_the_k_rate_for_groupable_work_only(tmp_path):
                                  "--device", "H200", "--batched", "8", cwd=tmp_path)
     assert rc == 0, stderr
     assert "hours at K = 8" in stdout.splitlines()[0] and "hours at K = 8: every TinyNet base training" in stdout
+    # the CharLSTM has no K = 8 row: said, so that equal hours are not read as no gain; the TinyNet has one
+    note = next(line for line in stdout.splitlines() if line.startswith("no K = 8 row"))
+    assert "charlstm h=256 T=80" in note and "tinynet" not in note
     rc, _, stderr = run_cli("plan", "--batched", "0", cwd=tmp_path)
     assert rc == 2 and "--batched must be a number of models >= 1" in stderr
 
@@ -285,3 +288,36 @@ def test_step_costs_are_the_line_through_two_batch_sizes(tmp_path):
     assert four.step_s == pytest.approx(0.001) and four.images_per_s == pytest.approx(32_000)
     assert four.seconds(10, 640) == pytest.approx(10 * 0.001 + 640 / 32_000)
     assert lstm.step_s == 0 and lstm.images_per_s == 2000
+
+
+def test_hessian_vector_products_are_priced_at_their_own_rows_where_recorded(tmp_path):
+    """The Hessian method's s1·s2 products, counted in its steps and images at HVP training units
+    each, are priced instead at the model's Hessian–vector product rows (c = 5 ms a product,
+    2,000 examples/s) where recorded; without a row, at the training step cost as before."""
+    from types import SimpleNamespace
+
+    from unlearn_audit.pipeline.run_cost import HVP, hessian_vector_products, unlearning_images, unlearning_steps
+    from unlearn_audit.pipeline.throughput import HVP_HEADER, read_hvp_costs, read_step_costs, run_seconds
+
+    def hvp_row(batch):
+        return f"| 2026-12-06 | cpu (test) | tinynet w=0.25 | 8x8x1 | fp32 | {batch} | {batch / (0.005 + batch / 2000):.6f} |"
+
+    results = tmp_path / "RESULTS.md"
+    results.write_text("| date | device | model | input | K | dtype | batch | images/s (all K) | images/s per model |\n|---|\n"
+                       "| 2026-12-06 | cpu (test) | tinynet w=0.25 | 8x8x1 | 1 | fp32 | 64 | 16000 | 16000 |\n\n"
+                       f"{HVP_HEADER}\n|---|\n{hvp_row(16)}\n{hvp_row(64)}\n\nprose | with a bar\n")
+    steps_costs, hvp_costs = read_step_costs(results, "cpu"), read_hvp_costs(results, "cpu")
+    assert set(steps_costs) == {("tinynet w=0.25", "8x8x1", 1)}  # the HVP table is not a throughput table
+    assert hvp_costs[("tinynet w=0.25", "8x8x1")].step_s == pytest.approx(0.005)
+    assert hvp_costs[("tinynet w=0.25", "8x8x1")].images_per_s == pytest.approx(2000)
+
+    p = SimpleNamespace(s1=2, s2=3, batch_size=64, grad_batch_size=100)
+    products = hessian_vector_products("hessian", p)
+    assert products == (6, 6 * 64) and hessian_vector_products("retain_finetune", p) == (0, 0)
+    steps, images = unlearning_steps("hessian", p, 1000, 10), unlearning_images("hessian", p, 1000, 10)
+    assert (steps, images) == (10 + HVP * 6, 1000 + HVP * 6 * 64)
+    design = {"dataset": "digits", "model": {"name": "tinynet", "params": {"width": 0.25, "in_channels": 1, "num_classes": 10}}}
+    without = run_seconds(design, steps, images, 1, steps_costs)
+    with_rows = run_seconds(design, steps, images, 1, steps_costs, hvps=products, hvp_costs=hvp_costs)
+    assert without == pytest.approx(images / 16000)
+    assert with_rows == pytest.approx(1000 / 16000 + 6 * 0.005 + 6 * 64 / 2000)

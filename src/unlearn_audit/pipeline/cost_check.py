@@ -73,13 +73,15 @@ class _Job:
     measured_s: float
 
 
-def check_kinds(config: dict, results_dir: str | Path, step_costs: Mapping, startup_s: float | None = None) -> tuple[list[KindCheck], float]:
+def check_kinds(config: dict, results_dir: str | Path, step_costs: Mapping, startup_s: float | None = None,
+                hvp_costs: Mapping | None = None) -> tuple[list[KindCheck], float]:
     """(predicted against measured seconds per kind of job, the start-up a job was priced at), over
     the benchmark files of ``results_dir`` that the config's DAG names (a file of another config is
     ignored).  Without ``startup_s`` the start-up is calibrated on the control jobs, whose runs only
     score: the median of their measured less their runs' predicted seconds; the controls are then
-    not a check (:func:`format_check` says so)."""
-    jobs = _jobs(config, Path(results_dir) / "benchmarks", step_costs)
+    not a check (:func:`format_check` says so).  The Hessian method's products are priced at
+    ``hvp_costs`` (:func:`.throughput.read_hvp_costs`) where the model has one."""
+    jobs = _jobs(config, Path(results_dir) / "benchmarks", step_costs, hvp_costs or {})
     if not jobs:
         raise ValueError(f"{results_dir}: no training or unlearning job of this config has a benchmark file there; "
                          "give the config(s) the run used (--configfile)")
@@ -98,7 +100,7 @@ def check_kinds(config: dict, results_dir: str | Path, step_costs: Mapping, star
     return sorted(kinds.values(), key=lambda k: k.kind), startup_s
 
 
-def _jobs(config: dict, bench: Path, step_costs: Mapping) -> list[_Job]:
+def _jobs(config: dict, bench: Path, step_costs: Mapping, hvp_costs: Mapping | None = None) -> list[_Job]:
     """Every training and unlearning chunk job of the config that has a benchmark file under ``bench``."""
     plan = WorkflowPlan(config)
     jobs: list[_Job] = []
@@ -121,9 +123,9 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping) -> list[_Job]:
     for group, chunk, keys in plan.nn_experiment_chunks():
         cfg = plan.nn_design(plan.nn_design_of(group[0]))
         experiments = [plan.nn_experiment(e) for e in group]
-        steps, calib_images, eval_images = unlearning_run_work(cfg, experiments)
+        steps, calib_images, eval_images, hvps = unlearning_run_work(cfg, experiments)
         k = unlearning_k(cfg, experiments[0])
-        calib, evals = (run_seconds(cfg, steps, images, k, step_costs) for images in (calib_images, eval_images))
+        calib, evals = (run_seconds(cfg, steps, images, k, step_costs, hvps=hvps, hvp_costs=hvp_costs) for images in (calib_images, eval_images))
         n_calib = sum(1 for phase, _ in keys if phase == "calib")
         mean = (n_calib * calib + (len(keys) - n_calib) * evals) / len(keys)
         add(_method_kind(plan, group), bench / group[0] / f"unlearn_{chunk}.tsv", len(keys), mean)

@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 from ..data import DATASETS
 
 __all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "unlearning_images",
-           "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "training_k", "unlearning_k"]
+           "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "hessian_vector_products", "training_k", "unlearning_k"]
 
 FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
 HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
@@ -126,6 +126,16 @@ def unlearning_steps(method: str, p, n_retain: float, n_forget: float) -> float:
     return float(steps)
 
 
+def hessian_vector_products(method: str, p) -> tuple[float, float]:
+    """(Hessian–vector products, their examples) of one unlearning run: LiSSA's s1·s2 products over
+    minibatches of ``batch_size`` (G.4); none for the other methods.  Counted in
+    :func:`unlearning_steps` and :func:`unlearning_images` at ``HVP`` training units each, and priced
+    at their own measured cost where one is recorded (:func:`.throughput.run_seconds`)."""
+    if method == "hessian":
+        return float(p.s1 * p.s2), float(p.s1 * p.s2 * p.batch_size)
+    return 0.0, 0.0
+
+
 def base_training_steps(design: Mapping) -> float:
     """One base model's training steps: ``epochs`` passes over D_r and half the pool at the batch size."""
     n_retain, pool, _ = design_sizes(design)
@@ -164,13 +174,21 @@ def unlearning_run_images(design: Mapping, experiments: Sequence[Mapping]) -> li
     return out
 
 
-def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> tuple[float, float, float]:
-    """(optimizer steps, images of a calibration run, images of an evaluation run) of one run of a
-    group of experiments sharing their noiseless part: :func:`unlearning_run_steps` and
-    :func:`unlearning_run_images` summed over the group."""
+def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> tuple[float, float, float, tuple[float, float]]:
+    """(optimizer steps, images of a calibration run, images of an evaluation run, (Hessian–vector
+    products, their examples)) of one run of a group of experiments sharing their noiseless part:
+    :func:`unlearning_run_steps` and :func:`unlearning_run_images` summed over the group, and the
+    products of its noiseless part (:func:`hessian_vector_products`, counted in the steps and images)."""
+    from ..unlearning import make_params
+
     per_run = unlearning_run_images(design, experiments)
+    products = [0.0, 0.0]
+    for exp in experiments:
+        p = make_params(exp["method"], exp.get("params", {}))
+        for i, v in enumerate(hessian_vector_products(exp["method"], SimpleNamespace(**p) if isinstance(p, dict) else p)):
+            products[i] += v / len(experiments)
     return (sum(unlearning_run_steps(design, experiments)), sum(shared + calib for shared, calib, _ in per_run),
-            sum(shared + evals for shared, _, evals in per_run))
+            sum(shared + evals for shared, _, evals in per_run), (products[0], products[1]))
 
 
 def training_k(design: Mapping, batched: int | None = None) -> int:

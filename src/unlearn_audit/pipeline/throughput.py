@@ -13,9 +13,14 @@ from pathlib import Path
 from typing import Mapping
 
 from ..data import DATASETS
-from .run_cost import charlstm_training_flops
+from .run_cost import HVP, charlstm_training_flops
 
-__all__ = ["StepCost", "tinynet_training_flops", "model_key", "read_throughputs", "read_step_costs", "run_seconds"]
+__all__ = ["StepCost", "HVP_HEADER", "tinynet_training_flops", "model_key", "read_throughputs", "read_step_costs", "read_hvp_costs",
+           "run_seconds"]
+
+#: The table of Hessian–vector product rates in ``benchmarks/RESULTS.md`` (``benchmarks/gpu_cases.py
+#: lissa --append``): examples/s of one product over a minibatch of ``batch`` examples.
+HVP_HEADER = "| date | device | model | input | dtype | batch | examples/s |"
 
 
 def tinynet_training_flops(width: float, size: int, channels: int, classes: int) -> float:
@@ -61,27 +66,51 @@ class StepCost:
         return steps * self.step_s + images / self.images_per_s
 
 
+def _fitted(rates: Mapping[int, float], k: int = 1) -> StepCost:
+    """The step cost through the seconds of one step of the K models at each recorded batch size
+    (least squares; a negative fixed cost is taken as 0); from one batch size no fixed cost and its rate."""
+    xs = sorted(rates)
+    ys = [k * b / rates[b] for b in xs]  # seconds of one step of the K models
+    slope, intercept = 0.0, -1.0
+    if len(xs) > 1:
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+        intercept = my - slope * mx
+    # a run's share of a step of K runs: the fixed cost over K, its images at the summed rate
+    return StepCost(intercept / k, k / slope) if intercept >= 0 and slope > 0 else StepCost(0.0, rates[xs[-1]])
+
+
 def read_step_costs(results_md: str | Path, device: str) -> dict[tuple[str, str, int], StepCost]:
     """{(model, input, K): :class:`StepCost`} from the fp32 rows of ``device`` (as
     :func:`read_throughputs`): where rows of two or more batch sizes were recorded, the line
-    through their seconds a step against the batch (least squares; a negative fixed cost is taken
-    as 0); else no fixed cost and the one rate."""
+    through their seconds a step against the batch; else no fixed cost and the one rate."""
     by_batch: dict[tuple[str, str, int], dict[int, float]] = {}
     for model, inp, k, batch, rate in _fp32_rows(results_md, device):
         if batch:
             by_batch.setdefault((model, inp, k), {})[batch] = rate
-    out = {}
-    for (model, inp, k), rates in by_batch.items():
-        batches = sorted(rates)
-        xs, ys = batches, [k * b / rates[b] for b in batches]  # seconds of one step of the K models
-        slope, intercept = 0.0, -1.0
-        if len(xs) > 1:
-            mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-            slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-            intercept = my - slope * mx
-        # a run's share of a step of K runs: the fixed cost over K, its images at the summed rate
-        out[(model, inp, k)] = StepCost(intercept / k, k / slope) if intercept >= 0 and slope > 0 else StepCost(0.0, rates[batches[-1]])
-    return out
+    return {key: _fitted(rates, key[2]) for key, rates in by_batch.items()}
+
+
+def read_hvp_costs(results_md: str | Path, device: str) -> dict[tuple[str, str], StepCost]:
+    """{(model, input): :class:`StepCost` of one Hessian–vector product over a minibatch} from the fp32
+    rows of the table under :data:`HVP_HEADER` whose device contains ``device`` (fitted over the
+    minibatch sizes as :func:`read_step_costs`)."""
+    path = Path(results_md)
+    by_batch: dict[tuple[str, str], dict[int, float]] = {}
+    inside = False
+    for line in (path.read_text().splitlines() if path.exists() else []):
+        if line.strip() == HVP_HEADER:
+            inside = True
+            continue
+        if inside and not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not inside or set(cells[0]) <= {"-"}:
+            continue
+        _, dev, model, inp, dtype, batch, rate = cells
+        if device.lower() in dev.lower() and dtype == "fp32" and batch.isdigit():
+            by_batch.setdefault((model, inp), {})[int(batch)] = float(rate)
+    return {key: _fitted(rates) for key, rates in by_batch.items()}
 
 
 def model_key(design: Mapping) -> tuple[str, str, float]:
@@ -104,14 +133,23 @@ def model_key(design: Mapping) -> tuple[str, str, float]:
 
 
 
-def run_seconds(design: Mapping, steps: float, images: float, k: int, step_costs: Mapping, assume_tflops: float | None = None) -> float:
+def run_seconds(design: Mapping, steps: float, images: float, k: int, step_costs: Mapping, assume_tflops: float | None = None,
+                hvps: tuple[float, float] = (0.0, 0.0), hvp_costs: Mapping | None = None) -> float:
     """Seconds of ``steps`` optimizer steps over ``images`` training-image equivalents of the design's
     model, K runs at a time: at the recorded step cost of K (else of K = 1), else at the model's FLOPs
-    over ``assume_tflops``; NaN where neither is known."""
+    over ``assume_tflops``; NaN where neither is known.  ``hvps`` (products, their examples), counted
+    in the steps and images at ``run_cost.HVP`` training units each, are priced instead at the
+    model's recorded Hessian–vector product cost where ``hvp_costs`` (:func:`read_hvp_costs`) has one."""
     model, inp, flops = model_key(design)
+    products, examples = hvps
+    hvp = (hvp_costs or {}).get((model, inp))
+    extra = 0.0
+    if hvp is not None and products:
+        steps, images = steps - HVP * products, images - HVP * examples
+        extra = hvp.seconds(products, examples)
     cost = step_costs.get((model, inp, k), step_costs.get((model, inp, 1)))
     if cost is not None:
-        return cost.seconds(steps, images)
+        return cost.seconds(steps, images) + extra
     if assume_tflops and math.isfinite(flops):
-        return images * flops / (assume_tflops * 1e12)
+        return images * flops / (assume_tflops * 1e12) + extra
     return math.nan

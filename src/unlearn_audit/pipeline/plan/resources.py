@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from ...checks import check_positive_int
 from ...data import DATASETS
 from ..run_cost import base_training_images, base_training_steps, training_k, unlearning_k, unlearning_run_work
-from ..throughput import model_key, read_step_costs, run_seconds
+from ..throughput import model_key, read_hvp_costs, read_step_costs, run_seconds
 from .. import paths
 from .base import PlanBase
 
@@ -88,15 +88,17 @@ class ResourcesPlan(PlanBase):
         cluster = self.config.get("cluster", {})
         costs = self.__dict__.get("_step_costs")
         if costs is None:
-            costs = self.__dict__["_step_costs"] = read_step_costs(self.THROUGHPUT_RECORDS, cluster.get("cost_device", "cpu"))
+            device = cluster.get("cost_device", "cpu")
+            costs = self.__dict__["_step_costs"] = (read_step_costs(self.THROUGHPUT_RECORDS, device), read_hvp_costs(self.THROUGHPUT_RECORDS, device))
+        costs, hvp_costs = costs
         cfg = self.nn_design(design)
         if experiments is None:
-            steps, images, k = base_training_steps(cfg), base_training_images(cfg), training_k(cfg)
+            steps, images, k, hvps = base_training_steps(cfg), base_training_images(cfg), training_k(cfg), (0.0, 0.0)
         else:  # an evaluation run (it also measures retain and test accuracy) prices every run of the job
             exps = [self.nn_experiment(e) for e in experiments]
-            steps, _, images = unlearning_run_work(cfg, exps)
+            steps, _, images, hvps = unlearning_run_work(cfg, exps)
             k = unlearning_k(cfg, exps[0])
-        seconds = run_seconds(cfg, steps, images, k, costs, cluster.get("assume_tflops"))
+        seconds = run_seconds(cfg, steps, images, k, costs, cluster.get("assume_tflops"), hvps, hvp_costs)
         if not math.isfinite(seconds):
             model, inp, _ = model_key(cfg)
             raise ValueError(f"cluster.runtime_from is cost_model, but no throughput row of {model} {inp} (design {design!r}) "
