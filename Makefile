@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 CORES ?= all
 SNAKEMAKE_ARGS ?=
 
-.PHONY: install reproduce test test-fast bench report clean-results
+.PHONY: install reproduce test test-fast test-paper-shapes bench report clean-results
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,7 +28,10 @@ report: install
 	$(BIN)/snakemake --cores 1 $(SNAKEMAKE_ARGS) --report $(REPORT)
 
 test: install
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 -m "not paper_shapes"
+
+test-paper-shapes: install
+	$(BIN)/python -m pytest -q -p no:xdist -m paper_shapes tests/workflow/test_paper_shapes_run.py
 
 test-fast: install
 	$(BIN)/python -m pytest -q -n 2 -m "not workflow"

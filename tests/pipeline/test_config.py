@@ -227,3 +227,11 @@ def _items_of(node, key: str) -> list:
         for v in node:
             found += _items_of(v, key)
     return found
+
+
+def test_model_clipping_beyond_its_unlearning_budget_is_refused_before_any_job():
+    """More noisy steps than the epochs' steps over the retain set (known from the dataset's size)
+    stops the run at the config, not inside the job after its base models were trained."""
+    message = refusal(SHARED, {"nn": {"experiments": {"tiny_mc_uncertified": {"params": {"noisy_steps": 1000}}}}})
+    assert "nn.experiments.tiny_mc_uncertified.params" in message and "noisy_steps = 1000 exceeds the unlearning budget" in message
+    assert "lower noisy_steps" in message

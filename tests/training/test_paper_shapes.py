@@ -2,7 +2,7 @@
 the ``meta`` device (tests/support/meta_device.py): the design's model, its base training's steps
 at its batch size, schedule and clipping, and each method of its experiments with their
 hyperparameters, once per model, method and shape-setting hyperparameters (``SHAPE_PARAMS``; a few
-counts smaller: ``FEWER``, one epoch a phase), on a retain set of two batches and the design's
+counts smaller: ``paper_shapes.fewer_params``, one epoch a phase), on a retain set of two batches and the design's
 forget set.  A shape, dtype, parameter or device error (a tensor made on the host where the data's
 device was meant) appears here and not hours into a cluster run.  Left to `benchmarks/gpu.sh` on
 a GPU: memory, cuDNN, in-place operations with a host operand, and the repetitions left out."""
@@ -19,6 +19,7 @@ import torch
 import yaml
 
 from meta_device import META, host_reads_answered
+from paper_shapes import fewer_params
 from unlearn_audit.data import DATASETS
 from unlearn_audit.models import GroupedTinyNet, build_model
 from unlearn_audit.pipeline.config import validate_config
@@ -29,14 +30,6 @@ from unlearn_audit.unlearning import make_params, unlearn, unlearn_many
 REPO = Path(__file__).resolve().parents[2]
 PAPER = validate_config(yaml.safe_load((REPO / "config" / "paper.yaml").read_text()), REPO / "workflow" / "schemas" / "config.schema.yaml")
 DESIGNS = PAPER["nn"]["designs"]
-#: The counts made smaller, each the same step repeated: one epoch of every phase, LiSSA's s1 x s2
-#: Hessian-vector products, rewind-to-delete's Lipschitz probes, and model clipping's noisy steps (the
-#: accountant's T, thousands, is CPU arithmetic tested on its own), its checkpoint steps at step 1.
-FEWER = {"hessian": {"s1": 1, "s2": 2}, "rewind_to_delete": {"lipschitz_samples": 2},
-         "model_clipping": {"noisy_steps": 2, "epsilon": None, "delta": None}}
-EPOCHS = ("epochs", "ascent_epochs", "forget_epochs")
-
-
 def _examples(design: dict, n: int) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` examples of the design's data on meta: images (N, C, H, W) and labels, or windows (N, T)
     of characters and their next characters."""
@@ -94,10 +87,7 @@ def test_a_base_training_step_of_every_paper_design(design_name):
 @pytest.mark.parametrize(("experiment", "design_name"), _method_cases())
 def test_every_paper_experiments_unlearning_at_its_shapes(experiment, design_name):
     design, exp = DESIGNS[design_name], PAPER["nn"]["experiments"][experiment]
-    params = {**exp.get("params", {}), **FEWER.get(exp["method"], {})}
-    params.update({k: min(int(v), 1) for k, v in params.items() if k in EPOCHS})
-    if params.get("checkpoint_steps"):
-        params["checkpoint_steps"] = [1]
+    params = fewer_params(exp["method"], exp.get("params", {}))
     p = make_params(exp["method"], params)
     batch = min(int(getattr(p, "batch_size", None) or getattr(p, "micro_batch", None) or design["train"]["batch_size"]), 2048)
     retain, forget = _examples(design, 2 * batch), _examples(design, _forget_size(design))

@@ -3,8 +3,8 @@
 ``validate_config(config, schema_path)`` fills defaults from the schema in place and
 raises :class:`ConfigError` with one message naming the offending key (e.g.
 ``config key 'convex.cubic.epsilons[2]': -1 is less than the minimum of 0``) before any
-job runs (DESIGN §9).  The schema file is plain JSON Schema (draft 2020-12), so it also
-works with ``snakemake.utils.validate``.
+job runs (docs/configuration.md#how-a-run-reads-its-configuration).  The schema file is plain
+JSON Schema (draft 2020-12), so it also works with ``snakemake.utils.validate``.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def _nn_references(config: dict) -> list[tuple[str, str]]:
         if design is None:
             problems.append((f"{key}.design", f"unknown design {exp.get('design')!r}; defined designs: {', '.join(sorted(designs)) or 'none'}"))
             continue
-        problems += _auditor_problems(key, exp, design)
+        problems += _auditor_problems(key, exp, design) or _pairwise_coverage(config, exp, design)
         for i, r in enumerate(exp.get("r", [])):
             if r > design["m"]:
                 problems.append((f"{key}.r[{i}]", f"r = {r} must be <= m = {design['m']} of design {exp['design']!r}"))
@@ -160,6 +160,24 @@ def _nn_references(config: dict) -> list[tuple[str, str]]:
         if name in nn.get("experiments", {}):
             problems.append((f"nn.designs.{name}", "a design and an experiment cannot share a name"))
     return problems
+
+
+def _pairwise_coverage(config: dict, exp: dict, design: dict) -> list[tuple[str, str]]:
+    """A pairwise audit (App. A.3) compares the evaluation runs of its two forget sets, so its L
+    evaluation runs must draw each at least once; the draws are a deterministic function of the
+    seed, so this is known now."""
+    if exp.get("auditor") != "pairwise":
+        return []
+    from ..auditors.runs import candidate_sign_table, sign_matrix
+
+    m, name = int(design["m"]), exp["design"]
+    table = candidate_sign_table(name, m, int(design["calibration_runs"]), int(design["evaluation_runs"]), int(config.get("seed", 0)))
+    _, signs = sign_matrix(table, "eval")
+    drawn = {tuple(int(v) for v in s) for s in signs}
+    if len(drawn) < 2:
+        return [(f"nn.designs.{name}.evaluation_runs", f"its {design['evaluation_runs']} evaluation runs all draw the forget set S = "
+                 f"{next(iter(drawn))} (the draws are fixed by the seed); a pairwise audit needs runs of both: increase evaluation_runs")]
+    return []
 
 
 #: The largest m of a joint design: |S_m| candidates, each with its own base model and Γ runs.
@@ -253,12 +271,34 @@ def _certified_problems(key: str, method: str, params, design_name: str, design:
         beyond = [t for t in params.checkpoint_steps if t > T]
         if beyond:
             return [(f"{key}.params.checkpoint_steps", f"{beyond} lie beyond the noisy phase of T = {T} steps")]
+        return _model_clipping_budget(key, params, design)
     if method == "rewind_to_delete":
         train = design["train"]
         want = {"epochs": params.T - params.K, "lr": params.lr, "momentum": 0.0, "weight_decay": 0.0, "schedule": "constant"}
         wrong = {k: train.get(k) for k, v in want.items() if train.get(k) != v}
         if wrong or train.get("batch_size", 0) < FULL_BATCH:
             return [(f"nn.designs.{design_name}.train", f"rewind-to-delete unlearns from the T - K checkpoint of full-batch GD: the design's train must be {want} with batch_size >= {FULL_BATCH} (full batch); got {train}")]
+    return []
+
+
+def _model_clipping_budget(key: str, params, design: dict) -> list[tuple[str, str]]:
+    """Model clipping's noisy steps within its unlearning budget (epochs x steps an epoch), where
+    the design's retain set has a size model (an image dataset: the dataset's training portion
+    less the pool, capped at ``max_retain``; files smaller than the dataset's give a smaller
+    budget, which the job checks again)."""
+    from ..unlearning.params import model_clipping_plan
+    from .run_cost import design_sizes
+
+    if design.get("dataset") == "shakespeare":
+        return []
+    try:
+        n_retain = int(design_sizes(design)[0])
+    except ValueError:  # no size model for the dataset
+        return []
+    try:
+        model_clipping_plan(params, n_retain)
+    except ValueError as exc:
+        return [(f"{key}.params", f"{exc}: lower noisy_steps, raise epochs or lower batch_size")]
     return []
 
 
