@@ -1,4 +1,4 @@
-"""The house's floors (ARCHITECTURE): stats and auditors never import torch, report computes no
+"""The house's floors (docs/development.md): stats and auditors never import torch, report computes no
 statistics, nothing imports snakemake, and the small jobs start without torch or matplotlib
 (tests/workflow/test_core.py dry-runs the Snakefile with torch not importable at all)."""
 
@@ -17,11 +17,18 @@ REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src" / "unlearn_audit"
 
 
-def _imports_of(path: Path) -> set[str]:
-    """Absolute names of the modules a file imports (relative imports resolved in the package)."""
+def _is_module(name: str, root: Path) -> bool:
+    """Whether the dotted ``name`` is a module file or a package folder of the package at ``root``."""
+    path = root.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _imports_of(path: Path, root: Path = SRC) -> set[str]:
+    """Absolute names of the modules a file of the package at ``root`` imports, relative imports
+    resolved in the package.  ``from X import y`` names X and, where y is a submodule or subpackage
+    of X (``from . import y``, ``from .. import y``), X.y as well: importing it runs that module."""
     tree = ast.parse(path.read_text())
-    parts = path.relative_to(SRC.parent).with_suffix("").parts
-    package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+    package = path.relative_to(root.parent).with_suffix("").parts[:-1]
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -29,9 +36,12 @@ def _imports_of(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[: len(package) - node.level + 1]
-                out.add(".".join(base + ((node.module,) if node.module else ())))
+                module = ".".join(base + ((node.module,) if node.module else ()))
             else:
-                out.add(node.module or "")
+                module = node.module or ""
+            out.add(module)
+            if module.split(".")[0] == root.name:
+                out |= {f"{module}.{a.name}" for a in node.names if a.name != "*" and _is_module(f"{module}.{a.name}", root)}
     return out
 
 
@@ -142,20 +152,20 @@ def test_the_public_names_of_the_package_tops_resolve():
         unlearn_audit.not_a_name
 
 
-def _module_graph() -> dict[str, set[str]]:
-    """{module: the package modules it imports}, lazy imports (inside functions) included."""
+def _module_graph(root: Path = SRC) -> dict[str, set[str]]:
+    """{module: the modules of the package at ``root`` it imports}, lazy imports (inside functions) included."""
     modules = {}
-    for path in SRC.rglob("*.py"):
-        parts = path.relative_to(SRC.parent).with_suffix("").parts
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root.parent).with_suffix("").parts
         modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     graph = {}
     for name, path in modules.items():
         deps = set()
-        for imported in _imports_of(path):
+        for imported in _imports_of(path, root):
             target = imported  # "pkg.mod.name" -> the longest prefix that is a module
             while target and target not in modules:
                 target = target.rpartition(".")[0]
-            if target.startswith("unlearn_audit") and target != name:
+            if target and target != name:
                 deps.add(target)
         graph[name] = deps
     return graph
@@ -198,6 +208,29 @@ def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 #: Import circles allowed to remain: none (every circle found was taken apart; none may be added).
 KNOWN_CIRCLES: list[list[str]] = []
+
+
+def test_the_graph_resolves_from_dot_import_to_submodules(tmp_path):
+    """``from . import b`` and ``from .. import e`` import the submodules b and e, so a circle through
+    them (a imports b by ``from . import b``, b imports a by ``from .a import f``) is seen; a name
+    that is not a module (``from . import VALUE``) stays an import of the package."""
+    files = {
+        "pkg/__init__.py": "VALUE = 1\n",
+        "pkg/a.py": "from . import b\n\ndef f():\n    return b\n",
+        "pkg/b.py": "from .a import f\n",
+        "pkg/c.py": "from . import VALUE\n",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/d.py": "from .. import e\n",
+        "pkg/e.py": "def g():\n    from .sub import d\n    return d\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    graph = _module_graph(tmp_path / "pkg")
+    assert graph["pkg.a"] == {"pkg", "pkg.b"} and graph["pkg.b"] == {"pkg.a"}
+    assert graph["pkg.c"] == {"pkg"}
+    assert graph["pkg.sub.d"] == {"pkg", "pkg.e"} and graph["pkg.e"] == {"pkg.sub", "pkg.sub.d"}
+    assert import_circles(graph) == [["pkg.a", "pkg.b"], ["pkg.e", "pkg.sub.d"]]
 
 
 def test_no_new_import_circle_lazy_imports_included():

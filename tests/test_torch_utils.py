@@ -1,4 +1,5 @@
-"""The design's ``precision`` and ``compile`` switches (DESIGN §8): bf16 autocast of the training
+"""The design's ``precision`` and ``compile`` switches
+(docs/workflow.md#many-models-per-job-threads-and-precision): bf16 autocast of the training
 and unlearning steps, scores always in fp32, and both recorded in each run's metrics."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Atomic output writing (DESIGN §4: every output is written atomically); standard library only, so
+"""Atomic output writing (docs/schemas.md#outputs: every output is written atomically); standard library only, so
 that the modules a Snakemake start imports (the dataset registry among them) load no pandas.
 
 A file is first written next to its destination under a temporary name and then moved

@@ -1,4 +1,4 @@
-"""Parquet and CSV I/O, every output written atomically (DESIGN §4) through :mod:`.atomic`, whose
+"""Parquet and CSV I/O, every output written atomically (docs/schemas.md#outputs) through :mod:`.atomic`, whose
 names this module re-exports."""
 
 from __future__ import annotations

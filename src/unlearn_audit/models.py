@@ -91,7 +91,8 @@ class TinyNetCIFAR100(nn.Module):
 
 
 class GroupedTinyNet(nn.Module):
-    """K independent :class:`TinyNetCIFAR100` evaluated as one network (DESIGN §8).
+    """K independent :class:`TinyNetCIFAR100` evaluated as one network
+    (docs/workflow.md#many-models-per-job-threads-and-precision).
 
     Every convolution is a grouped convolution with K groups, every GroupNorm has 8·K groups
     (8 per model, over that model's channels only) and the read-out is a batched matrix product,

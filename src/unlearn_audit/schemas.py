@@ -1,4 +1,4 @@
-"""Parquet schemas of every intermediate file, in one place (DESIGN §4)."""
+"""Parquet schemas of every intermediate file, in one place (docs/schemas.md#parquet-schemas)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Per-example membership scores of a model (paper Section 5, App. D.2, E.1; DESIGN §5).
+"""Per-example membership scores of a model (paper Section 5, App. D.2, E.1;
+docs/workflow.md#the-dag-step-by-step, step 4).
 
 * logit score φ(f(x)_y) = log p_y − log(1 − p_y), computed stably as
   z_y − logsumexp_{j≠y} z_j (a float32 softmax followed by log(1 − p) overflows for

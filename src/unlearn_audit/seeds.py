@@ -1,4 +1,4 @@
-"""One seed source: SeedSequence spawn keys from (design, phase, run, stream) (DESIGN §3, §9).
+"""One seed source: SeedSequence spawn keys from (design, phase, run, stream) (docs/workflow.md#the-dag-step-by-step).
 
 Calibration and evaluation runs must be independent (Section 5: "Calibration runs and
 evaluation runs are drawn independently, which is required for the audit's lower bound to

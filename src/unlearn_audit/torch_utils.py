@@ -6,7 +6,8 @@
   (:mod:`unlearn_audit.seeds` is the only seed source);
 * :func:`deterministic_algorithms` — deterministic kernels for the duration of a run;
 * :func:`compute_precision`, :func:`full_precision`, :func:`compile_model` — the design's
-  ``precision`` (fp32, or bf16 autocast) and ``compile`` switches (DESIGN §8);
+  ``precision`` (fp32, or bf16 autocast) and ``compile`` switches
+  (docs/workflow.md#many-models-per-job-threads-and-precision);
 * :func:`progress_enabled`, :func:`progress` — progress bars on a TTY, and progress lines in job
   logs (:class:`ProgressLog`).
 """

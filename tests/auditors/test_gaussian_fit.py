@@ -1,5 +1,6 @@
 """The one Gaussian fit of every auditor (auditors/gaussian_fit.py; Algorithm 2 step 7,
-Algorithm 3 step 7, App. H.1; DESIGN §5): per-side sample mean and unbiased (ddof = 1) variance,
+Algorithm 3 step 7, App. H.1;
+docs/workflow.md#the-dag-step-by-step, step 5): per-side sample mean and unbiased (ddof = 1) variance,
 the one relative variance floor ``rel_var_floor · v̄ + abs_var_floor``, the log-likelihood ratio
 with its log σ terms, the per-class fit of Algorithm 3 and the full-covariance fit, each checked
 against numpy/scipy formulas, and the error messages of bad input."""

@@ -1,7 +1,7 @@
 """The pairwise auditor, the baseline of App. A.3 (auditors/pairwise.py, after Nasr et al. 2021):
 Algorithm 3 with m = 2 (two forget sets, S ∈ {(+1, −1), (−1, +1)}), its confusion matrix on the
 evaluation runs, and the bounds of Eq. 3 with two-sided Clopper–Pearson intervals read as bounds on
-the (ε, δ) unlearning claim (δ-aware Lemma 4.1), with the μ-GDP bound halved likewise (FORMULAS §7)."""
+the (ε, δ) unlearning claim (δ-aware Lemma 4.1), with the μ-GDP bound halved likewise (docs/bounds.md §6)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The runs of a sign-vector audit (auditors/runs.py; DESIGN §3 steps 2, 6, 7; Section 5): the
-sign table of a design (every S uniform on S_m from its own SeedSequence stream, calibration and
+"""The runs of a sign-vector audit (auditors/runs.py; docs/workflow.md#the-dag-step-by-step,
+steps 2, 5, 6; Section 5): the sign table of a design (every S uniform on S_m from its own SeedSequence stream, calibration and
 evaluation seeds disjoint), the joint (Algorithm 3) design with Γ calibration runs per candidate
 S̃ ∈ S_m, one phase's runs as arrays, and the phase guard that keeps calibration and evaluation
 apart ("Calibration runs and evaluation runs are drawn independently", Section 5)."""

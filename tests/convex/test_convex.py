@@ -44,7 +44,7 @@ SMALL = WeightSpaceSettings(n_calibration=200, n_test_draws=20_000, keep_draws=T
 
 
 # --------------------------------------------------------------------------------------
-# σ columns and worked numbers (FORMULAS §3)
+# σ columns and worked numbers (docs/calibrations.md §9–10)
 # --------------------------------------------------------------------------------------
 def test_cubic_sigma_column_matches_table2a():
     nu = build_cubic_newton()
@@ -70,7 +70,7 @@ def test_cubic_worked_numbers():
     assert nu.w_bar[0] == pytest.approx(0.01452, abs=5e-6)
     assert nu.w_retain[0] == 0.0
     assert nu.rho == pytest.approx(0.2235, abs=5e-4)
-    # the retain Hessian and the forget-gradient sum of FORMULAS §3.1
+    # the retain Hessian and the forget-gradient sum of docs/calibrations.md §9
     loss = CubicNewtonParams().loss()
     retain, forget = cubic_data(1000, 50, 10.0)
     assert loss.hessian(nu.w_full, retain)[0, 0] / 1000 == pytest.approx(0.197605, abs=1e-6)

@@ -1,4 +1,4 @@
-"""Tests of unlearn_audit.gaussian_unlearning (DESIGN §7)."""
+"""Tests of unlearn_audit.gaussian_unlearning (docs/calibrations.md §12–13)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Two-step Newton removal (Zou et al. 2025) beside the paper's one step (DESIGN §7; issue: seed 2's
+"""Two-step Newton removal (Zou et al. 2025) beside the paper's one step (docs/calibrations.md §12; issue: seed 2's
 two-step Newton): the contraction bound, the T-step radius, shared draws and the slopes it changes."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Accountants of the certified algorithms (stats/accountants.py): model clipping's noisy-step
-accountant (Koloskova et al. 2025, Thm 4.2; FORMULAS §1, Table 6) and rewind-to-delete's h(K) and
-sensitivity (Mu & Klabjan 2025, Thm 3.1; FORMULAS §2), with the worked numbers of FORMULAS §1.4,
-§2.5 and §6.  The hockey-stick function θ_ε(r) = δ_G(ε; r) and the σ of the exact Gaussian
+accountant (Koloskova et al. 2025, Thm 4.2; docs/calibrations.md §4, Table 6) and
+rewind-to-delete's h(K) and sensitivity (Mu & Klabjan 2025, Thm 3.1; docs/calibrations.md §6), with
+the worked numbers of docs/calibrations.md §5 and §8.  The hockey-stick function θ_ε(r) = δ_G(ε; r) and the σ of the exact Gaussian
 mechanism are tested in test_gaussian_mechanism.py."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Theorem 4.2, Lemma C.1, Eq. 3 and the μ-GDP view (stats/bounds.py; paper Section 4, App. A.3,
-B, C; DESIGN §5): the overlap counts N_u against enumeration and exact integers, ε_LB against an
+B, C; docs/bounds.md §0): the overlap counts N_u against enumeration and exact integers, ε_LB against an
 independent naive implementation (tests/support/reference_bounds.py) up to paper scale
 (m = 4500, r = 3000), the perfect-prediction values of App. F, monotonicity, the limit δ < M'/K,
 the errors of bad input; Clopper–Pearson and Eq. 3 (Table 2's saturation), and the μ-GDP

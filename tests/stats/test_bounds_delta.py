@@ -1,7 +1,7 @@
 """δ-aware Lemma 4.1 (stats/bounds.py: ``unlearning_epsilon_lower_bound``,
 ``pairwise_unlearning_epsilon_lower_bound``, ``pairwise_unlearning_mu_lower_bound``): bounds on an
 (ε, δ) unlearning claim, which induces a (2ε, (1 + e^ε)δ) mechanism (Section 4 footnote 3,
-Lemma C.1, Eq. 3 of App. A.3, FORMULAS §7): δ = 0 is the halved bound, monotone in δ, the
+Lemma C.1, Eq. 3 of App. A.3, docs/bounds.md §6): δ = 0 is the halved bound, monotone in δ, the
 bisection is tight, the cap log(M'/(Kδ) − 1), type-I error at the claim, and Eq. 3 by hand."""
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The Gaussian hockey-stick divergence and the exact (analytic) Gaussian mechanism
-(stats/gaussian_mechanism.py; FORMULAS §0, §5; Balle & Wang 2018, Thm 8 and Alg. 1; Dong, Roth &
+(stats/gaussian_mechanism.py; docs/calibrations.md §1–2; Balle & Wang 2018, Thm 8 and Alg. 1; Dong, Roth &
 Su 2022): δ_G(ε; μ) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) against direct evaluation and numerical
-integration, its known values and limits, the calibrated σ/Δ against the table of FORMULAS §5 and
+integration, its known values and limits, the calibrated σ/Δ against the table of docs/calibrations.md §2 and
 against an independent implementation of Balle & Wang's Algorithm 1, and the classic
-σ = Δ·sqrt(2 ln(1.25/δ))/ε that is not valid for ε ≥ 1 (FORMULAS §5.3)."""
+σ = Δ·sqrt(2 ln(1.25/δ))/ε that is not valid for ε ≥ 1 (docs/calibrations.md §2)."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def test_hockey_stick_bad_input(eps, mu, message):
 # the exact Gaussian mechanism
 # ---------------------------------------------------------------------------------------------
 def balle_wang_ratio(eps: float, delta: float) -> float:
-    """σ/Δ by Balle & Wang (2018) Algorithm 1 (FORMULAS §5.2), written independently of the library."""
+    """σ/Δ by Balle & Wang (2018) Algorithm 1 (docs/calibrations.md §2), written independently of the library."""
 
     def e_phi(x):  # e^ε Φ(x), in log space
         return math.exp(eps + float(log_ndtr(x)))
@@ -167,7 +167,7 @@ def test_classic_gaussian_sigma_is_the_dwork_roth_formula_and_not_valid_for_larg
     # valid for ε < 1: its δ_G is at most δ (it is conservative there)
     for eps, delta in ((0.1, 1e-5), (0.5, 1e-3), (0.9, 0.01)):
         assert hockey_stick_delta(eps, 1.0 / classic_gaussian_sigma(eps, delta, 1.0)) <= delta
-    # ε = 800, δ = 0.01: σ/Δ = 0.0039 instead of the required 0.0265 (FORMULAS §5.3), far from (ε, δ)-DP
+    # ε = 800, δ = 0.01: σ/Δ = 0.0039 instead of the required 0.0265 (docs/calibrations.md §2), far from (ε, δ)-DP
     classic = classic_gaussian_sigma(800, 0.01, 1.0)
     assert round(classic, 4) == 0.0039 and classic < gaussian_sigma_ratio(800, 0.01) / 6
     assert hockey_stick_delta(800, 1.0 / classic) > 0.5

@@ -1,4 +1,4 @@
-"""Certified unlearning: model clipping (G.1, Eq. 14) and rewind-to-delete (G.2); FORMULAS §1, §2."""
+"""Certified unlearning: model clipping (G.1, Eq. 14) and rewind-to-delete (G.2); docs/calibrations.md §3–8."""
 
 from __future__ import annotations
 

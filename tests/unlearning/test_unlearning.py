@@ -1,4 +1,4 @@
-"""Uncertified unlearning algorithms behind one registry (DESIGN §6; App. G.4–G.7; FORMULAS §4)."""
+"""Uncertified unlearning algorithms behind one registry (docs/calibrations.md §0, §11; App. G.4–G.7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-# Gaussian certified unlearning in high dimensions (DESIGN §7): GED/UED vs p, vs epsilon and
+# Gaussian certified unlearning in high dimensions (docs/calibrations.md §12–13): GED/UED vs p, vs epsilon and
 # vs m for Gaussian and l2-Laplace noise (each grid at one or more n/p and accuracy losses), a
 # GED and a UED figure per grid, their log-log slopes, and an audit of the mechanism.
 

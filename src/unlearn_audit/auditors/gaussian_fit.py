@@ -1,4 +1,5 @@
-"""The one Gaussian fit of every auditor (Algorithm 2 step 7, Algorithm 3, App. H.1; DESIGN §5).
+"""The one Gaussian fit of every auditor (Algorithm 2 step 7, Algorithm 3, App. H.1;
+docs/workflow.md#the-dag-step-by-step, step 5).
 
 Every auditor fits, per side (the example's batch in the forget set or not; the unlearned model
 or its counterpart), a Gaussian by sample mean and **unbiased** variance (ddof = 1), and scores a

@@ -1,4 +1,4 @@
-"""The runs of a sign-vector audit (DESIGN §3 steps 2, 6, 7; Section 5).
+"""The runs of a sign-vector audit (docs/workflow.md#the-dag-step-by-step, steps 2, 5, 6; Section 5).
 
 * :func:`sign_table` — every sign vector of a design (calibration and evaluation runs), each
   drawn from its own SeedSequence stream (:mod:`unlearn_audit.seeds`);

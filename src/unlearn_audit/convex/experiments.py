@@ -8,7 +8,7 @@ at the certified (ε, δ), and runs the weight-space auditor of App. H.1
 Parameters reproducing Table 2
 ------------------------------
 * Cubic Perturbed Newton (Table 2a, App. H.2/H.4.1): λ0 = 0.2, **M = 0.001** (the text says
-  0.005, but only 0.001 reproduces the σ column, FORMULAS §3.1), B = 2.5, R = 10,
+  0.005, but only 0.001 reproduces the σ column, docs/calibrations.md §9), B = 2.5, R = 10,
   1000 retain points at z = 0, 50 forget points at z = −R, δ = 0.01.  γ = 0.0649422,
   ŵ = −2.39530, w̄ = 0.01452, ρ = 0.2235.
 * Output perturbation (Table 2b, App. I): C0 = 0.1 (Δ = 0.2), δ = 0.01; linear regression

@@ -15,7 +15,7 @@ Losses
 ------
 :class:`CubicLoss`
     App. H.2, Eq. 18: ℓ(w; z) = (λ/2)w² + (M/6)w³ − zw on |w| ≤ B (d = 1), with
-    μ = λ − MB, L = λB + MB²/2 + R for |z| ≤ R (FORMULAS §3.1).
+    μ = λ − MB, L = λB + MB²/2 + R for |z| ≤ R (docs/calibrations.md §9).
 :class:`LogisticLoss`
     App. H.4.2: ℓ(w; x, y) = log(1 + exp(−s·xᵀw)) + (λ/2)‖w‖², s = 2y − 1, for ‖x‖ ≤ X.
 :class:`SquaredLoss`
@@ -135,7 +135,7 @@ class CubicLoss:
     B : box radius B > 0 (2.5).
     R : data radius, |z| ≤ R (10).
 
-    Constants (Sekhari et al. 2021, Lemma 3; FORMULAS §3.1): ∇ℓ = λw + (M/2)w² − z,
+    Constants (Sekhari et al. 2021, Lemma 3; docs/calibrations.md §9): ∇ℓ = λw + (M/2)w² − z,
     ∇²ℓ = λ + Mw, so μ = λ − MB (must be > 0), L = λB + MB²/2 + R, and M.
     """
 

@@ -6,7 +6,7 @@ Given a trained model x̂, the unlearned model is
 
 with Π_{C0} the Euclidean projection onto the ℓ2 ball of radius C0.  Every clipped output lies
 in that ball, so any two differ by at most Δ = 2·C0, and σ is the exact Gaussian mechanism for
-sensitivity 2·C0 at the certified (ε, δ) (FORMULAS §3.2, §5; σ does not depend on the data).
+sensitivity 2·C0 at the certified (ε, δ) (docs/calibrations.md §10, §2; σ does not depend on the data).
 The unlearned model uses x̂ = A(D) (trained with the forget set); its counterpart of
 Definition H.1 is the same mechanism with the empty forget set, x̂ = A(D_r).  Training is least
 squares with no regulariser (App. I.1: "an MSE loss and no regulariser").

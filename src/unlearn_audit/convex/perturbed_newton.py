@@ -5,7 +5,7 @@ Given the full-data ERM ŵ = A(D) and the forget set D_f ⊆ D (|D| = n, |D_f| =
     Ĥ  = (1/(n − m)) Σ_{z ∈ D_r} ∇²ℓ(ŵ; z)                    (retain Hessian at ŵ)
     w̄  = ŵ + (1/(n − m)) Ĥ⁻¹ Σ_{z ∈ D_f} ∇ℓ(ŵ; z)            (Newton correction)
     γ  = 2 M m² L² / (μ³ n²)                                  (Lemma 3: ‖w̄ − ŵ_r‖ ≤ γ)
-    σ  = exact Gaussian mechanism with sensitivity γ at (ε, δ)   (FORMULAS §3.1, §5)
+    σ  = exact Gaussian mechanism with sensitivity γ at (ε, δ)   (docs/calibrations.md §9, §2)
     w̃  = w̄ + N(0, σ² I)
 
 Sekhari et al. calibrate σ with the classic formula, valid only for ε < 1; the audit uses the

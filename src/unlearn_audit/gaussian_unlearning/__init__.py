@@ -1,4 +1,4 @@
-"""Gaussian certified unlearning in high dimensions (arXiv 2510.13094; DESIGN §7).
+"""Gaussian certified unlearning in high dimensions (arXiv 2510.13094; docs/calibrations.md §12–13).
 
 One-step Newton removal plus Gaussian noise N(0, (r/ε)² I) for L2-regularised GLMs, the
 isotropic ℓ2-Laplace baseline of Zou et al. (2025), the accuracy measures GED/UED, the

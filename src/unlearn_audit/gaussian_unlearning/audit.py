@@ -1,4 +1,4 @@
-"""Auditing Gaussian certified unlearning against its exact μ (DESIGN §7, "Audit of this mechanism").
+"""Auditing Gaussian certified unlearning against its exact μ (docs/calibrations.md §13, "Audit of the mechanism").
 
 The privacy pair of the paper's mechanism (arXiv 2510.13094, Def. 2 / Thm 2) is
 
@@ -140,7 +140,7 @@ def make_privacy_pair(
     c: float = 1.0,
     tol: float = DEFAULT_TOL,
 ) -> PrivacyPair:
-    """Draw the paper's synthetic data set, fit β̂, remove m random points (DESIGN §7).
+    """Draw the paper's synthetic data set, fit β̂, remove m random points (docs/calibrations.md §12).
 
     Two spawned streams: data, removal set.
     """
@@ -190,7 +190,7 @@ def audit_table_rows(
     delta: float = 1e-5,
     undernoise_factor: float = 10.0,
 ) -> list[dict]:
-    """One audit-table row per mechanism (DESIGN §7).
+    """One audit-table row per mechanism (docs/calibrations.md §13).
 
     Each mechanism claims μ = ε (its certified GPAR level).  Fields: ``mechanism, claimed_mu,
     true_mu, sigma, mu_lb, mu_lb_alg1, epsilon_lb, epsilon_lb_alg1, delta_lb_at_claimed_epsilon``

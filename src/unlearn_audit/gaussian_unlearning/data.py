@@ -1,4 +1,4 @@
-"""Synthetic GLM designs of the paper's simulations (DESIGN §7; arXiv 2510.13094, §5).
+"""Synthetic GLM designs of the paper's simulations (docs/calibrations.md §12; arXiv 2510.13094, §5).
 
 x_i ~ N(0, I_p/n) (so ‖x_i‖ ≈ sqrt(p/n) = 1 at n = p), β* ~ N(0, I_p), and
 

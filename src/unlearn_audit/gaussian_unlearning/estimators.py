@@ -1,4 +1,4 @@
-"""Accuracy of Gaussian certified unlearning: GED and UED (DESIGN §7; arXiv 2510.13094, Def. 3).
+"""Accuracy of Gaussian certified unlearning: GED and UED (docs/calibrations.md §13; arXiv 2510.13094, Def. 3).
 
 The generalisation error divergence of a released model β̃ = β̂⁽¹⁾_{\\M} + b is
 

@@ -1,4 +1,4 @@
-"""Replications of the paper's simulations (DESIGN §7; arXiv 2510.13094, §5, Fig. 1–3).
+"""Replications of the paper's simulations (docs/calibrations.md §13; arXiv 2510.13094, §5, Fig. 1–3).
 
 One *replication* draws a data set (n, p), fits β̂ once, and for every m and removal
 replicate computes the one-step Newton removal and the exact retrain, then GED/UED for every

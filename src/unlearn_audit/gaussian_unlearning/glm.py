@@ -1,4 +1,4 @@
-"""GLM losses and L2-regularised ERM fitted by exact Newton (DESIGN §7).
+"""GLM losses and L2-regularised ERM fitted by exact Newton (docs/calibrations.md §12).
 
 The model of "Gaussian Certified Unlearning in High Dimensions" (arXiv 2510.13094, §2–3):
 
@@ -13,7 +13,7 @@ predictor η = xᵀβ and exposes
 * ``curvature(y, η)`` — ∂²ℓ/∂η², the per-example Hessian weight (∇²ℓ = ℓ''·x xᵀ);
 * ``error_value(y, η)`` — the loss used to measure accuracy (GED/UED).  It equals ``value``
   except for the log-loss with ``prob_clip`` set, where the predicted probability is clipped
-  to [c, 1 − c] (DESIGN §7: a bounded loss is a knob; fitting always uses the smooth loss).
+  to [c, 1 − c] (docs/calibrations.md §13: a bounded loss is a knob; fitting always uses the smooth loss).
 
 :func:`fit_newton` solves the ERM by Newton's method with an Armijo backtracking line search,
 warm-startable, to ‖∇L‖ < 1e-10 (the paper retrains β̂_{\\M} this way).
@@ -47,7 +47,7 @@ __all__ = [
     "DEFAULT_TOL",
 ]
 
-#: Gradient-norm tolerance of an exact fit (DESIGN §7: "warm-started Newton to ‖∇‖ < 1e-10").
+#: Gradient-norm tolerance of an exact fit (docs/calibrations.md §12: the exact retrain stops at ‖∇‖ < 1e-10).
 DEFAULT_TOL = 1e-10
 
 
@@ -183,7 +183,7 @@ _positive = check_positive
 
 @dataclass(frozen=True, eq=False)
 class RegularizedGLM:
-    """The objective L(β) = λ(ν/2)‖β‖² + Σ_i ℓ(y_i | x_iᵀβ) of one data set (DESIGN §7).
+    """The objective L(β) = λ(ν/2)‖β‖² + Σ_i ℓ(y_i | x_iᵀβ) of one data set (docs/calibrations.md §12).
 
     Parameters
     ----------
@@ -267,7 +267,7 @@ def fit_newton(
     tol: float = DEFAULT_TOL,
     max_iter: int = 100,
 ) -> NewtonFit:
-    """Minimise ``problem`` by damped Newton to ‖∇L‖₂ < ``tol`` (DESIGN §7).
+    """Minimise ``problem`` by damped Newton to ‖∇L‖₂ < ``tol`` (docs/calibrations.md §12).
 
     Each step solves ∇²L(β) s = ∇L(β) by Cholesky and backtracks on L (Armijo, factor 1/2)
     until the Newton decrement sᵀ∇L is below 1e-8, after which full steps are taken

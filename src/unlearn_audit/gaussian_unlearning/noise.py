@@ -1,4 +1,4 @@
-"""Noise calibration and samplers (DESIGN §7; arXiv 2510.13094, Thm 2; Zou et al. 2025).
+"""Noise calibration and samplers (docs/calibrations.md §12; arXiv 2510.13094, Thm 2; Zou et al. 2025).
 
 * Radius r = c · sqrt(m³ / (2λνn)).  The paper's r = C₁(n)·sqrt(C₂(n) m³/(2λνn)) has
   polylog factors C₁, C₂ that it does not state; ``c`` stands for them (default 1).
@@ -49,7 +49,7 @@ def _check_noise_kind(kind: str) -> str:
 
 
 def noise_radius(m: int, n: int, lam: float, *, nu: float = 2.0, c: float = 1.0) -> float:
-    """r = c · sqrt(m³ / (2λνn)) (DESIGN §7; the paper's Thm 2 with C₁C₂^{1/2} → c)."""
+    """r = c · sqrt(m³ / (2λνn)) (docs/calibrations.md §12; the paper's Thm 2 with C₁C₂^{1/2} → c)."""
     if isinstance(n, bool) or int(n) != n or int(n) < 2:
         raise ValueError(f"n must be an integer >= 2, got {n!r}")
     if isinstance(m, bool) or int(m) != m or not (1 <= int(m) < int(n)):

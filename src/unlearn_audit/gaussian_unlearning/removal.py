@@ -1,4 +1,4 @@
-"""Newton removal (one step, or T steps) and exact retraining (DESIGN §7; arXiv 2510.13094, Eq. of §3).
+"""Newton removal (one step, or T steps) and exact retraining (docs/calibrations.md §12; arXiv 2510.13094, Eq. of §3).
 
 For a removal set M ⊂ {1, …, n} of size m, the unlearned (noise-free) model is one Newton
 step on the objective without M, started at the full-data minimiser β̂:
@@ -63,7 +63,7 @@ def newton_iterates(
     steps: int = 1,
     hessian: np.ndarray | None = None,
 ) -> tuple[np.ndarray, ...]:
-    """β̂⁽¹⁾_{\\M}, …, β̂⁽ᵀ⁾_{\\M}: ``steps`` = T Newton steps on L_{\\M} from β̂ (T = 1: DESIGN §7;
+    """β̂⁽¹⁾_{\\M}, …, β̂⁽ᵀ⁾_{\\M}: ``steps`` = T Newton steps on L_{\\M} from β̂ (T = 1: docs/calibrations.md §12;
     T = 2: the two-step removal of Zou et al. 2025, each step t ≥ 2 at the previous iterate).
 
     Parameters
@@ -99,7 +99,7 @@ def newton_removal(
     hessian: np.ndarray | None = None,
     steps: int = 1,
 ) -> np.ndarray:
-    """β̂⁽ᵀ⁾_{\\M}: the last of :func:`newton_iterates` (T = ``steps``; one step by default, DESIGN §7)."""
+    """β̂⁽ᵀ⁾_{\\M}: the last of :func:`newton_iterates` (T = ``steps``; one step by default, docs/calibrations.md §12)."""
     return newton_iterates(problem, beta_hat, removed, steps=steps, hessian=hessian)[-1]
 
 

@@ -1,4 +1,5 @@
-"""The controls every neural-network audit stands beside (paper §7; DESIGN §3).
+"""The controls every neural-network audit stands beside (paper §7;
+docs/workflow.md#neural-network-audits-designs-and-experiments).
 
 * **No unlearning** — the trained model A(D(S)) audited as is (``method: no_unlearning``): the
   design's own leakage, the level an unlearning method must fall below to have done anything.

@@ -1,4 +1,4 @@
-"""Workflow steps of the second paper's experiments (DESIGN §7); one function per rule.
+"""Workflow steps of the second paper's experiments (docs/calibrations.md §12–13); one function per rule.
 
 * :func:`cell` (rule ``gaussian_unlearning_cell``) — all replications at one p, for every
   aspect ratio n/p (``n_over_p``) and accuracy loss (``prob_clip``) of the grid; seeds from

@@ -1,21 +1,29 @@
-"""Neural-network audits, one function per workflow rule (DESIGN §3); torch-free.
+"""Neural-network audits, one function per workflow rule (docs/workflow.md#the-dag-step-by-step); torch-free.
 
-``workflow/rules/nn.smk`` → ``workflow/scripts/nn_<step>.py`` → the function of the same name here
-or, for the two rules that train models, in :mod:`.nn_runs`:
+``workflow/rules/nn.smk`` has one wildcard rule per step (no rule is generated per chunk or per
+experiment); each rule's script ``workflow/scripts/<rule>.py`` calls the function named after it
+here or, for the rules that train and unlearn models, in :mod:`.nn_runs`:
 
-* :func:`prepare_data` (``nn_prepare_data``) — the dataset split of a design (retain set, candidate
-  forget pool cut into m batches of size B, validation and test sets);
-* :func:`sample_signs` (``nn_sample_signs``) — every sign vector of the design, calibration and
-  evaluation phases from disjoint streams;
-* :func:`.nn_runs.train` (``nn_train_*``) and :func:`.nn_runs.unlearn` (``nn_unlearn_*``) — base
-  models and unlearned models with their scores (torch);
-* :func:`fit` (``nn_fit``) — per-example Gaussians from calibration runs only;
-* :func:`audit` (``nn_audit``) — overlaps and bounds from evaluation runs only, the pre-registered
-  cell marked;
-* :func:`checkpoint_audit` (``nn_checkpoint_audit``) — the same audit of the algorithm stopped at
-  each of its checkpoint steps (App. F.4: just after the first noisy step);
-* :func:`table` (``nn_table``) and :func:`figure_r` (``nn_figure_r``), both with each bound's
-  perfect-prediction ceiling beside it (:func:`with_ceilings`).
+* :func:`prepare_data` (rule ``nn_prepare_data``, wildcard ``design``) — the dataset split of a
+  design (retain set, candidate forget pool cut into m batches of size B, validation and test sets);
+* :func:`sample_signs` (``nn_sample_signs``, ``design``) — every sign vector of the design,
+  calibration and evaluation phases from disjoint streams;
+* :func:`.nn_runs.train` (``nn_train``, wildcards ``design`` and ``chunk``; ``nn_train_retrain``,
+  ``design``: the one retrained model A(D_r)) and :func:`.nn_runs.unlearn` (``nn_unlearn``, wildcards
+  ``group`` and ``chunk``) — base models, and the unlearned models' scores and metrics, one job per
+  chunk of runs, written into the chunk's folder (torch);
+* :func:`fit` (``nn_fit``, ``experiment``) — per-example Gaussians from calibration runs only;
+* :func:`audit` (``nn_audit``, ``experiment``) — overlaps and bounds from evaluation runs only, the
+  pre-registered cell marked;
+* :func:`checkpoint_audit` (``nn_checkpoint_audit``, ``experiment``) — the same audit of the
+  algorithm stopped at each of its checkpoint steps (App. F.4: just after the first noisy step);
+* :func:`table` (``nn_table``, ``table``) and :func:`figure_r` (``nn_figure_r``, no wildcard), both
+  with each bound's perfect-prediction ceiling beside it (:func:`with_ceilings`).
+
+``nn_fit``, ``nn_audit`` and ``nn_checkpoint_audit`` match batchwise experiments only (their
+``wildcard_constraints``); joint and pairwise experiments are audited by the rules of
+``workflow/rules/certified.smk`` (:mod:`.certified`).  The plan (:mod:`.plan`) lists the chunks of
+each design and group and names the per-run files of each job.
 
 This module imports neither torch nor matplotlib at import time, so the many small jobs of the
 statistics rules start in a fraction of the time of a training job.

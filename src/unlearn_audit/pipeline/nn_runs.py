@@ -1,8 +1,12 @@
-"""The two torch rules of the neural-network audits: base training and unlearning (DESIGN §3).
+"""The two torch rules of the neural-network audits: base training and unlearning (docs/workflow.md#the-dag-step-by-step).
 
-``nn_train_<design>_<chunk>`` → :func:`train` and ``nn_unlearn_<experiment>_<chunk>``
-→ :func:`unlearn`; the other rules of :mod:`.nn` stay torch-free.  Chunked jobs read each run's
-index from its output path (:func:`~.paths.run_of_path`).
+Rules ``nn_train`` (wildcards ``design`` and ``chunk``) and ``nn_train_retrain`` (``design``) →
+``workflow/scripts/nn_train.py`` → :func:`train`; rule ``nn_unlearn`` (wildcards ``group`` and
+``chunk``) → ``workflow/scripts/nn_unlearn.py`` → :func:`unlearn`.  One wildcard rule per step makes
+every chunk: a chunk job's output is its chunk's folder (``nn_train_retrain``'s the one model
+file), and the per-run files come in the rule's params (the plan's ``nn_train_job`` and
+``nn_unlearn_job``); each run's (phase, index) is read back from its output path
+(:func:`~.paths.run_of_path`).  The other rules of :mod:`.nn` stay torch-free.
 """
 
 from __future__ import annotations
@@ -42,7 +46,8 @@ def train_config(cfg: Mapping) -> TrainConfig:
 
 
 class RunSwitches(NamedTuple):
-    """The design's device switches of its training and unlearning steps (DESIGN §8), recorded per run."""
+    """The design's device switches of its training and unlearning steps, recorded per run
+    (docs/workflow.md#many-models-per-job-threads-and-precision)."""
 
     precision: str       # "fp32", or "bf16" autocast
     compiled: bool       # torch.compile of the model's forward

@@ -1,4 +1,4 @@
-"""Every file path of the workflow, one helper per kind of file (DESIGN §4 layout).
+"""Every file path of the workflow, one helper per kind of file (the layout of docs/schemas.md#outputs).
 
 The Snakemake rules (through :class:`.plan.WorkflowPlan`) and the pipeline functions both build paths
 here, so a layout change is made once.  Base training and unlearning run in chunks of runs, one job

@@ -1,5 +1,6 @@
-"""Process-level settings for workflow jobs (DESIGN §8: thread pools sized to the job), their
-device, and the GPU slot a job holds on a machine with several GPUs (:func:`gpu_slot`)."""
+"""Process-level settings for workflow jobs (thread pools sized to the job:
+docs/workflow.md#many-models-per-job-threads-and-precision), their device, and the GPU slot a job
+holds on a machine with several GPUs (:func:`gpu_slot`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tables and figures of the Gaussian certified-unlearning experiments (DESIGN §7)."""
+"""Tables and figures of the Gaussian certified-unlearning experiments (docs/calibrations.md §13)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Statistically valid lower bounds on ε (paper Section 4, App. A.3, B, C; DESIGN §5).
+"""Statistically valid lower bounds on ε (paper Section 4, App. A.3, B, C; docs/bounds.md §0).
 
 * :func:`epsilon_lower_bound` — Theorem 4.2 (mean: Chernoff bound, Eq. 1; median:
   Eq. 2) and, for δ > 0, Lemma C.1, solved for ε.  ``epsilon_ldp`` is the bound for
@@ -605,6 +605,6 @@ def pairwise_unlearning_mu_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.
     """μ_LB of the unlearning pair: :func:`gdp_mu_lower_bound` / 2.
 
     The two unlearned models are each μ-GDP-close to A(D_r); Gaussian group privacy adds the μ's,
-    so they are 2μ-GDP apart (FORMULAS §7, the μ analogue of Lemma 4.1's halving).
+    so they are 2μ-GDP apart (docs/bounds.md §6, the μ analogue of Lemma 4.1's halving).
     """
     return gdp_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta) / 2.0

@@ -78,7 +78,7 @@ def gaussian_sigma_ratio(epsilon: float, delta: float) -> float:
     """σ/Δ of the exact Gaussian mechanism: the root t of δ_G(ε; 1/t) = δ.
 
     The calibrated σ for sensitivity Δ is ``t * Δ`` (σ scales linearly with Δ).
-    Balle & Wang (2018), Thm 8; FORMULAS §5.1.
+    Balle & Wang (2018), Thm 8; docs/calibrations.md §2.
     """
     epsilon = _check_epsilon(epsilon)
     delta = float(delta)

@@ -3,8 +3,9 @@
 * :mod:`.config` — :class:`TrainConfig` and the learning-rate schedules (numpy only, no torch);
 * :mod:`.sgd` — the one SGD loop :func:`sgd_run` and its update :class:`MomentumSGD` (torch);
 * :mod:`.base` — π (:func:`shuffle_orders`), :func:`train_model` (Section 3, G.1.2);
-* :mod:`.batched` — K TinyNets as one grouped-convolution network (DESIGN §8);
-* :mod:`.vmapped` — K models' SGD steps by ``torch.func.vmap`` over their stacked weights (DESIGN §8);
+* :mod:`.batched` — K TinyNets as one grouped-convolution network (docs/workflow.md#many-models-per-job-threads-and-precision);
+* :mod:`.vmapped` — K models' SGD steps by ``torch.func.vmap`` over their stacked weights
+  (docs/workflow.md#many-models-per-job-threads-and-precision);
 * :mod:`.many` — :func:`train_many`: many models from one x0 and π, one by one or grouped;
 * :mod:`.resume` — a training's saved state, to resume it after SIGTERM or a lost job.
 

@@ -6,7 +6,7 @@ set and the whole candidate forget pool, indexed 0..n_universe-1; :func:`shuffle
 run on D(S) visits, in epoch e, the examples of ``orders[e]`` that belong to D(S), in that order,
 and cuts them into consecutive mini-batches (:func:`epoch_rows`).  Given x0 and π, the trained model
 A(D(S)) is then a deterministic function of the sign vector S, so one training per distinct
-training set is shared across unlearning seeds and unlearning methods (DESIGN §3).
+training set is shared across unlearning seeds and unlearning methods (docs/workflow.md#the-dag-step-by-step, step 3).
 
 Optimiser: SGD with momentum (PyTorch semantics: ``buf = μ·buf + (g + wd·θ)``, ``θ -= lr·buf``) and a
 per-step learning rate from the one-cycle, cosine or constant schedule (:func:`lr_schedule`).

@@ -1,4 +1,5 @@
-"""Many TinyNets at once: K models on K training sets as one grouped-convolution network (DESIGN §8).
+"""Many TinyNets at once: K models on K training sets as one grouped-convolution network
+(docs/workflow.md#many-models-per-job-threads-and-precision).
 
 :func:`train_models_grouped` trains K TinyNets on K training sets of equal size at once — the
 same training as :func:`~.base.train_model` up to floating-point evaluation order.  The workflow

@@ -1,5 +1,6 @@
 """Many models from one x0 and order π: one by one (:func:`.base.train_model`) or K at a time as one
-grouped network (:mod:`.batched`), the path chosen per call (Section 3, G.1.2; DESIGN §8).
+grouped network (:mod:`.batched`), the path chosen per call (Section 3, G.1.2;
+docs/workflow.md#many-models-per-job-threads-and-precision).
 
 Its own module so that :mod:`.base` and :mod:`.batched` do not import each other.
 """

@@ -1,4 +1,5 @@
-"""K models' SGD steps at once by ``torch.func.vmap`` over their stacked weights (DESIGN §8).
+"""K models' SGD steps at once by ``torch.func.vmap`` over their stacked weights
+(docs/workflow.md#many-models-per-job-threads-and-precision).
 
 The second batched form beside the grouped network (:mod:`.batched`): :func:`vmapped_sgd_run`
 stacks the K models' parameters along a new first dimension and computes the K per-model

@@ -4,7 +4,7 @@ Phase 1 ascends the cross-entropy on D_f(S) only, x_{t+1} = x_t + η g_f^t (Eq. 
 number of epochs over D_f(S) with a constant learning rate (CIFAR-100: 2 epochs at 1e-3;
 Shakespeare: 2 epochs at 0.05).  Phase 2 is retain-set fine-tuning (G.7; CIFAR-100: one-cycle,
 maximum 0.1) with a fresh optimiser.  The ascent touches only the sampled forget set D_f(S)
-(the authors' code ascended on the whole candidate pool; DESIGN §6).  No weight decay is applied
+(the authors' code ascended on the whole candidate pool; docs/calibrations.md §0).  No weight decay is applied
 during the ascent (ascending a weight-decay term would only inflate the weights).
 """
 
@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from ..training.sgd import random_batches, sgd_run
-from . import register
+from .registry import register
 from .common import RetainSteps, finetune_steps, run_final
 from .params import ForgetAscentParams
 

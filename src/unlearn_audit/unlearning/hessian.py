@@ -1,4 +1,4 @@
-"""Hessian-based unlearning: one Newton step by LiSSA, then Gaussian noise (App. G.4; FORMULAS §4).
+"""Hessian-based unlearning: one Newton step by LiSSA, then Gaussian noise (App. G.4; docs/calibrations.md §11).
 
 Update (code form of Zhang et al. 2025, the version the audit ran):
 
@@ -12,7 +12,7 @@ in the Hessian computation and not in the gradient g"); ``grad_regularizer=True`
 as the authors' code does.  R is ½‖θ‖² (``"squared"``: H̃ = H + (λ+γ) I, G.4's description and the
 Shakespeare code) or Σ_layers ‖θ_layer‖₂ (``"norm"``: the CIFAR code).
 
-LiSSA (Agarwal et al. 2017), exactly as coded (FORMULAS §4.2):
+LiSSA (Agarwal et al. 2017), exactly as coded (docs/calibrations.md §11):
 
     for i = 1..s1:   h ← g;   for j = 1..s2:  h ← g + h − (H̃_{B_j} h) / scale;   est_i = h / scale
     H̃⁻¹ g ≈ mean_i est_i
@@ -32,7 +32,7 @@ import torch
 from torch import nn
 
 from ..training.sgd import loss_fn
-from . import Monitor, NoiseRelease, register
+from .registry import Monitor, NoiseRelease, register
 from .params import BUILTIN_RELEASE_PARAMS, REGULARIZERS, HessianParams
 
 __all__ = ["HessianParams", "hessian", "hessian_step", "hessian_release", "lissa_inverse_hvp", "retain_gradient", "regularizer", "REGULARIZERS"]
@@ -73,7 +73,7 @@ def lissa_inverse_hvp(
     s2: int,
     scale: float,
 ) -> list[torch.Tensor]:
-    """LiSSA estimate of H⁻¹ v (FORMULAS §4.2).
+    """LiSSA estimate of H⁻¹ v (docs/calibrations.md §11).
 
     ``hvp(h)`` returns the product of a (stochastic) Hessian estimate with ``h``; it is called
     s1·s2 times and should draw a fresh minibatch each call.  Raises ``FloatingPointError`` when

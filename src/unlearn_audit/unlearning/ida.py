@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from ..training.sgd import loss_fn, random_batches, sgd_run
-from . import register
+from .registry import register
 from .common import RetainSteps, finetune_steps, run_final
 from .params import IDAParams
 

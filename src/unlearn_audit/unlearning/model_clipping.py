@@ -1,6 +1,6 @@
-"""Model clipping: noisy projected retain steps, then retain fine-tuning (App. G.1, Eq. 14; FORMULAS §1).
+"""Model clipping: noisy projected retain steps, then retain fine-tuning (App. G.1, Eq. 14; docs/calibrations.md §3–5).
 
-Koloskova et al. (2025), as audited (G.1.1–G.1.2, FORMULAS §1.1):
+Koloskova et al. (2025), as audited (G.1.1–G.1.2, docs/calibrations.md §3):
 
     x_0     = Π_{C0}(x̂)                                     (σ0 = 0: no initial noise)
     x_{t+1} = Π_{C2}(x_t − γ (g_t + λ x_t)) + ξ_{t+1},      ξ_{t+1} ~ N(0, σ² I),  t = 0..T−1
@@ -27,7 +27,7 @@ from torch import nn
 from ..stats.accountants import model_clipping_deltas
 from ..torch_utils import deterministic_algorithms, global_norm_tensor, sum_of_squares
 from ..training.sgd import MomentumSGD, loss_fn, random_batches, resident_schedule
-from . import Monitor, register
+from .registry import Monitor, register
 from .common import RetainSteps, run_final
 from .params import ModelClippingParams, model_clipping_plan
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from . import register
+from .registry import register
 from .params import NoUnlearningParams
 
 __all__ = ["no_unlearning"]

@@ -1,4 +1,4 @@
-"""Hyperparameters of the built-in unlearning algorithms (paper §7, App. G; DESIGN §6).
+"""Hyperparameters of the built-in unlearning algorithms (paper §7, App. G; docs/calibrations.md §0).
 
 Torch-free: the workflow validates an experiment's ``params`` against these dataclasses before any
 job runs, without importing torch.  Defaults are the paper's CIFAR-100 values where it gives them.
@@ -194,7 +194,7 @@ class HessianParams:
 
 @dataclass(frozen=True)
 class ModelClippingParams(FinetuneParams):
-    """Hyperparameters of ``model_clipping`` (G.1; Eq. 14; FORMULAS §1).
+    """Hyperparameters of ``model_clipping`` (G.1; Eq. 14; docs/calibrations.md §3–5).
 
     Attributes
     ----------
@@ -224,7 +224,7 @@ class ModelClippingParams(FinetuneParams):
     checkpoint_steps
         Noisy steps t (1 ≤ t ≤ T) after which the model is reported to the monitor.
     compat_table6_truncation
-        Use the audit repository's truncated θ (FORMULAS §1.4(a); 4041 instead of 4013 steps).
+        Use the audit repository's truncated θ (docs/calibrations.md §5 (a); 4041 instead of 4013 steps).
     """
 
     C0: float = 30.0
@@ -349,7 +349,7 @@ def model_clipping_plan(params: ModelClippingParams, n_retain: int, *, strict: b
 
 @dataclass(frozen=True)
 class RewindToDeleteParams:
-    """Hyperparameters of ``rewind_to_delete`` (G.2; Mu & Klabjan Thm 3.1; FORMULAS §2).
+    """Hyperparameters of ``rewind_to_delete`` (G.2; Mu & Klabjan Thm 3.1; docs/calibrations.md §6–8).
 
     Attributes
     ----------
@@ -359,9 +359,9 @@ class RewindToDeleteParams:
     lr
         η of the K retain steps and of the training (0.01); momentum 0, no weight decay.
     epsilon, delta
-        Target (ε, δ) of the final Gaussian noise (δ = 1e-3 as in the audit code, FORMULAS §2.4).
+        Target (ε, δ) of the final Gaussian noise (δ = 1e-3 as in the audit code, docs/calibrations.md §6).
     lipschitz_samples, lipschitz_std
-        The per-run estimate of L (FORMULAS §2.3): max over that many perturbations N(0, std² I).
+        The per-run estimate of L (docs/calibrations.md §7): max over that many perturbations N(0, std² I).
     micro_batch
         Gradient-accumulation chunk of the full-batch gradients (memory only).
     """

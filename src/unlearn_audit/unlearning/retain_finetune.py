@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from . import register
+from .registry import register
 from .common import RetainSteps, finetune_steps, run_final
 from .params import RetainFinetuneParams
 

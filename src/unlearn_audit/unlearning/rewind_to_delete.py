@@ -1,4 +1,4 @@
-"""Rewind-to-delete, R2D: K full-batch retain GD steps from θ_{T−K}, then Gaussian noise (App. G.2; FORMULAS §2).
+"""Rewind-to-delete, R2D: K full-batch retain GD steps from θ_{T−K}, then Gaussian noise (App. G.2; docs/calibrations.md §6–8).
 
 Mu & Klabjan (2025), Thm 3.1.  The model given is the checkpoint θ_{T−K} of T − K full-batch GD
 steps on the whole training set D (the workflow's base training produces it).  Unlearning runs K
@@ -8,8 +8,8 @@ the gradient accumulated over micro-batches weighted by their size, giving θ''_
     θ_u = θ''_K + ξ,    ξ ~ N(0, σ² I) on every parameter, drawn from the run's generator
 
 (every run draws its own noise; the authors reused one noisy model for many runs).  σ is the exact
-Gaussian mechanism (FORMULAS §5) for Δ = 2·m_f·G·h(K)/(L·n) (§2.2 (R1)–(R2)), n = |D_r| + |D_f(S)|,
-m_f = |D_f(S)|.  G and L are the authors' per-run estimates (FORMULAS §2.3) — **estimates, not
+Gaussian mechanism (docs/calibrations.md §2) for Δ = 2·m_f·G·h(K)/(L·n)
+(docs/calibrations.md §6, (R1)–(R2)), n = |D_r| + |D_f(S)|, m_f = |D_f(S)|.  G and L are the authors' per-run estimates (docs/calibrations.md §7) — **estimates, not
 certified bounds**:
 
 * G = max over the K steps of the full-batch gradient norm before each step (train mode);
@@ -30,7 +30,7 @@ from torch import nn
 
 from ..stats.accountants import r2d_h, r2d_sensitivity
 from ..stats.gaussian_mechanism import gaussian_sigma
-from . import Monitor, NoiseRelease, register
+from .registry import Monitor, NoiseRelease, register
 from ..torch_utils import global_norm
 from .hessian import retain_gradient
 from .params import BUILTIN_RELEASE_PARAMS, RewindToDeleteParams
@@ -45,7 +45,7 @@ def _noise(params, std: float, generator: torch.Generator) -> list[torch.Tensor]
 
 def lipschitz_estimate(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], samples: int, std: float,
                        generator: torch.Generator, chunk: int = 1024) -> float:
-    """L̂ = max_i ‖g(θ+ξ_i) − g(θ)‖/‖ξ_i‖, ξ_i ~ N(0, std² I), g the retain mean-CE gradient (FORMULAS §2.3).
+    """L̂ = max_i ‖g(θ+ξ_i) − g(θ)‖/‖ξ_i‖, ξ_i ~ N(0, std² I), g the retain mean-CE gradient (docs/calibrations.md §7).
 
     Computed in eval mode; the model's parameters are restored afterwards.  An estimate, not a bound.
     """
@@ -81,7 +81,7 @@ def r2d_descent(
     params: RewindToDeleteParams,
     generator: torch.Generator,
 ) -> dict:
-    """The noiseless part: K full-batch GD steps on D_r from θ_{T−K} (in place), G and L̂ (FORMULAS §2.3).
+    """The noiseless part: K full-batch GD steps on D_r from θ_{T−K} (in place), G and L̂ (docs/calibrations.md §7).
 
     The Lipschitz probes are drawn from ``generator``; D_f(S) enters only through its size.
     """
@@ -136,7 +136,7 @@ def r2d_descent_many(
         with torch.no_grad():
             for w, g in zip(stack.weights, grads):
                 w.sub_(params.lr * g)
-    # L̂ (FORMULAS §2.3) in eval mode: run j's probes drawn from its own generator, parameter by parameter
+    # L̂ (docs/calibrations.md §7) in eval mode: run j's probes drawn from its own generator, parameter by parameter
     base = [w.clone() for w in stack.weights]
     g0 = stack.mean_loss_gradient(x, y, params.micro_batch, train=False)
     L = [0.0] * k
@@ -157,7 +157,7 @@ def r2d_descent_many(
 
 
 def r2d_release(model: nn.Module, state: dict, params: RewindToDeleteParams, generator: torch.Generator, monitor: Monitor | None = None) -> nn.Module:
-    """θ''_K + N(0, σ² I), σ the exact Gaussian mechanism for the target (ε, δ) and Δ (FORMULAS §2.2, §5)."""
+    """θ''_K + N(0, σ² I), σ the exact Gaussian mechanism for the target (ε, δ) and Δ (docs/calibrations.md §6, §2)."""
     mon = monitor if monitor is not None else Monitor()
     L, G, n, m_f = state["L"], state["G"], state["n"], state["m_f"]
     h = r2d_h(params.K, params.lr, L, n, m_f, params.T)
@@ -186,7 +186,7 @@ def rewind_to_delete(
     generator: torch.Generator,
     monitor: Monitor | None = None,
 ) -> nn.Module:
-    """θ_{T−K} → K full-batch GD steps on D_r → θ''_K + N(0, σ² I) (G.2; FORMULAS §2).
+    """θ_{T−K} → K full-batch GD steps on D_r → θ''_K + N(0, σ² I) (G.2; docs/calibrations.md §6–8).
 
     ``monitor.record`` receives ``lipschitz`` (L̂), ``grad_bound`` (G), ``h``, ``sensitivity`` (Δ),
     ``sigma``, ``n`` and ``m_f``.  D_f(S) enters only through its size m_f.

@@ -1,4 +1,4 @@
-"""The Gaussian certified unlearning section's plan (DESIGN §7): its grids, cells and targets.  Torch-free."""
+"""The Gaussian certified unlearning section's plan (docs/calibrations.md §13): its grids, cells and targets.  Torch-free."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from .base import PlanBase
 
 __all__ = ["GAUSSIAN_UNLEARNING_EXPERIMENTS", "GaussianUnlearningPlan"]
 
-#: The Gaussian-unlearning experiments (DESIGN §7): the grid of each is ``p`` or ``epsilons``.
+#: The Gaussian-unlearning experiments (docs/calibrations.md §13): the grid of each is ``p`` or ``epsilons``.
 GAUSSIAN_UNLEARNING_EXPERIMENTS = ("ged_vs_p", "ged_vs_eps", "ged_vs_m")
 
 
