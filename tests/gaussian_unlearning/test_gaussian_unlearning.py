@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from unlearn_audit.auditors.gaussian_release import GaussianRelease
 from unlearn_audit.auditors.weight_space import ProjectionSettings
 from unlearn_audit.gaussian_unlearning import (
-    GaussianReleaseSampler,
     GLMUnlearningConfig,
     RegularizedGLM,
     audit_projection,
@@ -380,7 +380,8 @@ def _pair_samplers(p: int, mu: float, sigma: float = 0.5, seed: int = 0):
     direction = rng.standard_normal(p)
     direction /= np.linalg.norm(direction)
     shifted = base + mu * sigma * direction
-    return GaussianReleaseSampler(base, sigma), GaussianReleaseSampler(shifted, sigma)
+    release = GaussianRelease(shifted, base, sigma)
+    return release.counterpart, release.unlearned
 
 
 def test_audit_bounds_are_valid_over_repetitions():

@@ -40,7 +40,7 @@ from .perturbed_newton import (
     newton_sensitivity,
     perturbed_newton,
 )
-from .release import GaussianRelease
+from ..auditors.gaussian_release import GaussianRelease
 
 __all__ = [
     "ConvexAuditResult",

@@ -16,7 +16,6 @@ Depends on numpy and scipy only.
 from .audit import (
     MECHANISMS,
 
-    GaussianReleaseSampler,
     PrivacyPair,
     ProjectionAudit,
     audit_projection,
@@ -59,7 +58,6 @@ from .removal import RemovalResult, newton_removal, remove, retrain, sample_remo
 __all__ = [
     "MECHANISMS",
 
-    "GaussianReleaseSampler",
     "PrivacyPair",
     "ProjectionAudit",
     "audit_projection",

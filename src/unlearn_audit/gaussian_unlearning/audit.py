@@ -31,7 +31,7 @@ Algorithm 1 signs and draws per side) are distinct children of one ``SeedSequenc
 nothing drawn for calibration is reused for evaluation, so the bounds are valid at level ζ.
 
 A sampler may be any ``f(rng, size) -> (size, p)``; the draws are then generated and projected
-in chunks.  :class:`GaussianReleaseSampler` also samples the calibration mean and the
+in chunks.  A side of :class:`~unlearn_audit.auditors.gaussian_release.GaussianRelease` also samples the calibration mean and the
 projections directly (exactly in distribution: d̂ᵀ(θ + σz) ~ N(d̂ᵀθ, σ²‖d̂‖²)), so 10⁶
 evaluation draws cost O(10⁶) whatever p is.
 """
@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..auditors.gaussian_release import GaussianRelease
 from ..auditors.weight_space import ProjectionAudit, ProjectionSettings, Sampler, audit_projection
 from ..seeds import SeedLike, as_seed_sequence
 from .data import make_data
@@ -53,7 +54,6 @@ from .removal import remove, sample_removal_set
 __all__ = [
     "Sampler",
     "SeedLike",
-    "GaussianReleaseSampler",
     "ProjectionSettings",
     "ProjectionAudit",
     "audit_projection",
@@ -65,44 +65,6 @@ __all__ = [
 ]
 
 MECHANISMS = ("certified", "control_tight", "control_undernoised")
-
-
-@dataclass(frozen=True, eq=False)
-class GaussianReleaseSampler:
-    """Draws of ``mean + sigma · z``, z ~ N(0, I_p): one side of the Gaussian privacy pair.
-
-    Besides ``__call__(rng, size)`` it samples, exactly in distribution, the mean of ``size``
-    draws (:meth:`sample_mean`) and the projections of ``size`` draws on a fixed direction
-    (:meth:`sample_projection`), which keeps memory at O(p + size).
-    """
-
-    mean: np.ndarray
-    sigma: float
-
-    def __post_init__(self) -> None:
-        mean = np.asarray(self.mean, dtype=float).ravel()
-        sigma = float(self.sigma)
-        if not (math.isfinite(sigma) and sigma > 0):
-            raise ValueError(f"sigma must be a finite number > 0, got {self.sigma!r}")
-        object.__setattr__(self, "mean", mean)
-        object.__setattr__(self, "sigma", sigma)
-
-    @property
-    def dim(self) -> int:
-        return int(self.mean.size)
-
-    def __call__(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        return self.mean + self.sigma * rng.standard_normal((int(size), self.dim))
-
-    def sample_mean(self, rng: np.random.Generator, size: int) -> np.ndarray:
-        """The sample mean of ``size`` draws: N(mean, σ²/size · I)."""
-        return self.mean + self.sigma / math.sqrt(int(size)) * rng.standard_normal(self.dim)
-
-    def sample_projection(self, rng: np.random.Generator, size: int, direction: np.ndarray) -> np.ndarray:
-        """dᵀx for ``size`` draws x: N(dᵀmean, σ²‖d‖²)."""
-        direction = np.asarray(direction, dtype=float)
-        loc = float(direction @ self.mean)
-        return loc + self.sigma * float(np.linalg.norm(direction)) * rng.standard_normal(int(size))
 
 
 # --------------------------------------------------------------------------------------
@@ -126,6 +88,11 @@ class PrivacyPair:
     def true_mu(self, sigma: float) -> float:
         """The exact μ of (β̂_{\\M} + b, β̂⁽¹⁾_{\\M} + b), b ~ N(0, σ²I)."""
         return self.sensitivity / float(sigma)
+
+    def release(self, sigma: float) -> GaussianRelease:
+        """The mechanism's privacy pair at noise σ: β̂⁽¹⁾_{\\M} + b against β̂_{\\M} + b (certified
+        bound: the radius r)."""
+        return GaussianRelease(self.unlearned, self.retrained, sigma, sensitivity=self.r)
 
 
 def make_privacy_pair(
@@ -203,9 +170,8 @@ def audit_table_rows(
     rows: list[dict] = []
     for mech, child in zip(mechanisms, children):
         sigma = mechanism_sigma(pair, epsilon, mech, undernoise_factor=undernoise_factor)
-        res = audit_projection(
-            GaussianReleaseSampler(pair.retrained, sigma), GaussianReleaseSampler(pair.unlearned, sigma), child, settings
-        )
+        release = pair.release(sigma)
+        res = audit_projection(release.counterpart, release.unlearned, child, settings)
         rows.append(
             {
                 "mechanism": mech,
