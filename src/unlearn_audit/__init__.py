@@ -42,7 +42,7 @@ _EXPORTS = {
     "pairwise_audit_table": ".auditors",
     "sign_table": ".auditors",
     "Bound": ".stats.bounds",
-    "PairwiseBound": ".stats.bounds",
+    "pairwise_error_limits": ".stats.bounds",
     "audit_tail_bound": ".stats.bounds",
     "epsilon_lower_bound": ".stats.bounds",
     "reference_epsilon_lower_bound": ".stats.reference",

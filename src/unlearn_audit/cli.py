@@ -11,7 +11,6 @@ import math
 import os
 import sys
 import tempfile
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ from .stats.bounds import (
     gdp_mu_lower_bound,
     gdp_mu_lower_bound_from_accuracy,
     pairwise_epsilon_lower_bound,
+    pairwise_error_limits,
 )
 from .stats.gdp_overlaps import MU_METHODS, mu_lower_bound
 from .stats.selection import TESTS
@@ -177,9 +177,10 @@ def _cmd_bound(args) -> dict:
 
 def _cmd_pairwise(args) -> dict:
     res = pairwise_epsilon_lower_bound(args.fp, args.n_neg, args.fn, args.n_pos, zeta=args.zeta, delta=args.delta)
-    out = asdict(res)
-    out["mu_lb"] = gdp_mu_lower_bound(args.fp, args.n_neg, args.fn, args.n_pos, zeta=args.zeta)
-    return out
+    fp_high, fn_high = pairwise_error_limits(args.fp, args.n_neg, args.fn, args.n_pos, zeta=args.zeta)
+    return {"epsilon_lb": res.epsilon_lb, "fp_high": fp_high, "fn_high": fn_high, "fp": args.fp, "n_neg": args.n_neg, "fn": args.fn,
+            "n_pos": args.n_pos, "zeta": res.zeta, "delta": res.delta,
+            "mu_lb": gdp_mu_lower_bound(args.fp, args.n_neg, args.fn, args.n_pos, zeta=args.zeta)}
 
 
 def _cmd_gdp(args) -> dict:

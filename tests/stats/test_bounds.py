@@ -205,7 +205,8 @@ def test_pairwise_saturation_of_table_2():
     """2L = 200,000 error-free test points at δ = 0.01 saturate at 10.1983 (Table 2)."""
     res = bounds.pairwise_epsilon_lower_bound(0, 100_000, 0, 100_000, delta=0.01)
     assert round(res.epsilon_lb, 4) == 10.1975 or abs(res.epsilon_lb - 10.1983) < 1e-3
-    assert res.fp_high == pytest.approx(1 - 0.025 ** (1 / 100_000), rel=1e-9)
+    assert bounds.pairwise_error_limits(0, 100_000, 0, 100_000)[0] == pytest.approx(1 - 0.025 ** (1 / 100_000), rel=1e-9)
+    assert res.method == "eq3" and res.epsilon_ldp == res.epsilon_lb and (res.m, res.r, res.L) == (2, 2, 200_000)
 
 
 def test_pairwise_known_values_and_clamping():

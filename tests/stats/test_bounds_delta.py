@@ -21,6 +21,7 @@ from unlearn_audit.stats.bounds import (
     log_num_guesses,
     log_num_sign_vectors,
     pairwise_epsilon_lower_bound,
+    pairwise_error_limits,
     pairwise_unlearning_epsilon_lower_bound,
     pairwise_unlearning_mu_lower_bound,
     unlearning_epsilon_lower_bound,
@@ -127,6 +128,8 @@ def test_pairwise_hand_computed():
     res = pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta)
     assert math.isclose(res.epsilon_lb, expected, rel_tol=1e-10)
     assert math.isclose(expected, 1.14769607, rel_tol=1e-7)
-    assert res.delta == delta and math.isclose(res.fp_high, fp_hi) and math.isclose(res.fn_high, fn_hi)
+    assert res.delta == delta and res.method == "eq3" and res.epsilon_ldp == 2 * res.epsilon_lb
+    limits = pairwise_error_limits(fp, n_neg, fn, n_pos, zeta=zeta)
+    assert math.isclose(limits[0], fp_hi) and math.isclose(limits[1], fn_hi)
     values = [pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, delta=d).epsilon_lb for d in (0, 1e-4, 0.01, 0.1, 0.5, 0.9)]
     assert np.all(np.diff(values) <= 0) and values[-1] == 0.0 and values[0] > values[3]

@@ -21,7 +21,7 @@ pre-registered score or a Bonferroni correction (:mod:`unlearn_audit.stats.selec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 import numpy as np
 
@@ -106,10 +106,7 @@ def pairwise_result(fp: int, n_neg: int, fn: int, n_pos: int, *, zeta: float = 0
     """Eq. 3 on the confusion counts, read as bounds on the (ε, δ) unlearning claim."""
     zeta = check_zeta(zeta)
     delta = check_delta(delta)
-    eps = float(pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta).epsilon_lb)
+    epsilon = pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta)
     mu = float(pairwise_unlearning_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta))
-    runs = n_neg + n_pos
-    common = {"statistic": "error_rate", "statistic_value": (fp + fn) / runs, "m": 2, "r": 2, "L": runs, "zeta": zeta, "method": "eq3"}
-    return PairwiseAudit(fp=fp, n_neg=n_neg, fn=fn, n_pos=n_pos,
-                         epsilon=Bound("epsilon", 2.0 * eps, eps, eps > 0.0, delta=delta, **common),
-                         mu=Bound("mu", 2.0 * mu, mu, mu > 0.0, **common))
+    return PairwiseAudit(fp=fp, n_neg=n_neg, fn=fn, n_pos=n_pos, epsilon=epsilon,
+                         mu=replace(epsilon, parameter="mu", ldp=2.0 * mu, lb=mu, rejected=mu > 0.0, delta=0.0))

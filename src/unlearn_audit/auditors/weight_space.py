@@ -46,7 +46,6 @@ from ..stats.bounds import (
     Bound,
     gdp_delta,
     gdp_epsilon,
-    PairwiseBound,
     epsilon_lower_bound,
     gdp_mu_lower_bound,
     gdp_mu_lower_bound_from_accuracy,
@@ -141,7 +140,7 @@ def algorithm1_two_point(correct, *, zeta: float, delta: float = 0.0, draws_per_
     )
 
 
-def confusion_bounds(fp: int, n_neg: int, fn: int, n_pos: int, *, zeta: float, delta: float = 0.0) -> tuple[PairwiseBound, float]:
+def confusion_bounds(fp: int, n_neg: int, fn: int, n_pos: int, *, zeta: float, delta: float = 0.0) -> tuple[Bound, float]:
     """Eq. 3 (at δ) and μ_LB = Φ⁻¹(1 − FP_hi) − Φ⁻¹(FN_hi) from one set of confusion counts."""
     pairwise = pairwise_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta)
     return pairwise, float(gdp_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta))
@@ -165,7 +164,7 @@ class WeightSpaceAudit:
     zeta: float
     delta: float
     joint_delta: float
-    pairwise: PairwiseBound
+    pairwise: Bound
     joint: Bound
     mu_lb: float
     mu_lb_accuracy: float
@@ -379,7 +378,7 @@ class ProjectionAudit:
     n_pos: int
     mu_lb: float
     epsilon_lb: float
-    pairwise: PairwiseBound
+    pairwise: Bound
     alg1_correct: int
     alg1_runs: int
     alg1: Bound

@@ -60,7 +60,7 @@ __all__ = [
     "log_tail_bound",
     "PARAMETERS",
     "Bound",
-    "PairwiseBound",
+    "pairwise_error_limits",
     "STATISTICS",
     "ALL_STATISTICS",
     "log_num_sign_vectors",
@@ -352,53 +352,48 @@ def clopper_pearson_lower(k: int, n: int, alpha: float) -> float:
     return float(betaincinv(k, n - k + 1, alpha))  # the Beta(k, n−k+1) lower α-quantile
 
 
-@dataclass(frozen=True)
-class PairwiseBound:
-    """Result of :func:`pairwise_epsilon_lower_bound` (Eq. 3)."""
-
-    epsilon_lb: float
-    fp_high: float
-    fn_high: float
-    fp: int
-    n_neg: int
-    fn: int
-    n_pos: int
-    zeta: float
-    delta: float
-
-
 def _safe_log_ratio(num: float, den: float) -> float:
     if num <= 0.0:
         return -math.inf
     return math.log(num) - math.log(den)
 
 
-def pairwise_epsilon_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05, delta: float = 0.0) -> PairwiseBound:
-    """Eq. 3: ε_LB = max{log((1−δ−FP_hi)/FN_hi), log((1−δ−FN_hi)/FP_hi)}, clamped at 0.
+def pairwise_error_limits(fp, n_neg, fn, n_pos, *, zeta: float = 0.05) -> tuple[float, float]:
+    """(FP_hi, FN_hi): the upper ends of two-sided 1−ζ Clopper–Pearson intervals (each tail ζ/2)
+    for the false-positive rate (fp of n_neg negatives) and the false-negative rate (fn of n_pos):
+    what Eq. 3 and the μ-GDP bound of a confusion matrix read."""
+    fp, n_neg = _check_errors(fp, n_neg, "fp", "n_neg")
+    fn, n_pos = _check_errors(fn, n_pos, "fn", "n_pos")
+    zeta = _check_zeta(zeta)
+    return clopper_pearson_upper(fp, n_neg, zeta / 2), clopper_pearson_upper(fn, n_pos, zeta / 2)
 
-    FP_hi, FN_hi are upper ends of two-sided 1−ζ Clopper–Pearson intervals (each tail ζ/2)
-    for the false-positive rate (fp of n_neg negatives) and false-negative rate (fn of n_pos).
+
+def _eq3_bound(ldp: float, lb: float, fp: int, n_neg: int, fn: int, n_pos: int, zeta: float, delta: float) -> Bound:
+    """Eq. 3 as a :class:`Bound`: m = r = 2, L = n_neg + n_pos runs, statistic the error rate."""
+    runs = n_neg + n_pos
+    return Bound("epsilon", float(ldp), float(lb), lb > 0.0, "error_rate", (fp + fn) / runs, 2, 2, runs, zeta, delta, "eq3")
+
+
+def pairwise_epsilon_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05, delta: float = 0.0) -> Bound:
+    """Eq. 3: ε_LB = max{log((1−δ−FP_hi)/FN_hi), log((1−δ−FN_hi)/FP_hi)}, clamped at 0, for a pair
+    of hypotheses claimed (ε, δ)-indistinguishable (the bound is on the pair itself: ``ldp`` =
+    ``lb``); FP_hi, FN_hi from :func:`pairwise_error_limits`.  A :class:`Bound` of method "eq3".
     """
     fp, n_neg = _check_errors(fp, n_neg, "fp", "n_neg")
     fn, n_pos = _check_errors(fn, n_pos, "fn", "n_pos")
     zeta = _check_zeta(zeta)
     delta = _check_delta(delta)
-    fp_hi = clopper_pearson_upper(fp, n_neg, zeta / 2)
-    fn_hi = clopper_pearson_upper(fn, n_pos, zeta / 2)
-    eps = max(_safe_log_ratio(1 - delta - fp_hi, fn_hi), _safe_log_ratio(1 - delta - fn_hi, fp_hi), 0.0)
-    return PairwiseBound(float(eps), fp_hi, fn_hi, fp, n_neg, fn, n_pos, zeta, delta)
+    fp_hi, fn_hi = pairwise_error_limits(fp, n_neg, fn, n_pos, zeta=zeta)
+    eps = float(max(_safe_log_ratio(1 - delta - fp_hi, fn_hi), _safe_log_ratio(1 - delta - fn_hi, fp_hi), 0.0))
+    return _eq3_bound(eps, eps, fp, n_neg, fn, n_pos, zeta, delta)
 
 
 def gdp_mu_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05) -> float:
     """μ_LB = max(0, Φ⁻¹(1 − FP_hi) − Φ⁻¹(FN_hi)) from error counts (μ-GDP trade-off curve).
 
-    FP_hi, FN_hi as in :func:`pairwise_epsilon_lower_bound` (two-sided 1−ζ Clopper–Pearson).
+    FP_hi, FN_hi from :func:`pairwise_error_limits` (two-sided 1−ζ Clopper–Pearson).
     """
-    fp, n_neg = _check_errors(fp, n_neg, "fp", "n_neg")
-    fn, n_pos = _check_errors(fn, n_pos, "fn", "n_pos")
-    zeta = _check_zeta(zeta)
-    fp_hi = clopper_pearson_upper(fp, n_neg, zeta / 2)
-    fn_hi = clopper_pearson_upper(fn, n_pos, zeta / 2)
+    fp_hi, fn_hi = pairwise_error_limits(fp, n_neg, fn, n_pos, zeta=zeta)
     return float(max(0.0, -ndtri(fp_hi) - ndtri(fn_hi)))
 
 
@@ -567,7 +562,7 @@ def _pair_unlearning_epsilon(c: float, f_hi: float, delta: float) -> float:
     return math.log(x)
 
 
-def pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05, delta: float = 0.0) -> PairwiseBound:
+def pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05, delta: float = 0.0) -> Bound:
     """Eq. 3 for the (ε, δ) unlearning claim of the pairwise auditor (App. A.3, Lemma 4.1 with δ).
 
     The two unlearned models are each (ε, δ)-close to A(D_r), hence (2ε, (1 + e^ε)δ)-
@@ -581,24 +576,25 @@ def pairwise_unlearning_epsilon_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float
 
     Returns
     -------
-    PairwiseBound with ``epsilon_lb`` = the unlearning ε_LB and ``delta`` = the unlearning δ.
-    At δ = 0 ``epsilon_lb`` is exactly ``pairwise_epsilon_lower_bound(...).epsilon_lb / 2``.
+    A :class:`Bound` of method "eq3" whose ``lb`` is the unlearning ε_LB at the unlearning δ and
+    ``ldp`` twice it (the pair's).  At δ = 0 ``lb`` is exactly
+    ``pairwise_epsilon_lower_bound(...).epsilon_lb / 2``.
     """
     fp, n_neg = _check_errors(fp, n_neg, "fp", "n_neg")
     fn, n_pos = _check_errors(fn, n_pos, "fn", "n_pos")
     zeta = _check_zeta(zeta)
     delta = _check_delta(delta)
     if delta == 0.0:
-        res = pairwise_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=0.0)
-        return PairwiseBound(res.epsilon_lb / 2.0, res.fp_high, res.fn_high, fp, n_neg, fn, n_pos, zeta, delta)
-    fp_hi = clopper_pearson_upper(fp, n_neg, zeta / 2)
-    fn_hi = clopper_pearson_upper(fn, n_pos, zeta / 2)
+        eps = pairwise_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=0.0).epsilon_lb / 2.0
+        return _eq3_bound(2.0 * eps, eps, fp, n_neg, fn, n_pos, zeta, delta)
+    fp_hi, fn_hi = pairwise_error_limits(fp, n_neg, fn, n_pos, zeta=zeta)
     eps = max(
         _pair_unlearning_epsilon(1.0 - delta - fp_hi, fn_hi, delta),
         _pair_unlearning_epsilon(1.0 - delta - fn_hi, fp_hi, delta),
         0.0,
     )
-    return PairwiseBound(float(eps), fp_hi, fn_hi, fp, n_neg, fn, n_pos, zeta, delta)
+    eps = float(eps)
+    return _eq3_bound(2.0 * eps, eps, fp, n_neg, fn, n_pos, zeta, delta)
 
 
 def pairwise_unlearning_mu_lower_bound(fp, n_neg, fn, n_pos, *, zeta: float = 0.05) -> float:
