@@ -7,22 +7,16 @@ paper's simulations, and an audit of the mechanism against its exactly known μ.
 Modules: :mod:`.glm` (losses, ERM, Newton fit), :mod:`.removal` (Newton removal, retrain),
 :mod:`.noise` (calibration and samplers), :mod:`.data` (synthetic designs),
 :mod:`.estimators` (GED/UED), :mod:`.experiments` (replications and log–log slopes),
-:mod:`.audit` (the privacy pair, the controls and the audit table; the auditor is
+:mod:`.pair` (the privacy pair of one removal), :mod:`.calibration` (σ of the certified
+mechanism and of its two controls) and :mod:`.audit` (the audit table; the auditor is
 :func:`unlearn_audit.auditors.weight_space.audit_projection`).
 
 Depends on numpy and scipy only.
 """
 
-from .audit import (
-    MECHANISMS,
-
-    PrivacyPair,
-    ProjectionAudit,
-    audit_projection,
-    audit_table_rows,
-    make_privacy_pair,
-    mechanism_sigma,
-)
+from .audit import ProjectionAudit, audit_projection, audit_table_rows
+from .calibration import MECHANISMS, mechanism_sigma
+from .pair import PrivacyPair, make_privacy_pair
 from .data import GLMData, make_data, make_test_points
 from .estimators import (
     RemovalPlan,

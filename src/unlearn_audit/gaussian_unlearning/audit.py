@@ -38,18 +38,11 @@ evaluation draws cost O(10⁶) whatever p is.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
-import numpy as np
-
-from ..auditors.gaussian_release import GaussianRelease
 from ..auditors.weight_space import ProjectionAudit, ProjectionSettings, Sampler, audit_projection
 from ..seeds import SeedLike, as_seed_sequence
-from .data import make_data
-from .glm import DEFAULT_TOL, RegularizedGLM, fit_newton, get_loss
-from .noise import check_positive_epsilon, noise_radius, noise_scale
-from .removal import remove, sample_removal_set
+from .calibration import MECHANISMS, mechanism_sigma
+from .noise import check_positive_epsilon
+from .pair import PrivacyPair
 
 __all__ = [
     "Sampler",
@@ -57,94 +50,8 @@ __all__ = [
     "ProjectionSettings",
     "ProjectionAudit",
     "audit_projection",
-    "PrivacyPair",
-    "make_privacy_pair",
-    "MECHANISMS",
-    "mechanism_sigma",
     "audit_table_rows",
 ]
-
-MECHANISMS = ("certified", "control_tight", "control_undernoised")
-
-
-# --------------------------------------------------------------------------------------
-# the audit table (certified mechanism and two positive controls)
-# --------------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class PrivacyPair:
-    """β̂_{\\M} (``retrained``), β̂⁽¹⁾_{\\M} (``unlearned``) and the radius r of one removal."""
-
-    retrained: np.ndarray
-    unlearned: np.ndarray
-    r: float
-    n: int
-    m: int
-
-    @property
-    def sensitivity(self) -> float:
-        """‖β̂⁽¹⁾_{\\M} − β̂_{\\M}‖₂."""
-        return float(np.linalg.norm(self.unlearned - self.retrained))
-
-    def true_mu(self, sigma: float) -> float:
-        """The exact μ of (β̂_{\\M} + b, β̂⁽¹⁾_{\\M} + b), b ~ N(0, σ²I)."""
-        return self.sensitivity / float(sigma)
-
-    def release(self, sigma: float) -> GaussianRelease:
-        """The mechanism's privacy pair at noise σ: β̂⁽¹⁾_{\\M} + b against β̂_{\\M} + b (certified
-        bound: the radius r)."""
-        return GaussianRelease(self.unlearned, self.retrained, sigma, sensitivity=self.r)
-
-
-def make_privacy_pair(
-    seed: SeedLike,
-    n: int,
-    p: int,
-    m: int,
-    *,
-    loss: str = "logistic",
-    lam: float = 0.5,
-    nu: float = 2.0,
-    c: float = 1.0,
-    tol: float = DEFAULT_TOL,
-) -> PrivacyPair:
-    """Draw the paper's synthetic data set, fit β̂, remove m random points (docs/calibrations.md §12).
-
-    Two spawned streams: data, removal set.
-    """
-    model = get_loss(loss)
-    r = noise_radius(m, n, lam, nu=nu, c=c)  # validates m, n, λ, ν, c
-    rng_data, rng_removal = (np.random.default_rng(s) for s in as_seed_sequence(seed).spawn(2))
-    data = make_data(rng_data, n, p, loss)
-    problem = RegularizedGLM(data.X, data.y, model, lam, nu)
-    beta_hat = fit_newton(problem, tol=tol).beta
-    res = remove(problem, beta_hat, sample_removal_set(rng_removal, n, m), tol=tol)
-    return PrivacyPair(retrained=res.retrained, unlearned=res.unlearned, r=r, n=int(n), m=int(m))
-
-
-def mechanism_sigma(pair: PrivacyPair, epsilon: float, mechanism: str, *, undernoise_factor: float = 10.0) -> float:
-    """σ of a mechanism in the audit table.
-
-    ``certified``: σ = r/ε (the paper's calibration); ``control_tight``: σ = ‖β̂⁽¹⁾ − β̂_{\\M}‖/ε,
-    so that the true μ equals the claimed ε; ``control_undernoised``: the tight σ divided by
-    ``undernoise_factor`` (true μ = factor · ε, which the audit must detect).
-    """
-    epsilon = check_positive_epsilon(epsilon)
-    if mechanism == "certified":
-        return noise_scale(pair.r, epsilon)
-    if mechanism not in MECHANISMS:
-        raise ValueError(f"mechanism must be one of {MECHANISMS}, got {mechanism!r}")
-    scale = max(float(np.linalg.norm(pair.retrained)), 1.0)
-    if not pair.sensitivity > 1e-12 * scale:
-        raise ValueError(
-            "the privacy pair has (numerically) zero sensitivity: the Newton step is exact "
-            "(e.g. the ridge loss), so the controls with true μ = ε are undefined"
-        )
-    tight = pair.sensitivity / epsilon
-    if mechanism == "control_tight":
-        return tight
-    if not (math.isfinite(float(undernoise_factor)) and float(undernoise_factor) > 1):
-        raise ValueError(f"undernoise_factor must be a finite number > 1, got {undernoise_factor!r}")
-    return tight / float(undernoise_factor)
 
 
 def audit_table_rows(

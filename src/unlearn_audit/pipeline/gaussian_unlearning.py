@@ -26,7 +26,8 @@ import pandas as pd
 
 from ..auditors.weight_space import ProjectionSettings
 from ..checks import check_zeta, dataclass_from_mapping
-from ..gaussian_unlearning.audit import audit_table_rows, make_privacy_pair
+from ..gaussian_unlearning.audit import audit_table_rows
+from ..gaussian_unlearning.pair import make_privacy_pair
 from ..gaussian_unlearning.experiments import (
     GLMUnlearningConfig,
     clip_sensitivity,
