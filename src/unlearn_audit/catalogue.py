@@ -1,12 +1,12 @@
-"""The paper's tables and figures that the workflow writes, and the convex mechanisms it audits: the
-one list of each, with the caption or title it is shown with.  Standard library only: the plan
+"""The paper's tables and figures that the workflow writes, the convex mechanisms it audits and the
+membership scores it computes: the one list of each, with the caption or title it is shown with.  Standard library only: the plan
 (each Snakemake start), the report, the rules' wildcard constraints and the config schema's enums
 (checked against these by the tests) all derive from it.
 """
 
 from __future__ import annotations
 
-__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CONVEX_MECHANISMS", "pattern"]
+__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CONVEX_MECHANISMS", "SCORE_NAMES", "score_column", "pattern"]
 
 #: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7; App. F.4) → caption; an experiment lists the ones it fills.
 NN_TABLES = {
@@ -46,3 +46,17 @@ CONVEX_MECHANISMS = {
 def pattern(names) -> str:
     """A wildcard constraint matching exactly ``names`` (no name of the catalogue needs escaping)."""
     return "|".join(names)
+
+
+#: The membership scores of an example (Section 5): the logit score φ(f(x)_y) = log p_y − log(1 − p_y)
+#: (text: −mean per-character CE) and the cross-entropy loss (Table 3).  The one list of them: the
+#: score files' columns (:func:`score_column`), the auditors' choices, the CLI's ``--score`` and the
+#: config schema's enum (checked against this list by the tests) derive from it.
+SCORE_NAMES = ("logit", "loss")
+
+
+def score_column(score: str) -> str:
+    """The score files' column of a score name (SCORES schema): ``score_<name>``."""
+    if score not in SCORE_NAMES:
+        raise ValueError(f"score must be one of {list(SCORE_NAMES)}, got {score!r}")
+    return f"score_{score}"

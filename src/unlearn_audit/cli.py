@@ -28,7 +28,7 @@ from .stats.bounds import (
 )
 from .stats.gdp_overlaps import MU_METHODS, mu_lower_bound
 from .stats.selection import TESTS
-from .stats.selection import SCORE_NAMES
+from .catalogue import SCORE_NAMES
 
 
 class UsageError(Exception):

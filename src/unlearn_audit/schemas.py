@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from .stats.selection import SCORE_NAMES, score_column
+from .catalogue import SCORE_NAMES, score_column
 
 __all__ = [
     "SIGNS", "SCORES", "CHECKPOINT_SCORES", "RUN_METRICS", "FIT", "OVERLAPS", "BOUNDS", "CHECKPOINT_BOUNDS", "PAIRWISE",
@@ -33,7 +33,7 @@ SCORES = pa.schema(
         ("example", pa.int64()),       # global id of the example in the candidate pool
         ("in_forget", pa.bool_()),     # S_j = +1
     ]
-    # one float column per membership score, score_<name> (stats.selection.SCORE_NAMES): score_logit
+    # one float column per membership score, score_<name> (catalogue.SCORE_NAMES): score_logit
     # φ = log p_y − log(1 − p_y) (text: −mean CE), score_loss the cross-entropy (text: mean per-character CE)
     + [(score_column(name), pa.float64()) for name in SCORE_NAMES]
 )

@@ -189,7 +189,7 @@ def test_the_schema_enums_are_the_libraries_one_lists():
     import yaml
 
     from unlearn_audit.data import DATASETS
-    from unlearn_audit.stats.selection import SCORE_NAMES
+    from unlearn_audit.catalogue import SCORE_NAMES
 
     schema = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
     scores, datasets = _enums_of(schema, "score"), _enums_of(schema, "dataset")

@@ -22,12 +22,12 @@ import numpy as np
 import pandas as pd
 
 from ..seeds import check_phase_separation, seed_sequence
-from ..stats.selection import SCORE_NAMES, score_column
+from ..catalogue import SCORE_NAMES, score_column
 from ..stats.signs import num_sign_vectors, sample_sign_vectors, sign_vector_rank, sign_vector_unrank
 
 __all__ = ["SCORE_COLUMNS", "PhaseRuns", "phase_runs", "sign_table", "candidate_sign_table", "candidate_of_runs", "sign_matrix", "score_matrix", "check_single_phase"]
 
-#: Score name → its column in the score files (one entry per ``stats.selection.SCORE_NAMES``).
+#: Score name → its column in the score files (one entry per ``catalogue.SCORE_NAMES``).
 SCORE_COLUMNS = {name: score_column(name) for name in SCORE_NAMES}
 
 

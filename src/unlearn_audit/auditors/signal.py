@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..stats.selection import score_column
+from ..catalogue import score_column
 
 __all__ = ["SIGNAL_COLUMNS", "membership_signal", "per_example_d_prime"]
 

@@ -26,7 +26,7 @@ from ..io import read_parquet, write_parquet
 from ..models import build_model, initial_model, model_factories
 from ..scores import model_scores
 from ..seeds import seed_sequence, torch_seed
-from ..stats.selection import SCORE_NAMES, score_column
+from ..catalogue import SCORE_NAMES, score_column
 from ..stats.signs import sign_vector_rank, sign_vector_unrank
 from ..torch_utils import ProgressLog, compile_model, compute_precision, deterministic_default, save_state_dict
 from ..training import TrainConfig, shuffle_orders, train_many, train_model

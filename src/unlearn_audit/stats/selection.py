@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..catalogue import SCORE_NAMES
 from ..checks import check_int, check_zeta
 
-__all__ = ["SELECTIONS", "TESTS", "DELTA_TESTS", "SCORE_NAMES", "score_column", "Cell", "cell_zeta"]
+__all__ = ["SELECTIONS", "TESTS", "DELTA_TESTS", "Cell", "cell_zeta"]
 
 SELECTIONS = ("preregistered", "bonferroni")
 
@@ -34,20 +35,6 @@ SELECTIONS = ("preregistered", "bonferroni")
 TESTS = ("theorem4.2", "exact", "mgf", "adaptive", "reference")
 #: The tests valid for an (ε, δ) claim with δ > 0.
 DELTA_TESTS = ("theorem4.2", "reference")
-
-
-#: The membership scores of an example (Section 5): the logit score φ(f(x)_y) = log p_y − log(1 − p_y)
-#: (text: −mean per-character CE) and the cross-entropy loss (Table 3).  The one list of them: the
-#: score files' columns (:func:`score_column`), the auditors' choices, the CLI's ``--score`` and the
-#: config schema's enum (checked against this list by the tests) derive from it.
-SCORE_NAMES = ("logit", "loss")
-
-
-def score_column(score: str) -> str:
-    """The score files' column of a score name (SCORES schema): ``score_<name>``."""
-    if score not in SCORE_NAMES:
-        raise ValueError(f"score must be one of {list(SCORE_NAMES)}, got {score!r}")
-    return f"score_{score}"
 
 
 #: The pre-registered cell's statistic, score and test when the config names none (the paper's tables).
