@@ -83,11 +83,13 @@ _BUILTINS_LOADED = False
 
 
 def _load_builtins() -> None:
-    """Import the built-in implementations (torch) once; they register themselves."""
+    """Import the built-in implementations (torch) once; they register themselves.  Each lives in
+    the module of its name, so :data:`.params.BUILTIN_PARAMS` is the one list of them."""
     global _BUILTINS_LOADED
     if not _BUILTINS_LOADED:
         _BUILTINS_LOADED = True
-        from . import forget_ascent, hessian, ida, model_clipping, no_unlearning, retain_finetune, rewind_to_delete  # noqa: F401
+        for name in BUILTIN_PARAMS:
+            importlib.import_module(f".{name}", __name__)
 
 
 def method_names() -> list[str]:
