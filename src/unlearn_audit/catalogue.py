@@ -1,12 +1,13 @@
-"""The paper's tables and figures that the workflow writes, the convex mechanisms it audits and the
-membership scores it computes: the one list of each, with the caption or title it is shown with.  Standard library only: the plan
+"""The paper's tables and figures that the workflow writes, the convex mechanisms it audits, the
+Gaussian certified-unlearning experiments it runs and the membership scores it computes: the one
+list of each, with the caption or title it is shown with.  Standard library only: the plan
 (each Snakemake start), the report, the rules' wildcard constraints and the config schema's enums
 (checked against these by the tests) all derive from it.
 """
 
 from __future__ import annotations
 
-__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CONVEX_MECHANISMS", "SCORE_NAMES", "score_column", "pattern"]
+__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CONVEX_MECHANISMS", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column", "pattern"]
 
 #: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7; App. F.4) → caption; an experiment lists the ones it fills.
 NN_TABLES = {
@@ -46,6 +47,16 @@ CONVEX_MECHANISMS = {
 def pattern(names) -> str:
     """A wildcard constraint matching exactly ``names`` (no name of the catalogue needs escaping)."""
     return "|".join(names)
+
+
+#: The Gaussian certified-unlearning experiments (docs/calibrations.md §13; each a key of the config's
+#: ``gaussian_unlearning`` section with its grid) → (the x column of its figures, the column of their
+#: lines, what x is).  Each has a GED and a UED figure.
+GAUSSIAN_UNLEARNING_EXPERIMENTS = {
+    "ged_vs_p": ("p", "m", "dimension p"),
+    "ged_vs_eps": ("epsilon", "m", "certified ε"),
+    "ged_vs_m": ("m", "p", "number of removed points m"),
+}
 
 
 #: The membership scores of an example (Section 5): the logit score φ(f(x)_y) = log p_y − log(1 − p_y)

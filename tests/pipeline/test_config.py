@@ -200,7 +200,8 @@ def test_the_schema_enums_are_the_libraries_one_lists():
 
 
 def test_the_schema_names_the_catalogues_tables_figures_and_mechanisms():
-    """The config schema's table and figure enums and its convex mechanisms are the catalogue's."""
+    """The config schema's table and figure enums, its convex mechanisms and its Gaussian-unlearning
+    experiments are the catalogue's."""
     import yaml
 
     from unlearn_audit import catalogue
@@ -213,6 +214,9 @@ def test_the_schema_names_the_catalogues_tables_figures_and_mechanisms():
     assert figures and all(sorted(f) == sorted(catalogue.CERTIFIED_FIGURES) for f in figures), figures
     mechanisms = [set(v["properties"]) for v in _items_of(schema, "mechanisms") if "properties" in v]
     assert mechanisms and all(m == set(catalogue.CONVEX_MECHANISMS) == set(MECHANISMS) for m in mechanisms), mechanisms
+    # the Gaussian-unlearning section: its experiments' keys beside enabled, model and audit
+    section = set(schema["properties"]["gaussian_unlearning"]["properties"])
+    assert section - {"enabled", "model", "audit"} == set(catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS), section
 
 
 def _items_of(node, key: str) -> list:

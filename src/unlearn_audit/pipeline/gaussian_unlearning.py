@@ -24,6 +24,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from .. import catalogue
 from ..auditors.weight_space import ProjectionSettings
 from ..checks import check_zeta, dataclass_from_mapping
 from ..gaussian_unlearning.audit import audit_table_rows
@@ -47,16 +48,12 @@ from ..seeds import seed_sequence
 __all__ = ["EXPERIMENTS", "ERRORS", "FIGURES", "model_config", "audit_settings", "run_cell", "run_audit", "cell", "gather",
            "figure", "clip_figure", "has_clip_sweep", "slopes", "audit"]
 
-EXPERIMENTS = ("ged_vs_p", "ged_vs_eps", "ged_vs_m")
+EXPERIMENTS = tuple(catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS)
 #: The two accuracy measures, each with a figure per experiment.
 ERRORS = ("ged", "ued")
 
 #: experiment → (x column, line column, what x is)
-FIGURES = {
-    "ged_vs_p": ("p", "m", "dimension p"),
-    "ged_vs_eps": ("epsilon", "m", "certified ε"),
-    "ged_vs_m": ("m", "p", "number of removed points m"),
-}
+FIGURES = catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS
 
 
 def has_clip_sweep(spec: Mapping) -> bool:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from ... import catalogue
 from .. import paths
 from .base import PlanBase
 
 __all__ = ["GAUSSIAN_UNLEARNING_EXPERIMENTS", "GaussianUnlearningPlan"]
 
-#: The Gaussian-unlearning experiments (docs/calibrations.md §13): the grid of each is ``p`` or ``epsilons``.
-GAUSSIAN_UNLEARNING_EXPERIMENTS = ("ged_vs_p", "ged_vs_eps", "ged_vs_m")
+#: The Gaussian-unlearning experiments (:data:`unlearn_audit.catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS`):
+#: the grid of each is ``p`` or ``epsilons``.
+GAUSSIAN_UNLEARNING_EXPERIMENTS = tuple(catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS)
 
 
 class GaussianUnlearningPlan(PlanBase):
