@@ -7,7 +7,7 @@ list of each, with the caption or title it is shown with.  Standard library only
 
 from __future__ import annotations
 
-__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CONVEX_MECHANISMS", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column", "pattern"]
+__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CONVEX_MECHANISMS", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column", "NAME_PATTERN", "pattern"]
 
 #: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7; App. F.4) → caption; an experiment lists the ones it fills.
 NN_TABLES = {
@@ -71,3 +71,8 @@ def score_column(score: str) -> str:
     if score not in SCORE_NAMES:
         raise ValueError(f"score must be one of {list(SCORE_NAMES)}, got {score!r}")
     return f"score_{score}"
+
+
+#: A design's or an experiment's name: it names folders, files and jobs, and the rules' wildcards
+#: match it (the config check refuses any other).
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_\-]*"

@@ -239,3 +239,22 @@ def test_model_clipping_beyond_its_unlearning_budget_is_refused_before_any_job()
     message = refusal(SHARED, {"nn": {"experiments": {"tiny_mc_uncertified": {"params": {"noisy_steps": 1000}}}}})
     assert "nn.experiments.tiny_mc_uncertified.params" in message and "noisy_steps = 1000 exceeds the unlearning budget" in message
     assert "lower noisy_steps" in message
+
+
+@pytest.mark.parametrize(
+    "override,needle",
+    [
+        ({"nn": {"experiments": {"a/b": {"design": "tiny", "method": "retain_finetune", "r": [8]}}}},
+         "experiment name 'a/b' names folders and jobs: use letters, digits, '_' and '-'"),
+        ({"nn": {"designs": {"tiny": {"m": 2000}}}}, "m·B = 2000·1 = 2000 candidate examples leave no retain set out of the 1294"),
+    ],
+)
+def test_names_and_pool_sizes_that_would_fail_inside_jobs_are_refused_first(override, needle):
+    assert needle in refusal(SHARED, override)
+
+
+def test_a_results_dir_that_is_a_file_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").write_text("not a folder")
+    message = refusal(SHARED, {"results_dir": "out"})
+    assert "config key 'results_dir'" in message and "is a file, not a folder" in message

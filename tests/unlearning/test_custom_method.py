@@ -44,6 +44,9 @@ def untyped(model, retain, forget, params, generator):
 def too_few(model, retain, forget):
     return model
 
+def forgets_to_return(model, retain, forget, params, generator):
+    model.weight.data.zero_()
+
 def needs_more(model, retain, forget, params, generator, extra):
     return model
 
@@ -141,6 +144,16 @@ def test_good_path_with_a_dataclass_and_an_untyped_one(user_package):
     unlearn(untyped.name, model, data, data, {"anything": [1, 2]}, generator=0)
     seen = sys.modules[f"{user_package}.algos"].SEEN["params"]
     assert seen == {"anything": [1, 2]} and type(seen) is dict  # a plain dict, unchecked
+
+
+def test_a_method_that_returns_no_model_is_one_error_naming_it(user_package):
+    """A method that changes the model in place and returns None fails at its first run with one
+    message that names the method and the fix, not later where the model is scored."""
+    name = f"{user_package}.algos:forgets_to_return"
+    data = (torch.zeros(4, 2), torch.zeros(4, dtype=torch.long))
+    with pytest.raises(TypeError, match=r"returned NoneType .* not the unlearned model: make it return the model") as info:
+        unlearn(name, torch.nn.Linear(2, 2), data, data, {}, generator=0)
+    assert name in str(info.value)
 
 
 def test_registered_function_by_path_keeps_its_registration():

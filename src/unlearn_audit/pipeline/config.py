@@ -10,6 +10,7 @@ JSON Schema (draft 2020-12), so it also works with ``snakemake.utils.validate``.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -133,11 +134,32 @@ def _perfect_prediction_grid(config: dict) -> list[tuple[str, str]]:
 RESERVED_RESULT_NAMES = {"tables", "figures", "logs", "designs", "benchmarks", "convex", "gaussian_unlearning", "report.html", "paper"}
 
 
+def _name_problems(kind: str, names) -> list[tuple[str, str]]:
+    """Design and experiment names are folder and job names: the rules' wildcard pattern
+    (:data:`unlearn_audit.catalogue.NAME_PATTERN`)."""
+    from ..catalogue import NAME_PATTERN
+
+    out = []
+    for name in names:
+        if not re.fullmatch(NAME_PATTERN, str(name)):
+            fixed = re.sub(r"[^A-Za-z0-9_-]+", "_", str(name)).strip("_-") or "name"
+            out.append((f"nn.{kind}s.{name}", f"{kind} name {name!r} names folders and jobs: use letters, digits, '_' and '-', "
+                                               f"starting with a letter or digit (e.g. {fixed!r})"))
+    return out
+
+
+@semantic_check
+def _output_folders(config: dict) -> list[tuple[str, str]]:
+    """results_dir and resources_dir are folders (made where missing), never files."""
+    return [(key, f"{config[key]!r} is a file, not a folder: name a folder (it is made where missing)")
+            for key in ("results_dir", "resources_dir") if key in config and Path(config[key]).is_file()]
+
+
 @semantic_check
 def _nn_references(config: dict) -> list[tuple[str, str]]:
     nn = config.get("nn", {})
     designs = nn.get("designs", {})
-    problems = []
+    problems = _name_problems("design", designs) + _name_problems("experiment", nn.get("experiments", {}))
     for name, exp in nn.get("experiments", {}).items():
         key = f"nn.experiments.{name}"
         if name in RESERVED_RESULT_NAMES:
@@ -295,6 +317,8 @@ def _model_clipping_budget(key: str, params, design: dict) -> list[tuple[str, st
         n_retain = int(design_sizes(design)[0])
     except ValueError:  # no size model for the dataset
         return []
+    if n_retain < 1:  # no retain set at all: the design's pool check says so
+        return []
     try:
         model_clipping_plan(params, n_retain)
     except ValueError as exc:
@@ -331,6 +355,7 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
         if unknown:
             problems.append((f"{key}.model.params", f"unknown parameter(s) {unknown} for model {model['name']!r}; allowed: {list(allowed)}"))
         problems += [(f"{key}.dataset_params", p) for p in dataset_params_problems(design["dataset"], design.get("dataset_params", {}))]
+        problems += _pool_size(key, design)
         try:
             dataclass_from_mapping(TrainConfig, design["train"], "training parameter(s)")
         except (TypeError, ValueError) as exc:
@@ -347,6 +372,22 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
         else:
             problems += _calibration_coverage(config, name, design)
     return problems
+
+
+def _pool_size(key: str, design: dict) -> list[tuple[str, str]]:
+    """The pool of m·B candidates is cut out of the dataset's training portion and leaves a retain
+    set (:func:`unlearn_audit.data.splits.resolve_forget_size`), known now for a dataset with a size."""
+    from ..data import DATASETS
+
+    spec = DATASETS.get(design["dataset"])
+    portion = getattr(spec, "train_portion", None)
+    if not design.get("batch_size") or not portion:
+        return []
+    pool = int(design["m"]) * int(design["batch_size"])
+    if pool >= portion:
+        return [(f"{key}.m", f"m·B = {design['m']}·{design['batch_size']} = {pool} candidate examples leave no retain set out of the "
+                             f"{portion} training examples of {design['dataset']}: lower m or batch_size")]
+    return []
 
 
 def _calibration_coverage(config: dict, name: str, design: dict) -> list[tuple[str, str]]:

@@ -301,9 +301,18 @@ def unlearn(
     out = copy.deepcopy(model)
     device = model_device(out)
     args = (out, _as_data(retain, "retain", device), _as_data(forget, "forget", device), p, g)
-    if method.monitors and monitor is not None:
-        return method.fn(*args, monitor=monitor)
-    return method.fn(*args)
+    result = method.fn(*args, monitor=monitor) if method.monitors and monitor is not None else method.fn(*args)
+    return _checked_model(name, result)
+
+
+def _checked_model(name: str, result: Any) -> "nn.Module":
+    """``result`` if it is a torch module; else one error naming the method and what it must return."""
+    from torch import nn
+
+    if not isinstance(result, nn.Module):
+        raise TypeError(f"unlearning method {name!r} returned {type(result).__name__} ({result!r:.60}), not the unlearned model: "
+                        "make it return the model (a torch.nn.Module), e.g. end it with 'return model'")
+    return result
 
 
 def unlearn_many(
