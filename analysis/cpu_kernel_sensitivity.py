@@ -17,11 +17,13 @@ oneDNN's choices differs between those two is not isolated.  analysis/cpu_kernel
 holds the five lines above on the Intel Xeon.
 """
 
-import hashlib, os, platform
+import hashlib, os
 
 import torch
 
-cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()) if os.path.exists("/proc/cpuinfo") else platform.processor()
+from unlearn_audit.pipeline.provenance import cpu_model
+
+cpu = cpu_model()
 torch.manual_seed(0)
 torch.use_deterministic_algorithms(True)
 torch.set_num_threads(1)

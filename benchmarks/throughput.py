@@ -19,7 +19,6 @@ training-set size.  Not part of the test suite.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import math
 import time
@@ -29,6 +28,7 @@ import torch
 import torch.nn.functional as F
 
 from unlearn_audit.models import GroupedTinyNet, build_model
+from unlearn_audit.pipeline.provenance import cpu_model
 from unlearn_audit.torch_utils import compile_model, compute_precision
 from unlearn_audit.training import MomentumSGD
 
@@ -36,16 +36,11 @@ HEADER = "| date | device | model | input | K | dtype | batch | images/s (all K)
 
 
 def device_name(device: torch.device) -> str:
-    """The device as RESULTS.md names it: the GPU's name, or ``cpu (<model>, <threads> threads)``."""
+    """The device as RESULTS.md names it: the GPU's name, or ``cpu (<model>, <threads> threads)``
+    (the model as a run's provenance.json records it)."""
     if device.type == "cuda":
         return torch.cuda.get_device_name(device)
-    model = "cpu"
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    return f"cpu ({model}, {torch.get_num_threads()} threads)"
+    return f"cpu ({cpu_model() or 'cpu'}, {torch.get_num_threads()} threads)"
 
 
 def _sync(device: torch.device) -> None:

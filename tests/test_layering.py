@@ -87,7 +87,7 @@ def test_nothing_in_the_library_imports_snakemake():
 #: training rules (pipeline.nn_runs) load torch.
 NOT_LOADED = {
     **{m: ("torch",) for m in ("unlearn_audit", "unlearn_audit.stats.bounds", "unlearn_audit.auditors",
-                               "unlearn_audit.pipeline.config", "unlearn_audit.unlearning")},
+                               "unlearn_audit.pipeline.config", "unlearn_audit.unlearning", "unlearn_audit.pipeline.provenance")},
     **{m: ("torch", "matplotlib", "scipy.stats") for m in (
         "unlearn_audit.pipeline.nn", "unlearn_audit.pipeline.certified", "unlearn_audit.pipeline.convex",
         "unlearn_audit.pipeline.gaussian_unlearning", "unlearn_audit.pipeline.statistics",

@@ -1,5 +1,5 @@
 """README.md stays a short user's guide (at most 400 lines), and no link of it, or of the pages it
-links under docs/, leads nowhere: every relative link names an existing file and every #anchor a
+links under docs/ (and config/README.md, the workflow catalog's usage page), leads nowhere: every relative link names an existing file and every #anchor a
 heading of the page it points into."""
 
 import re
@@ -9,7 +9,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
-PAGES = [README, *sorted((REPO / "docs").glob("*.md")), REPO / "benchmarks" / "RESULTS.md"]
+PAGES = [README, *sorted((REPO / "docs").glob("*.md")), REPO / "benchmarks" / "RESULTS.md", REPO / "config" / "README.md"]
 MAX_README_LINES = 400
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 

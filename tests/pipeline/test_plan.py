@@ -209,3 +209,12 @@ def test_report_subcategories_are_plan_functions_and_no_rule_holds_a_lambda():
     assert WorkflowPlan.report_convex_subcategory(W(table="table2c")) == "Logistic loss (App. H.4.2)"
     assert WorkflowPlan.report_gaussian_unlearning_subcategory(W(gu_error="ued", gu_axis="eps")) == "Figure: UED vs eps"
     assert WorkflowPlan.report_clip_subcategory(W(gu_error="ged")) == "Figure: GED-vs-m slope against the clip c"
+    # labels: the paper's name first (a "Figure: " prefix dropped under the figure label), then the file's kind
+    assert WorkflowPlan.report_labels("table", "Table 6") == {"table": "Table 6", "kind": "csv"}
+    assert WorkflowPlan.report_labels("figure", WorkflowPlan.report_figure_subcategory)(W(figure="figure1a")) == {"figure": "Figure 1a", "kind": "png"}
+    assert WorkflowPlan.report_labels("figure", WorkflowPlan.report_clip_subcategory)(W(gu_error="ued")) == {"figure": "UED-vs-m slope against the clip c", "kind": "png"}
+    details = WorkflowPlan.report_labels("table", WorkflowPlan.report_convex_subcategory, ": every number behind it")
+    assert details(W(table="table2c")) == {"table": "Logistic loss (App. H.4.2): every number behind it", "kind": "csv"}
+    assert WorkflowPlan.report_labels("record", "Checkout") == {"record": "Checkout", "kind": "json"}
+    with pytest.raises(ValueError, match="kind must be one of"):
+        WorkflowPlan.report_labels("plot", "Figure 1a")

@@ -104,7 +104,7 @@ def test_bad_input_gets_one_clear_message(call, message):
 
 def test_every_rule_that_can_go_to_the_cluster_declares_its_resources():
     """A rule without ``localrule: True`` runs as a cluster job: it must name mem_mb and runtime."""
-    sources = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    sources = [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
     checked = 0
     for source in sources:
         blocks = re.split(r"^\s*rule\b", source.read_text(), flags=re.MULTILINE)[1:]
@@ -120,7 +120,7 @@ def test_every_rule_that_can_go_to_the_cluster_declares_its_resources():
 def test_every_cluster_job_without_a_gpu_can_stay_on_the_submitting_host():
     """cluster.cpu_jobs: local reaches every rule that may go to the cluster and never asks for a GPU
     (the rules whose resources are not a training or unlearning chunk's); the chunks never."""
-    sources = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    sources = [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
     cpu_rules, chunk_rules = [], []
     for source in sources:
         for block in re.split(r"^\s*rule\b", source.read_text(), flags=re.MULTILINE)[1:]:
@@ -161,7 +161,7 @@ def test_cpu_jobs_go_to_their_own_partition_or_stay_local():
 def test_no_rule_bundles_jobs_into_group_jobs():
     """A chunk is one cluster job: a group job would ask for the sum of its members' runtimes (or, run
     side by side, their GPUs) and pay a process and a CUDA context per member."""
-    for source in [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]:
+    for source in [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]:
         assert not re.search(r"^\s*group:", source.read_text(), flags=re.MULTILINE), source.name
     assert "group-components" not in PROFILE.read_text()
 

@@ -304,3 +304,23 @@ def test_job_slots_follow_jobs_per_gpu_and_a_local_run_may_not_ask_for_more(tmp_
     monkeypatch.setenv(JOBS_PER_GPU_ENV, "two")
     with pytest.raises(ValueError, match=f"{JOBS_PER_GPU_ENV} must be a positive integer, got 'two'"):
         jobs_per_gpu()
+
+
+def test_a_local_cuda_run_on_a_machine_without_a_gpu_is_refused_with_the_fix(monkeypatch, tmp_path):
+    """device: cuda where nvidia-smi lists no GPU (a PATH without it here) and nothing names one:
+    one line with the fix; a named GPU, or another device, passes."""
+    from unlearn_audit.pipeline import runtime
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no nvidia-smi
+    monkeypatch.delenv(GPU_SLOTS_ENV, raising=False)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    problem = runtime.local_cuda_problem("cuda")
+    assert problem and "no NVIDIA GPU" in problem and "device: cpu or auto" in problem
+    assert runtime.local_cuda_problem("cpu") is None and runtime.local_cuda_problem("auto") is None
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    assert runtime.local_cuda_problem("cuda") is None
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    fake = tmp_path / "nvidia-smi"
+    fake.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H100 (UUID: GPU-x)'\n")
+    fake.chmod(0o755)
+    assert runtime.local_cuda_problem("cuda") is None

@@ -18,7 +18,8 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
-SNAKEFILE = REPO / "Snakefile"
+#: The workflow (the root Snakefile only includes it).
+SNAKEFILE = REPO / "workflow" / "Snakefile"
 SMALL_CONFIGS = REPO / ".test"
 
 
@@ -58,7 +59,7 @@ def write_config(tmp_path: Path, source: str | Path = "config/config.yaml", over
 
 def snakemake(workdir: Path, configfile: Path | str, *args: str, cores: int = 1, timeout: int = 600,
               pythonpath: str | None = None) -> subprocess.CompletedProcess:
-    """``snakemake -s Snakefile -d workdir --configfile configfile --cores N *args``, one thread per
+    """``snakemake -s workflow/Snakefile -d workdir --configfile configfile --cores N *args``, one thread per
     job; ``pythonpath`` (when given) is what the run and its jobs import user modules from."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env.pop("PYTHONPATH", None)

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from workflow_utils import planned_jobs, planned_wildcards, snakemake, write_config
 
 EVERY_TABLE = [
@@ -73,3 +75,21 @@ def test_a_local_run_asking_for_more_gpu_jobs_than_gpu_slots_stops_with_one_line
     assert "--resources gpu=3" in errors[0] and "2 GPU slot(s)" in errors[0] and "give --resources gpu=2" in errors[0]
     assert "Traceback" not in proc.stderr
     assert snakemake(tmp_path, config, "-n", "--resources", "gpu=2").returncode == 0
+
+
+def test_a_local_cuda_run_without_a_gpu_stops_with_one_line_before_any_job(tmp_path, monkeypatch):
+    """device: cuda where this machine shows no GPU: a run stops before its first job with one line
+    and the fix; a dry run (planning the paper's DAG on a laptop) still plans."""
+    from unlearn_audit.pipeline.runtime import visible_gpu_count
+
+    if visible_gpu_count():
+        pytest.skip("this machine has a GPU: a cuda run is possible here")
+    for var in ("UNLEARN_AUDIT_GPUS", "CUDA_VISIBLE_DEVICES"):
+        monkeypatch.delenv(var, raising=False)
+    config = write_config(tmp_path, overrides={"device": "cuda"})
+    proc = snakemake(tmp_path, config)
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error")]
+    assert proc.returncode != 0 and len(errors) == 1, proc.stderr[-2000:]
+    assert "no NVIDIA GPU" in errors[0] and "device: cpu or auto" in errors[0]
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("*.parquet"))
+    assert snakemake(tmp_path, config, "-n").returncode == 0

@@ -64,10 +64,11 @@ def test_gaussian_unlearning_end_to_end_and_zeta_reruns_only_the_audit(shared_ru
 
     # zeta is the level of the audit's bounds: a larger zeta (weaker guarantee) gives larger
     # lower bounds, and of this section only the audit job depends on it (cells, gather and slopes
-    # do not); the config snapshot is rewritten because the config it records changed
+    # do not); the config snapshot is rewritten because the config it records changed, and the
+    # provenance record (its config hash) because it follows every table
     planned = shared_run.dry_run({"zeta": 0.2}, name="config_zeta.yaml")
     gaussian = {k: v for k, v in planned.items() if not k.startswith(OTHER_BOUND_RULES)}
-    assert gaussian == {"gaussian_unlearning_audit": 1, "config_snapshot": 1, "all": 1}, planned
+    assert gaussian == {"gaussian_unlearning_audit": 1, "config_snapshot": 1, "provenance": 1, "all": 1}, planned
     assert not [k for k in planned if k.startswith(("nn_train", "nn_unlearn", "nn_fit", "nn_prepare", "nn_sample"))], planned
     # run on a copy of the finished run, for the audit's table: it reruns the audit alone
     rerun_dir = shared_run.copy(tmp_path / "run")

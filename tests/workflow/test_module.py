@@ -1,5 +1,7 @@
 """The workflow as a Snakemake module: a user's own Snakefile in another folder uses every rule of
-this one with its own config and adds a rule that consumes our outputs (snakedeploy style)."""
+this one with its own config and adds a rule that consumes our outputs (snakedeploy style).  The
+module names ``workflow/Snakefile`` (docs/workflow.md, "Using the workflow as a module"); the root
+``Snakefile``, which includes it, works too."""
 
 from __future__ import annotations
 
@@ -46,14 +48,14 @@ rule summary:
 """
 
 
-def _user_workflow(tmp_path: Path) -> Path:
+def _user_workflow(tmp_path: Path, snakefile: Path) -> Path:
     user = tmp_path / "user"
     user.mkdir()
     cfg = load_config(small_config("statistics"))
     cfg["results_dir"] = "out"  # relative to the user's folder, not to this repository
     cfg["resources_dir"] = "res"
     (user / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
-    (user / "Snakefile").write_text(USER_SNAKEFILE.format(snakefile=(REPO / "Snakefile").as_posix()))
+    (user / "Snakefile").write_text(USER_SNAKEFILE.format(snakefile=snakefile.as_posix()))
     return user
 
 
@@ -63,8 +65,9 @@ def _snakemake(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.workflow
-def test_user_snakefile_uses_the_workflow_as_a_module(tmp_path):
-    user = _user_workflow(tmp_path)
+@pytest.mark.parametrize("snakefile", ["workflow/Snakefile", "Snakefile"])
+def test_user_snakefile_uses_the_workflow_as_a_module(tmp_path, snakefile):
+    user = _user_workflow(tmp_path, REPO / snakefile)
     proc = _snakemake(user, "summary.txt")
     assert proc.returncode == 0, proc.stderr[-4000:]
     table = user / "out" / "tables" / "attainable_bounds.csv"

@@ -6,7 +6,8 @@ category), and walked the way a reader clicks through it: a copy of the report w
 appended that, after the page has loaded, clicks every category, every subcategory, every
 file's "information" button (its caption, with the table itself for CSV files) and every
 figure's "view" button (the image in the content pane), and writes what the page showed into a
-hidden element, read back from ``--dump-dom``.  ``--screenshot`` of the walk's last view (a
+hidden element, read back from ``--dump-dom``.  Each file is listed by its labels (the rules'
+``report(..., labels=...)``), not by its path.  ``--screenshot`` of the walk's last view (a
 figure beside a table's caption) is kept as ``report.png``.
 
 Chromium comes from ``ci/chromium_up.sh`` (Debian package ``chromium``); without it the test
@@ -26,6 +27,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from report_data import report_results
 
 CHROMIUM = next(
     (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable") if shutil.which(name)),
@@ -62,6 +65,10 @@ EXPECTED = {
         "Trade-off curves (mu-GDP)", "Convex audits (Table 2)",
         ["Convex audits (Table 2) in the μ-GDP view", "not μ-GDP for any μ < μ_LB", "ζ = 0.05", "Clopper–Pearson",
          "Γ = 50", "2L = 2000"],
+    ),
+    "results/provenance.json": (
+        "Provenance", "Checkout, software and devices",
+        ["Provenance of this run", "config_sha256", "torch_capability", "results/config.yaml"],
     ),
     "results/figures/convex_epsilon_lb.png": (
         "Convex audits (Table 2)", "Figure: lower bound vs certified epsilon",
@@ -132,11 +139,11 @@ WALK = r"""
             if (!figure) figure = {category, subcategory, i};
             await openSubcategory(category, subcategory);
             ({info} = buttons(rows()[i]));
-          } else if (!table && label.includes("/tables/")) {
-            table = {category, subcategory, i};
           }
           info.click();
           await sleep(200);
+          entry.path = app.state.resultPath;
+          if (!table && entry.path.includes("/tables/")) table = {category, subcategory, i};
           entry.info = nav().innerText;
           entry.caption_tables = Array.from(nav().querySelectorAll("table.docutils")).map((t) => ({
             caption: (t.querySelector("caption") || {innerText: ""}).innerText.trim(),
@@ -236,6 +243,7 @@ def test_report_shows_every_table_and_figure_in_a_browser(shared_run, shared_rep
             *(root / "results" / "tables").glob("*.csv"),
             *(root / "results" / "convex").glob("*_details.csv"),
             *(root / "results" / "figures").glob("*.png"),
+            root / "results" / "provenance.json",
         ]
     )
     every_section = {"results/tables/table1a.csv", "results/tables/table1b.csv", "results/tables/table6.csv",
@@ -264,18 +272,26 @@ def test_report_shows_every_table_and_figure_in_a_browser(shared_run, shared_rep
     walk = json.loads(html.unescape(found.group(1)))
     assert walk["errors"] == [], walk["errors"]
 
-    views = {v["label"]: v for v in walk["views"]}
+    views = {v["path"]: v for v in walk["views"]}
     assert len(views) == len(walk["views"]), "a file is listed twice"
     assert sorted(views) == produced, f"the report lists {sorted(views)}"
+    labels = {path: result["labels"] for path, result in report_results(report).items()}
     for path in produced:
         view = views[path]
+        assert view["label"] == " ".join(labels[path].values()), f"{path}: listed as {view['label']!r}, its labels are {labels[path]}"
         category, subcategory, facts = EXPECTED.get(path, (view["category"], view["subcategory"], []))
         assert category and subcategory and (view["category"], view["subcategory"]) == (category, subcategory), path
         caption = " ".join(view["info"].split())
         assert "DESCRIPTION" in caption.upper(), f"{path}: no caption shown"  # a heading, upper-cased by CSS
         for fact in facts:
             assert fact in caption, f"{path}: the caption does not say {fact!r}: {caption[:1500]}"
-        if path.endswith(".csv"):
+        if path.endswith(".json"):
+            # the provenance record: its JSON, verbatim, in its caption; the view button downloads it
+            record = json.loads((root / path).read_text())
+            assert f'"commit": {json.dumps(record["workflow"]["commit"])}' in view["info"], view["info"][:3000]
+            assert record["config_sha256"] in caption and "torch_capability" in caption, caption[:3000]
+            assert view["view_href"].startswith("data:application/json"), view["view_href"]
+        elif path.endswith(".csv"):
             # the table itself, in its caption: the CSV's header and every row
             with open(root / path, newline="") as handle:
                 header, *rows = list(csv.reader(handle))

@@ -1,22 +1,24 @@
 """The shared run itself (.test/all.yaml, made by tests/workflow/conftest.py): every rule of the
-workflow ran, a rerun schedules nothing, the run's config is its config file alone, and the App. F
-ceilings it wrote.  These tests go first, so that one worker makes the run while the others test
+workflow ran, a rerun schedules nothing, the run's config is its config file alone, its provenance
+record, and the App. F ceilings it wrote.  These tests go first, so that one worker makes the run while the others test
 the library; the other modules that read it go last (tests/conftest.py)."""
 
+import json
 import re
 
 import pandas as pd
 import yaml
 
 from unlearn_audit.pipeline.config import result_config
-from workflow_utils import REPO, load_config, planned_jobs, validated
+from unlearn_audit.pipeline.provenance import PACKAGES, config_sha256
+from workflow_utils import REPO, executed_rules, load_config, output_hashes, planned_jobs, validated
 
 DEFAULT = REPO / "config" / "config.yaml"
 def test_every_rule_of_the_workflow_ran(shared_run):
     """Each rule of the Snakefile and workflow/rules/*.smk had a job in the shared run, so every rule's
     step ran end to end; and every rule that ran is one written out in those files (no rule is made
     in a Python loop: chunks of runs are wildcards of one rule per step)."""
-    sources = [REPO / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
+    sources = [REPO / "workflow" / "Snakefile", *sorted((REPO / "workflow" / "rules").glob("*.smk"))]
     text = "".join(path.read_text() for path in sources)
     named = set(re.findall(r"^rule (\w+):", text, flags=re.MULTILINE)) | set(re.findall(r"^use rule \w+ as (\w+) with:", text, flags=re.MULTILINE))
     assert len(named) > 20 and {"nn_fit", "certified_table6", "nn_train", "nn_train_retrain", "nn_unlearn"} <= named
@@ -72,3 +74,29 @@ def test_every_job_log_ends_with_what_the_job_wrote(shared_run):
         assert lines[-1].startswith("done in ") or lines[-1].startswith("done: wrote"), f"{log}: last line {lines[-1]!r}"
     audits = [p for p in logs if p.name in ("audit.log", "joint_audit.log") and p.parent.name != "gaussian_unlearning"]
     assert audits and all("epsilon_LB = " in p.read_text().strip().splitlines()[-1] for p in audits)
+
+
+def test_the_run_records_its_provenance_and_a_run_without_it_adds_only_it(shared_run, monkeypatch, tmp_path):
+    """<results_dir>/provenance.json (rule provenance, docs/schemas.md#provenance): the checkout's commit,
+    the versions, the CPU kernels and the hash of the config the snapshot holds.  On a finished run
+    made before the rule existed (a copy without the file) it is the one job to run, and running it
+    changes no other output, neither its bytes nor its modification time."""
+    monkeypatch.syspath_prepend(str(REPO / "examples" / "noisy_finetune"))
+    record = json.loads((shared_run.results / "provenance.json").read_text())
+    assert record["config_sha256"] == config_sha256(result_config(validated(shared_run.config)))
+    assert set(record["versions"]) == {"python", *PACKAGES} and all(record["versions"].values())
+    assert record["cpu"]["torch_capability"] and isinstance(record["cuda"]["devices"], list)
+    if (REPO / ".git").exists():
+        assert re.fullmatch(r"[0-9a-f]{40}", record["workflow"]["commit"]) and isinstance(record["workflow"]["dirty"], bool)
+
+    old = shared_run.copy(tmp_path / "before_provenance")
+    (old.results / "provenance.json").unlink()
+    assert old.dry_run() == {"provenance": 1, "all": 1}
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in old.results.rglob("*") if p.is_file() and "logs" not in p.parts}
+    ran = old.snakemake()
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert sorted(executed_rules(ran)) == ["all", "provenance"], executed_rules(ran)
+    after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in old.results.rglob("*") if p.is_file() and "logs" not in p.parts}
+    assert set(after) - set(before) == {old.results / "provenance.json"} and all(after[p] == before[p] for p in before)
+    assert output_hashes(old.results).keys() == output_hashes(shared_run.results).keys()
+    assert old.dry_run() == {}

@@ -12,19 +12,19 @@ rule certified_joint_audit:
         overlaps=plan.experiment_file("{experiment}", "overlaps.parquet"),
         bounds=plan.experiment_file("{experiment}", "bounds.parquet"),
         checkpoint_bounds=plan.experiment_file("{experiment}", "checkpoint_bounds.parquet"),
+    log:
+        f"{LOGS}/{{experiment}}/joint_audit.log",
+    wildcard_constraints:
+        experiment=plan.nn_experiment_pattern("joint"),
+    localrule: True
+    conda:
+        CPU_ENV
     params:
         scores=plan.nn_all_scores,
         checkpoints=plan.nn_all_checkpoint_scores,
         m=plan.nn_audit_m,
         cell=plan.nn_certified_cell,
         zeta=config["zeta"],
-    wildcard_constraints:
-        experiment=plan.nn_experiment_pattern("joint"),
-    log:
-        f"{LOGS}/{{experiment}}/joint_audit.log",
-    localrule: True
-    conda:
-        CPU_ENV
     script:
         "../scripts/certified_joint_audit.py"
 
@@ -36,17 +36,17 @@ rule certified_pairwise_audit:
         signs=plan.nn_experiment_signs,
     output:
         plan.experiment_file("{experiment}", "pairwise.parquet"),
+    log:
+        f"{LOGS}/{{experiment}}/pairwise_audit.log",
+    wildcard_constraints:
+        experiment=plan.nn_experiment_pattern("pairwise"),
+    localrule: True
+    conda:
+        CPU_ENV
     params:
         scores=plan.nn_all_scores,
         cell=plan.nn_certified_cell,
         zeta=config["zeta"],
-    wildcard_constraints:
-        experiment=plan.nn_experiment_pattern("pairwise"),
-    log:
-        f"{LOGS}/{{experiment}}/pairwise_audit.log",
-    localrule: True
-    conda:
-        CPU_ENV
     script:
         "../scripts/certified_pairwise_audit.py"
 
@@ -61,18 +61,19 @@ rule certified_table6:
             caption="../report/certified_table6.rst",
             category="Certified unlearning audits",
             subcategory="Table 6",
+            labels=plan.report_labels("table", "Table 6"),
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
-    params:
-        metrics=plan.nn_table_metrics,
-        experiments=plan.nn_certified_table_summaries,
-    wildcard_constraints:
-        table="table6",
     log:
         f"{LOGS}/tables/{{table}}.log",
+    wildcard_constraints:
+        table="table6",
     localrule: True
     conda:
         CPU_ENV
+    params:
+        metrics=plan.nn_table_metrics,
+        experiments=plan.nn_certified_table_summaries,
     script:
         "../scripts/certified_table6.py"
 
@@ -87,18 +88,19 @@ rule certified_pairwise_table:
             caption="../report/certified_pairwise_table.rst",
             category="Certified unlearning audits",
             subcategory="Sec. 7.3: pairwise auditor",
+            labels=plan.report_labels("table", "Sec. 7.3: pairwise auditor"),
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
-    params:
-        metrics=plan.nn_table_metrics,
-        experiments=plan.nn_certified_table_summaries,
-    wildcard_constraints:
-        table="pairwise_uncertified",
     log:
         f"{LOGS}/tables/{{table}}.log",
+    wildcard_constraints:
+        table="pairwise_uncertified",
     localrule: True
     conda:
         CPU_ENV
+    params:
+        metrics=plan.nn_table_metrics,
+        experiments=plan.nn_certified_table_summaries,
     script:
         "../scripts/certified_pairwise_table.py"
 
@@ -113,17 +115,18 @@ rule certified_figure:
             caption="../report/certified_figure.rst",
             category="Certified unlearning audits",
             subcategory=plan.report_figure_subcategory,
+            labels=plan.report_labels("figure", plan.report_figure_subcategory),
         ),
         multiext(plan.figure_stem("{figure}"), ".pdf", ".csv"),
-    params:
-        metrics=plan.nn_certified_figure_metrics,
-        experiments=plan.nn_certified_figure_summaries,
-    wildcard_constraints:
-        figure=catalogue.pattern(catalogue.CERTIFIED_FIGURES),
     log:
         f"{LOGS}/figures/{{figure}}.log",
+    wildcard_constraints:
+        figure=catalogue.pattern(catalogue.CERTIFIED_FIGURES),
     localrule: True
     conda:
         CPU_ENV
+    params:
+        metrics=plan.nn_certified_figure_metrics,
+        experiments=plan.nn_certified_figure_summaries,
     script:
         "../scripts/certified_figure.py"

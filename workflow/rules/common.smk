@@ -8,8 +8,8 @@ plan = WorkflowPlan(config)
 RESULTS = config["results_dir"]
 LOGS = f"{RESULTS}/logs"
 BENCH = f"{RESULTS}/benchmarks"
-CPU_ENV = "../../envs/cpu.yaml"
-GPU_ENV = "../../envs/cuda.yaml"
+CPU_ENV = "../envs/cpu.yaml"
+GPU_ENV = "../envs/cuda.yaml"
 NN_ENV = GPU_ENV if config["device"] == "cuda" else CPU_ENV
 
 

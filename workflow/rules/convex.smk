@@ -7,21 +7,21 @@ rule convex_audit:
     output:
         decisions=plan.convex_file("{mechanism}", "{epsilon}", "decisions.parquet"),
         summary=plan.convex_file("{mechanism}", "{epsilon}", "summary.parquet"),
+    log:
+        f"{LOGS}/convex/{{mechanism}}/eps_{{epsilon}}.log",
+    benchmark:
+        f"{BENCH}/convex/{{mechanism}}/eps_{{epsilon}}.tsv"
+    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
+    conda:
+        CPU_ENV
+    threads: 1
+    resources:
+        **plan.cpu_job_resources(mem_mb=1500, runtime=10),
     params:
         params=plan.convex_mechanism_params,
         settings=config["convex"]["settings"],
         zeta=config["zeta"],
         seed=config["seed"],
-    log:
-        f"{LOGS}/convex/{{mechanism}}/eps_{{epsilon}}.log",
-    benchmark:
-        f"{BENCH}/convex/{{mechanism}}/eps_{{epsilon}}.tsv"
-    threads: 1
-    resources:
-        **plan.cpu_job_resources(mem_mb=1500, runtime=10),
-    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
-    conda:
-        CPU_ENV
     script:
         "../scripts/convex_audit.py"
 
@@ -36,6 +36,7 @@ rule convex_table:
             caption="../report/convex_table.rst",
             category="Convex audits (Table 2)",
             subcategory=plan.report_convex_subcategory,
+            labels=plan.report_labels("table", plan.report_convex_subcategory),
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
         details=report(
@@ -43,12 +44,12 @@ rule convex_table:
             caption="../report/convex_details.rst",
             category="Convex audits (Table 2)",
             subcategory=plan.report_convex_subcategory,
+            labels=plan.report_labels("table", plan.report_convex_subcategory, ": every number behind it"),
         ),
-    params:
-    wildcard_constraints:
-        table="table2[a-z]",
     log:
         f"{LOGS}/tables/{{table}}.log",
+    wildcard_constraints:
+        table="table2[a-z]",
     localrule: True
     conda:
         CPU_ENV
@@ -66,6 +67,7 @@ rule convex_figure:
             caption="../report/convex_figure.rst",
             category="Convex audits (Table 2)",
             subcategory="Figure: lower bound vs certified epsilon",
+            labels=plan.report_labels("figure", "Lower bound vs certified epsilon"),
         ),
         multiext(plan.figure_stem("convex_epsilon_lb"), ".pdf", ".csv"),
     log:
@@ -85,14 +87,15 @@ rule convex_sweep:
             caption="../report/convex_sweep.rst",
             category="Convex audits (Table 2)",
             subcategory="App. H.4: parameter sweeps",
+            labels=plan.report_labels("table", "App. H.4: parameter sweeps"),
         ),
         multiext(plan.table_stem("appendix_h4"), ".md", ".tex"),
-    params:
-        sweep=plan.convex_sweep_params(),
     log:
         f"{LOGS}/tables/appendix_h4.log",
     localrule: True
     conda:
         CPU_ENV
+    params:
+        sweep=plan.convex_sweep_params(),
     script:
         "../scripts/convex_sweep.py"

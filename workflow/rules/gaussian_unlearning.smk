@@ -7,20 +7,20 @@ rule gaussian_unlearning_cell:
     """All replications of one experiment at one p (ged_vs_eps: its one p, every epsilon on shared draws)."""
     output:
         plan.gaussian_unlearning_cell("{gu_experiment}", "{x}"),
-    params:
-        spec=plan.gaussian_unlearning_spec,
-        model=config["gaussian_unlearning"]["model"],
-        seed=config["seed"],
     log:
         f"{LOGS}/gaussian_unlearning/{{gu_experiment}}/{{x}}.log",
     benchmark:
         f"{BENCH}/gaussian_unlearning/{{gu_experiment}}/{{x}}.tsv"
-    threads: 1
-    resources:
-        **plan.cpu_job_resources(mem_mb=4000, runtime=60),
     localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     conda:
         CPU_ENV
+    threads: 1
+    resources:
+        **plan.cpu_job_resources(mem_mb=4000, runtime=60),
+    params:
+        spec=plan.gaussian_unlearning_spec,
+        model=config["gaussian_unlearning"]["model"],
+        seed=config["seed"],
     script:
         "../scripts/gaussian_unlearning_cell.py"
 
@@ -50,13 +50,14 @@ rule gaussian_unlearning_figure:
             caption="../report/gaussian_unlearning_figure.rst",
             category="Gaussian certified unlearning",
             subcategory=plan.report_gaussian_unlearning_subcategory,
+            labels=plan.report_labels("figure", plan.report_gaussian_unlearning_subcategory),
         ),
         other=multiext(plan.figure_stem("gaussian_unlearning_{gu_error}_vs_{gu_axis}"), ".pdf", ".csv"),
+    log:
+        f"{LOGS}/figures/gaussian_unlearning_{{gu_error}}_vs_{{gu_axis}}.log",
     wildcard_constraints:
         gu_error="ged|ued",
         gu_axis="p|eps|m",
-    log:
-        f"{LOGS}/figures/gaussian_unlearning_{{gu_error}}_vs_{{gu_axis}}.log",
     localrule: True
     conda:
         CPU_ENV
@@ -74,12 +75,13 @@ rule gaussian_unlearning_clip_figure:
             caption="../report/gaussian_unlearning_clip_figure.rst",
             category="Gaussian certified unlearning",
             subcategory=plan.report_clip_subcategory,
+            labels=plan.report_labels("figure", plan.report_clip_subcategory),
         ),
         other=multiext(plan.figure_stem("gaussian_unlearning_{gu_error}_m_slope_vs_clip"), ".pdf", ".csv"),
-    wildcard_constraints:
-        gu_error="ged|ued",
     log:
         f"{LOGS}/figures/gaussian_unlearning_{{gu_error}}_m_slope_vs_clip.log",
+    wildcard_constraints:
+        gu_error="ged|ued",
     localrule: True
     conda:
         CPU_ENV
@@ -97,6 +99,7 @@ rule gaussian_unlearning_slopes:
             caption="../report/gaussian_unlearning_slopes.rst",
             category="Gaussian certified unlearning",
             subcategory="Table: GED and UED slopes",
+            labels=plan.report_labels("table", "GED and UED slopes"),
         ),
         multiext(plan.table_stem("gaussian_unlearning_slopes"), ".md", ".tex"),
     log:
@@ -116,21 +119,22 @@ rule gaussian_unlearning_audit:
             caption="../report/gaussian_unlearning_audit.rst",
             category="Gaussian certified unlearning",
             subcategory="Table: audit with positive controls",
+            labels=plan.report_labels("table", "Audit with positive controls"),
         ),
         multiext(plan.table_stem("gaussian_unlearning_audit"), ".md", ".tex"),
         raw=plan.gaussian_unlearning_file("audit.parquet"),
+    log:
+        f"{LOGS}/gaussian_unlearning/audit.log",
+    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
+    conda:
+        CPU_ENV
+    threads: 1
+    resources:
+        **plan.cpu_job_resources(mem_mb=4000, runtime=30),
     params:
         spec=config["gaussian_unlearning"]["audit"],
         model=config["gaussian_unlearning"]["model"],
         seed=config["seed"],
         zeta=config["zeta"],
-    log:
-        f"{LOGS}/gaussian_unlearning/audit.log",
-    threads: 1
-    resources:
-        **plan.cpu_job_resources(mem_mb=4000, runtime=30),
-    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
-    conda:
-        CPU_ENV
     script:
         "../scripts/gaussian_unlearning_audit.py"

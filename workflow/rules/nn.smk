@@ -19,16 +19,16 @@ rule nn_prepare_data:
     output:
         data=plan.design_file("{design}", "data.npz"),
         split=plan.design_file("{design}", "split.parquet"),
+    log:
+        f"{LOGS}/nn/{{design}}/prepare_data.log",
+    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
+    conda:
+        CPU_ENV
+    resources:
+        **plan.nn_step_resources(minutes=30),
     params:
         cfg=plan.nn_data_params,
         seed=config["seed"],
-    resources:
-        **plan.nn_step_resources(minutes=30),
-    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
-    log:
-        f"{LOGS}/nn/{{design}}/prepare_data.log",
-    conda:
-        CPU_ENV
     script:
         "../scripts/nn_prepare_data.py"
 
@@ -37,14 +37,14 @@ rule nn_sample_signs:
     """Every sign vector of a design, calibration and evaluation phases from disjoint streams."""
     output:
         plan.design_file("{design}", "signs.parquet"),
-    params:
-        cfg=plan.nn_signs_params,
-        seed=config["seed"],
     log:
         f"{LOGS}/nn/{{design}}/signs.log",
     localrule: True
     conda:
         CPU_ENV
+    params:
+        cfg=plan.nn_signs_params,
+        seed=config["seed"],
     script:
         "../scripts/nn_sample_signs.py"
 
@@ -57,20 +57,20 @@ rule nn_train:
         signs=plan.design_file("{design}", "signs.parquet"),
     output:
         directory(plan.base_chunk_dir("{design}", "{chunk}")),
-    params:
-        job=plan.nn_train_job,
-        seed=config["seed"],
-    wildcard_constraints:
-        chunk=CHUNK,
-    threads: 1
-    resources:
-        **plan.nn_train_resources(),
     log:
         f"{LOGS}/nn/{{design}}/train_{{chunk}}.log",
     benchmark:
         f"{BENCH}/nn/{{design}}/train_{{chunk}}.tsv"
+    wildcard_constraints:
+        chunk=CHUNK,
     conda:
         NN_ENV
+    threads: 1
+    resources:
+        **plan.nn_train_resources(),
+    params:
+        job=plan.nn_train_job,
+        seed=config["seed"],
     script:
         "../scripts/nn_train.py"
 
@@ -78,12 +78,12 @@ rule nn_train:
 use rule nn_train as nn_train_retrain with:
     output:
         plan.retrain_model("{design}"),
-    wildcard_constraints:
-        design=plan.nn_retrain_designs_pattern(),
     log:
         f"{LOGS}/nn/{{design}}/train_retrain.log",
     benchmark:
         f"{BENCH}/nn/{{design}}/train_retrain.tsv"
+    wildcard_constraints:
+        design=plan.nn_retrain_designs_pattern(),
 
 
 # A group is one experiment, or the experiments of one design whose hyperparameters differ only in
@@ -96,21 +96,21 @@ rule nn_unlearn:
         unpack(plan.nn_unlearn_inputs),
     output:
         directory(plan.unlearn_chunk_dir("{group}", "{chunk}")),
-    params:
-        job=plan.nn_unlearn_job,
-        seed=config["seed"],
-    wildcard_constraints:
-        group=plan.nn_group_pattern(),
-        chunk=CHUNK,
-    threads: 1
-    resources:
-        **plan.nn_unlearn_resources(),
     log:
         f"{LOGS}/{{group}}/unlearn_{{chunk}}.log",
     benchmark:
         f"{BENCH}/{{group}}/unlearn_{{chunk}}.tsv"
+    wildcard_constraints:
+        group=plan.nn_group_pattern(),
+        chunk=CHUNK,
     conda:
         NN_ENV
+    threads: 1
+    resources:
+        **plan.nn_unlearn_resources(),
+    params:
+        job=plan.nn_unlearn_job,
+        seed=config["seed"],
     script:
         "../scripts/nn_unlearn.py"
 
@@ -121,18 +121,18 @@ rule nn_fit:
         plan.nn_calibration_dirs,
     output:
         plan.experiment_file("{experiment}", "fit.parquet"),
+    log:
+        f"{LOGS}/{{experiment}}/fit.log",
+    wildcard_constraints:
+        experiment=plan.nn_experiment_pattern("batchwise"),
+    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
+    conda:
+        CPU_ENV
+    resources:
+        **plan.nn_step_resources(minutes=15),
     params:
         scores=plan.nn_calibration_scores,
         fit=config["nn"]["fit"],
-    wildcard_constraints:
-        experiment=plan.nn_experiment_pattern("batchwise"),
-    resources:
-        **plan.nn_step_resources(minutes=15),
-    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
-    log:
-        f"{LOGS}/{{experiment}}/fit.log",
-    conda:
-        CPU_ENV
     script:
         "../scripts/nn_fit.py"
 
@@ -149,6 +149,13 @@ rule nn_audit:
     output:
         overlaps=plan.experiment_file("{experiment}", "overlaps.parquet"),
         bounds=plan.experiment_file("{experiment}", "bounds.parquet"),
+    log:
+        f"{LOGS}/{{experiment}}/audit.log",
+    wildcard_constraints:
+        experiment=plan.nn_experiment_pattern("batchwise"),
+    localrule: True
+    conda:
+        CPU_ENV
     params:
         scores=plan.nn_evaluation_scores,
         calib_scores=plan.nn_audit_calibration_scores,
@@ -156,13 +163,6 @@ rule nn_audit:
         cell=plan.nn_audit_cell,
         fit=config["nn"]["fit"],
         zeta=config["zeta"],
-    wildcard_constraints:
-        experiment=plan.nn_experiment_pattern("batchwise"),
-    log:
-        f"{LOGS}/{{experiment}}/audit.log",
-    localrule: True
-    conda:
-        CPU_ENV
     script:
         "../scripts/nn_audit.py"
 
@@ -175,19 +175,19 @@ rule nn_checkpoint_audit:
         signs=plan.nn_experiment_signs,
     output:
         plan.experiment_file("{experiment}", "checkpoint_bounds.parquet"),
+    log:
+        f"{LOGS}/{{experiment}}/checkpoint_audit.log",
+    wildcard_constraints:
+        experiment=plan.nn_checkpointed_pattern("batchwise"),
+    localrule: True
+    conda:
+        CPU_ENV
     params:
         checkpoints=plan.nn_all_checkpoint_scores,
         m=plan.nn_audit_m,
         cell=plan.nn_audit_cell,
         fit=config["nn"]["fit"],
         zeta=config["zeta"],
-    wildcard_constraints:
-        experiment=plan.nn_checkpointed_pattern("batchwise"),
-    log:
-        f"{LOGS}/{{experiment}}/checkpoint_audit.log",
-    localrule: True
-    conda:
-        CPU_ENV
     script:
         "../scripts/nn_checkpoint_audit.py"
 
@@ -205,18 +205,19 @@ rule nn_table:
             caption="../report/nn_table.rst",
             category="Neural-network audits",
             subcategory=plan.report_table_subcategory,
+            labels=plan.report_labels("table", plan.report_table_subcategory),
         ),
         multiext(plan.table_stem("{table}"), ".md", ".tex"),
-    params:
-        metrics=plan.nn_table_metrics,
-        experiments=plan.nn_table_summaries,
-    wildcard_constraints:
-        table=catalogue.pattern(catalogue.NN_TABLES),
     log:
         f"{LOGS}/tables/{{table}}.log",
+    wildcard_constraints:
+        table=catalogue.pattern(catalogue.NN_TABLES),
     localrule: True
     conda:
         CPU_ENV
+    params:
+        metrics=plan.nn_table_metrics,
+        experiments=plan.nn_table_summaries,
     script:
         "../scripts/nn_table.py"
 
@@ -234,15 +235,16 @@ rule nn_figure_r:
             caption="../report/nn_epsilon_vs_r.rst",
             category="Neural-network audits",
             subcategory="Figure: lower bound vs r",
+            labels=plan.report_labels("figure", "Lower bound vs r"),
         ),
         multiext(plan.figure_stem("nn_epsilon_vs_r"), ".pdf", ".csv"),
-    params:
-        experiments={e: plan.nn_experiment_summary(e) for e in plan.nn_experiments_audited_by("batchwise")},
-        metrics=plan.nn_evaluation_metrics_of(plan.nn_experiments_audited_by("batchwise")),
     log:
         f"{LOGS}/figures/nn_epsilon_vs_r.log",
     localrule: True
     conda:
         CPU_ENV
+    params:
+        experiments={e: plan.nn_experiment_summary(e) for e in plan.nn_experiments_audited_by("batchwise")},
+        metrics=plan.nn_evaluation_metrics_of(plan.nn_experiments_audited_by("batchwise")),
     script:
         "../scripts/nn_figure_r.py"

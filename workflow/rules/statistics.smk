@@ -9,16 +9,17 @@ rule attainable_bounds:
             caption="../report/attainable_bounds.rst",
             category="Statistics (App. F)",
             subcategory="Attainable bounds (App. F.1, F.3)",
+            labels=plan.report_labels("table", "Attainable bounds (App. F.1, F.3)"),
         ),
         multiext(plan.table_stem("attainable_bounds"), ".md", ".tex"),
-    params:
-        grid=config["perfect_prediction"]["grid"],
-        L=config["perfect_prediction"]["L"],
-        zeta=config["zeta"],
     log:
         f"{LOGS}/attainable_bounds.log",
     localrule: True
     conda:
         CPU_ENV
+    params:
+        grid=config["perfect_prediction"]["grid"],
+        L=config["perfect_prediction"]["L"],
+        zeta=config["zeta"],
     script:
         "../scripts/attainable_bounds.py"

@@ -15,15 +15,16 @@ rule tradeoff_convex:
             caption="../report/tradeoff.rst",
             category="Trade-off curves (mu-GDP)",
             subcategory="Convex audits (Table 2)",
+            labels=plan.report_labels("figure", "Trade-off curves: convex audits (Table 2)"),
         ),
         multiext(plan.figure_stem("tradeoff_convex"), ".pdf", ".csv"),
-    params:
-        family="convex",
     log:
         f"{LOGS}/figures/tradeoff_convex.log",
     localrule: True
     conda:
         CPU_ENV
+    params:
+        family="convex",
     script:
         "../scripts/tradeoff_convex.py"
 
@@ -38,15 +39,16 @@ rule tradeoff_gaussian_unlearning:
             caption="../report/tradeoff.rst",
             category="Trade-off curves (mu-GDP)",
             subcategory="Gaussian certified unlearning",
+            labels=plan.report_labels("figure", "Trade-off curves: Gaussian certified unlearning"),
         ),
         multiext(plan.figure_stem("tradeoff_gaussian_unlearning"), ".pdf", ".csv"),
-    params:
-        family="gaussian_unlearning",
     log:
         f"{LOGS}/figures/tradeoff_gaussian_unlearning.log",
     localrule: True
     conda:
         CPU_ENV
+    params:
+        family="gaussian_unlearning",
     script:
         "../scripts/tradeoff_gaussian_unlearning.py"
 
@@ -61,16 +63,17 @@ rule tradeoff_sign_vector:
             caption="../report/tradeoff.rst",
             category="Trade-off curves (mu-GDP)",
             subcategory="Sign-vector audits",
+            labels=plan.report_labels("figure", "Trade-off curves: sign-vector audits"),
         ),
         multiext(plan.figure_stem("tradeoff_sign_vector"), ".pdf", ".csv"),
-    params:
-        family="sign_vector",
-        experiments=tradeoff_plan.sign_vector_summaries(plan),
-        zeta=config["zeta"],
     log:
         f"{LOGS}/figures/tradeoff_sign_vector.log",
     localrule: True
     conda:
         CPU_ENV
+    params:
+        family="sign_vector",
+        experiments=tradeoff_plan.sign_vector_summaries(plan),
+        zeta=config["zeta"],
     script:
         "../scripts/tradeoff_sign_vector.py"

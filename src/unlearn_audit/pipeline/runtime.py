@@ -16,6 +16,7 @@ from pathlib import Path
 
 __all__ = [
     "GpuSlot",
+    "local_cuda_problem",
     "gpu_lock_dir",
     "gpu_slot",
     "gpu_slot_count",
@@ -165,6 +166,18 @@ def local_gpu_jobs_problem(requested, device: str) -> str | None:
                 f"({gpu_slot_count(device)} device(s) x {jobs_per_gpu()} job(s) per GPU, {JOBS_PER_GPU_ENV}); "
                 f"give --resources gpu={slots} or set {JOBS_PER_GPU_ENV}")
     return None
+
+
+def local_cuda_problem(device: str) -> str | None:
+    """Why a local run on ``device: cuda`` would fail in its first neural-network job (None when it
+    would not): this machine shows no NVIDIA GPU (``nvidia-smi -L`` lists none) and neither
+    ``$UNLEARN_AUDIT_GPUS`` nor ``CUDA_VISIBLE_DEVICES`` names one."""
+    if str(device).lower() != "cuda" or os.environ.get(GPU_SLOTS_ENV, "").strip() or _inherited_devices():
+        return None
+    if visible_gpu_count():
+        return None
+    return ("device is cuda, but this machine shows no NVIDIA GPU (nvidia-smi lists none): set device: cpu or auto "
+            "(e.g. --config device=auto), or send the jobs to GPU nodes (--profile profiles/slurm)")
 
 
 def _lock_name(device: str, share: int = 0) -> str:

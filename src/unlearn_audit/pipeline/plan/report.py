@@ -1,14 +1,20 @@
 """Where each output sits in Snakemake's HTML report (``snakemake --report``): the subcategory of a
-table or figure, from the rule's wildcards.  Functions of the plan, so that no rule holds a lambda."""
+table or figure, from the rule's wildcards, and the labels the report lists it by.  Functions of the
+plan, so that no rule holds a lambda."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from .base import PlanBase
 
-__all__ = ["ReportPlan"]
+__all__ = ["ReportPlan", "REPORT_KINDS"]
 
 #: Convex tables whose report subcategory is not "Table 2<x>" (the logistic loss is App. H.4.2's).
 CONVEX_TABLE_SUBCATEGORIES = {"table2c": "Logistic loss (App. H.4.2)"}
+#: The file each kind of report item is (its ``kind`` label): a table's CSV, a figure's PNG, a
+#: record's JSON (``provenance.json``).
+REPORT_KINDS = {"table": "csv", "figure": "png", "record": "json"}
 
 
 def paper_label(name: str) -> str:
@@ -49,3 +55,21 @@ class ReportPlan(PlanBase):
     def report_clip_subcategory(wildcards) -> str:
         """The clip-sensitivity figure of the GED or UED m-slope."""
         return f"Figure: {wildcards.gu_error.upper()}-vs-m slope against the clip c"
+
+    @staticmethod
+    def report_labels(kind: str, name: str | Callable, suffix: str = "") -> dict | Callable:
+        """``labels=`` of a report item: ``{kind: name + suffix, "kind": "csv" | "png" | "json"}`` for
+        ``kind`` ``table``, ``figure`` or ``record``, a name of the form ``Figure: X`` (as the
+        Gaussian-unlearning subcategories are) shortened to ``X`` under its ``figure`` label.  The name
+        comes first: a subcategory's list shows the labels as columns in that order and is sorted by
+        the first, and the other label has one value per subcategory (two values splitting a
+        subcategory in halves would make Snakemake show a toggle instead of rows).  ``name`` is a
+        string, or a function of the wildcards (one of the ``report_*_subcategory`` functions above),
+        which makes the labels one too."""
+        if kind not in REPORT_KINDS:
+            raise ValueError(f"kind must be one of {sorted(REPORT_KINDS)}, got {kind!r}")
+
+        def labels(text: str) -> dict:
+            return {kind: text.removeprefix(f"{kind.title()}: ") + suffix, "kind": REPORT_KINDS[kind]}
+
+        return (lambda wildcards: labels(name(wildcards))) if callable(name) else labels(name)
