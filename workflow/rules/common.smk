@@ -15,8 +15,8 @@ NN_ENV = GPU_ENV if config["device"] == "cuda" else CPU_ENV
 
 wildcard_constraints:
     ext="csv|md|tex|png|pdf",
-    design="[A-Za-z0-9][A-Za-z0-9_\-]*",
-    experiment="[A-Za-z0-9][A-Za-z0-9_\-]*",
+    design=catalogue.NAME_PATTERN,
+    experiment=catalogue.NAME_PATTERN,
     phase="calib|eval",
     run="[0-9]+",
     mechanism=catalogue.pattern(catalogue.CONVEX_MECHANISMS),
