@@ -142,16 +142,22 @@ def base_training_steps(design: Mapping) -> float:
     return float(design["train"]["epochs"] * math.ceil((n_retain + pool / 2) / design["train"]["batch_size"]))
 
 
+def _method_params(exp: Mapping):
+    """An experiment's validated hyperparameters, read by attribute (an import-path method with plain
+    dict params as a namespace)."""
+    from ..unlearning import make_params
+
+    p = make_params(exp["method"], exp.get("params", {}))
+    return SimpleNamespace(**p) if isinstance(p, dict) else p
+
+
 def unlearning_run_steps(design: Mapping, experiments: Sequence[Mapping]) -> list[float]:
     """Per experiment of a group sharing its noiseless part: its share of the run's optimizer steps
     (scoring's forward passes, in chunks of a thousand examples, are left to the images)."""
-    from ..unlearning import make_params
-
     n_retain, pool, _ = design_sizes(design)
     out = []
     for exp in experiments:
-        p = make_params(exp["method"], exp.get("params", {}))
-        p = SimpleNamespace(**p) if isinstance(p, dict) else p
+        p = _method_params(exp)
         out.append(unlearning_steps(exp["method"], p, n_retain, pool / 2) / len(experiments))
     return out
 
@@ -161,13 +167,10 @@ def unlearning_run_images(design: Mapping, experiments: Sequence[Mapping]) -> li
     config): per experiment, (its share of the noiseless unlearning, the scoring of a calibration
     run, the scoring of an evaluation run).  Scoring scores the pool once, and once more per
     checkpoint step; an evaluation run also measures retain and test accuracy."""
-    from ..unlearning import make_params
-
     n_retain, pool, n_test = design_sizes(design)
     out = []
     for exp in experiments:
-        p = make_params(exp["method"], exp.get("params", {}))
-        p = SimpleNamespace(**p) if isinstance(p, dict) else p  # an import-path method with plain dict params
+        p = _method_params(exp)
         shared = unlearning_images(exp["method"], p, n_retain, pool / 2) / len(experiments)
         calib = FORWARD * (1 + len(exp.get("params", {}).get("checkpoint_steps", []))) * pool
         out.append((shared, calib, calib + FORWARD * (n_retain + n_test)))
@@ -179,13 +182,10 @@ def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> tupl
     products, their examples)) of one run of a group of experiments sharing their noiseless part:
     :func:`unlearning_run_steps` and :func:`unlearning_run_images` summed over the group, and the
     products of its noiseless part (:func:`hessian_vector_products`, counted in the steps and images)."""
-    from ..unlearning import make_params
-
     per_run = unlearning_run_images(design, experiments)
     products = [0.0, 0.0]
     for exp in experiments:
-        p = make_params(exp["method"], exp.get("params", {}))
-        for i, v in enumerate(hessian_vector_products(exp["method"], SimpleNamespace(**p) if isinstance(p, dict) else p)):
+        for i, v in enumerate(hessian_vector_products(exp["method"], _method_params(exp))):
             products[i] += v / len(experiments)
     return (sum(unlearning_run_steps(design, experiments)), sum(shared + calib for shared, calib, _ in per_run),
             sum(shared + evals for shared, _, evals in per_run), (products[0], products[1]))
