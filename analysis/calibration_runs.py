@@ -25,7 +25,7 @@ from unlearn_audit import schemas
 from unlearn_audit.auditors.batchwise import fit_table
 from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.io import read_concat, read_parquet
-from unlearn_audit.pipeline.paths import finished_run_files
+from unlearn_audit.pipeline.plan.paths import finished_run_files
 from unlearn_audit.pipeline.plan import preregistered_cell
 
 

@@ -24,7 +24,7 @@ import pandas as pd
 import yaml
 
 from unlearn_audit.auditors import membership_signal
-from unlearn_audit.pipeline.paths import finished_run_files
+from unlearn_audit.pipeline.plan.paths import finished_run_files
 
 #: The share of its ceiling below which a control's bound is a measurement (README, "Reading a table").
 CEILING_SHARE = 0.8

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from unlearn_audit.pipeline.paths import finished_run_files
+from unlearn_audit.pipeline.plan.paths import finished_run_files
 
 
 def reported(results: Path) -> pd.DataFrame:

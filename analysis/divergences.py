@@ -26,7 +26,7 @@ import pandas as pd
 import yaml
 
 from unlearn_audit.auditors import membership_signal
-from unlearn_audit.pipeline.paths import finished_run_files
+from unlearn_audit.pipeline.plan.paths import finished_run_files
 
 
 def _read(path: Path) -> pd.DataFrame | None:

@@ -23,7 +23,7 @@ import yaml
 
 from unlearn_audit.data import load_audit_data
 from unlearn_audit.models import build_model
-from unlearn_audit.pipeline.paths import finished_base_models
+from unlearn_audit.pipeline.plan.paths import finished_base_models
 from unlearn_audit.scores import model_scores
 
 SIGMAS = (1e-3, 5e-3, 1e-2, 2e-2, 5e-2)

@@ -30,7 +30,7 @@ from unlearn_audit import epsilon_lower_bound, schemas
 from unlearn_audit.auditors.calibrated_r import calibrated_r
 from unlearn_audit.auditors.runs import phase_runs
 from unlearn_audit.io import read_concat
-from unlearn_audit.pipeline.paths import finished_run_files
+from unlearn_audit.pipeline.plan.paths import finished_run_files
 from unlearn_audit.stats.gdp_overlaps import mu_group_composition, mu_lower_bound
 from unlearn_audit.stats.reference import reference_epsilon_lower_bound
 

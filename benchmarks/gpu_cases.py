@@ -49,7 +49,7 @@ import yaml
 
 from unlearn_audit.data import DATASETS
 from unlearn_audit.models import build_model
-from unlearn_audit.pipeline.throughput import HVP_HEADER
+from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER
 from unlearn_audit.torch_utils import compute_precision, deterministic_default
 from unlearn_audit.training.sgd import random_batches, sgd_run
 from unlearn_audit.unlearning.hessian import hessian_step, retain_gradient
@@ -87,7 +87,7 @@ def _design_shapes(spec: str) -> dict:
 
 
 def _labels(lstm: bool, s: dict) -> tuple[str, str]:
-    """(model, input) as the throughput tables name them (``pipeline.throughput.model_key``)."""
+    """(model, input) as the throughput tables name them (``pipeline.plan.cost.throughput.model_key``)."""
     return (f"charlstm h={s['hidden']}", f"T={s['chars']}") if lstm else (f"tinynet w={s['width']:g}", f"{s['size']}x{s['size']}x{s['channels']}")
 
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from unlearn_audit.pipeline.throughput import read_hvp_costs
+from unlearn_audit.pipeline.plan.cost.throughput import read_hvp_costs
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "gpu.sh"

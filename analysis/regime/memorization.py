@@ -36,7 +36,7 @@ import pandas as pd
 import yaml
 
 from unlearn_audit.auditors import membership_signal
-from unlearn_audit.pipeline.paths import finished_run_files
+from unlearn_audit.pipeline.plan.paths import finished_run_files
 from unlearn_audit.stats.perfect_prediction import perfect_prediction_epsilon_lb
 
 #: The regime rule's thresholds (module docstring): training accuracy, the bound's share of its

@@ -327,7 +327,7 @@ def _load_configs(paths: list[str]) -> dict:
 
 
 def _cmd_plan(args) -> str:
-    from .pipeline.cost import format_plan, plan_rows, read_throughputs
+    from .pipeline.plan.cost.hours import format_plan, plan_rows, read_throughputs
 
     if args.results and not Path(args.results).is_file():
         raise UsageError(f"--results {args.results}: no such file (the throughput records, e.g. benchmarks/RESULTS.md)")
@@ -358,17 +358,17 @@ def _cmd_plan(args) -> str:
 def _models_without_rate(config: dict, throughputs, k: int) -> list[str]:
     """The models of the config's designs (``model input``) with no throughput row at K models."""
     from .pipeline.plan import WorkflowPlan
-    from .pipeline.throughput import model_key
+    from .pipeline.plan.cost.throughput import model_key
 
     plan = WorkflowPlan(config)
-    models = {model_key(plan.nn_design(d))[:2] for d in plan.nn_used_designs()}
+    models = {model_key(plan.nn.design(d))[:2] for d in plan.nn.used_designs()}
     return sorted(f"{m} {i}" for m, i in models if (m, i, k) not in throughputs)
 
 
 def _plan_check(args, config: dict, results: str) -> str:
     """``plan --check RESULTS_DIR``: the cost model's seconds beside a finished run's, per kind of job."""
-    from .pipeline.throughput import read_hvp_costs, read_step_costs
-    from .pipeline.cost_check import check_kinds, format_check
+    from .pipeline.plan.cost.throughput import read_hvp_costs, read_step_costs
+    from .pipeline.plan.cost.check import check_kinds, format_check
 
     if not (Path(args.check) / "benchmarks").is_dir():
         raise UsageError(f"--check {args.check}: no benchmarks/ folder there (give the results_dir of a finished run)")

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from unlearn_audit import schemas
-from unlearn_audit.pipeline import paths
+from unlearn_audit.pipeline.plan import paths
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
@@ -211,8 +211,8 @@ def test_every_schema_has_a_file():
 
 def test_convex_paths_match_the_rules():
     rules = (REPO / "workflow" / "rules" / "convex.smk").read_text()
-    assert 'plan.convex_file("{mechanism}", "{epsilon}", "decisions.parquet")' in rules
-    assert 'plan.convex_file("{mechanism}", "{epsilon}", "summary.parquet")' in rules
+    assert 'plan.files.convex_file("{mechanism}", "{epsilon}", "decisions.parquet")' in rules
+    assert 'plan.files.convex_file("{mechanism}", "{epsilon}", "summary.parquet")' in rules
     assert paths.convex_file("results", "<mechanism>", "<e>", "decisions.parquet") == SCHEMA_FILES["CONVEX_DECISIONS"]
     assert paths.convex_file("results", "<mechanism>", "<e>", "summary.parquet") == SCHEMA_FILES["CONVEX_SUMMARY"]
 

@@ -8,7 +8,7 @@ import yaml
 
 from cli_runner import run_cli
 from unlearn_audit.pipeline.config import validate_config
-from unlearn_audit.pipeline.cost import plan_rows, read_throughputs, tinynet_training_flops
+from unlearn_audit.pipeline.plan.cost.hours import plan_rows, read_throughputs, tinynet_training_flops
 from unlearn_audit.pipeline.plan import WorkflowPlan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -23,10 +23,10 @@ def test_counts_are_the_dags_jobs():
     config = _config()
     plan = WorkflowPlan(config)
     rows = {r["target"]: r for r in plan_rows(config, {})}
-    designs = plan.nn_used_designs()
-    models = sum(len(plan.nn_candidates(d)) or plan.nn_design(d)["calibration_runs"] + plan.nn_design(d)["evaluation_runs"] for d in designs)
-    retrained = sum(plan.nn_retrains(d) for d in designs)  # one A(D_r) per design, for its Retrain control
-    runs = sum(len(plan.nn_phase_runs(plan.nn_design_of(e), ph)) for e in plan.nn_experiments() for ph in ("calib", "eval"))
+    designs = plan.nn.used_designs()
+    models = sum(len(plan.nn.candidates(d)) or plan.nn.design(d)["calibration_runs"] + plan.nn.design(d)["evaluation_runs"] for d in designs)
+    retrained = sum(plan.nn.retrains(d) for d in designs)  # one A(D_r) per design, for its Retrain control
+    runs = sum(len(plan.nn.phase_runs(plan.nn.design_of(e), ph)) for e in plan.nn.experiments() for ph in ("calib", "eval"))
     assert rows["total"]["base_trainings"] == models + retrained
     assert (models, retrained) == (294, 12)  # 160 digits, 104 candidate models, 30 Shakespeare; 12 designs
     assert rows["total"]["unlearning_runs"] == runs
@@ -156,7 +156,7 @@ def test_charlstm_flops_are_those_of_its_matrix_products():
     from torch.utils.flop_counter import FlopCounterMode
 
     from unlearn_audit.models import build_model
-    from unlearn_audit.pipeline.run_cost import charlstm_training_flops
+    from unlearn_audit.pipeline.plan.cost.runs import charlstm_training_flops
 
     hidden, window, batch = 16, 12, 3
     m = build_model("charlstm", hidden_size=hidden)
@@ -181,7 +181,7 @@ def test_charlstm_flops_are_those_of_its_matrix_products():
 
 
 def test_shakespeare_is_sized_from_the_papers_character_counts():
-    from unlearn_audit.pipeline.run_cost import design_sizes
+    from unlearn_audit.pipeline.plan.cost.runs import design_sizes
 
     paper = _config("paper.yaml")["nn"]["designs"]["shakespeare"]
     retain, pool, test = design_sizes(paper)  # 300 roles, stride 1: App. D.2's characters
@@ -204,7 +204,7 @@ def test_batched_hours_use_the_k_rate_for_groupable_work_only(tmp_path):
     plan = WorkflowPlan(config)
     t7 = rows["table7"]
     assert t7["device_hours_batched"] < t7["device_hours"]
-    hessian_only = [e for e in plan.nn_table_experiments("table7") if plan.nn_experiment(e)["method"] == "hessian"]
+    hessian_only = [e for e in plan.nn.table_experiments("table7") if plan.nn.experiment(e)["method"] == "hessian"]
     assert hessian_only
     no_k_row = {r["target"]: r for r in plan_rows(config, {("tinynet w=1", "32x32x3", 1): 1000.0}, batched=8)}
     assert no_k_row["table1b"]["device_hours_batched"] == pytest.approx(no_k_row["table1b"]["device_hours"])
@@ -247,7 +247,7 @@ def test_the_cost_models_steps_and_images_are_what_a_run_computes(method, params
     real run of the method (IDA: a combined step is one step of two forward passes)."""
     import torch
 
-    from unlearn_audit.pipeline.run_cost import _ida_combined_steps, unlearning_images, unlearning_steps
+    from unlearn_audit.pipeline.plan.cost.runs import _ida_combined_steps, unlearning_images, unlearning_steps
     from unlearn_audit.unlearning import make_params, unlearn
 
     g = torch.Generator().manual_seed(0)
@@ -271,7 +271,7 @@ def test_step_costs_are_the_line_through_two_batch_sizes(tmp_path):
     """A fixed cost a step and a marginal rate, from rows at two batch sizes: K = 1 (c = 2 ms,
     10,000 images/s) and K = 4 (a step of the four models c = 4 ms, 8,000 images/s a model); one
     batch size: no fixed cost."""
-    from unlearn_audit.pipeline.throughput import read_step_costs
+    from unlearn_audit.pipeline.plan.cost.throughput import read_step_costs
 
     def row(k, batch, step_s, per_model_rate):
         rate = k * batch / (step_s + batch / per_model_rate)  # images/s of the K models
@@ -296,8 +296,8 @@ def test_hessian_vector_products_are_priced_at_their_own_rows_where_recorded(tmp
     2,000 examples/s) where recorded; without a row, at the training step cost as before."""
     from types import SimpleNamespace
 
-    from unlearn_audit.pipeline.run_cost import HVP, hessian_vector_products, unlearning_images, unlearning_steps
-    from unlearn_audit.pipeline.throughput import HVP_HEADER, read_hvp_costs, read_step_costs, run_seconds
+    from unlearn_audit.pipeline.plan.cost.runs import HVP, hessian_vector_products, unlearning_images, unlearning_steps
+    from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER, read_hvp_costs, read_step_costs, run_seconds
 
     def hvp_row(batch):
         return f"| 2026-12-06 | cpu (test) | tinynet w=0.25 | 8x8x1 | fp32 | {batch} | {batch / (0.005 + batch / 2000):.6f} |"

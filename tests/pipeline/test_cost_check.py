@@ -11,9 +11,9 @@ import yaml
 
 from unlearn_audit.cli import main
 from unlearn_audit.pipeline.config import validate_config
-from unlearn_audit.pipeline.cost_check import _jobs, check_kinds, format_check
+from unlearn_audit.pipeline.plan.cost.check import _jobs, check_kinds, format_check
 from unlearn_audit.pipeline.plan import WorkflowPlan
-from unlearn_audit.pipeline.throughput import StepCost
+from unlearn_audit.pipeline.plan.cost.throughput import StepCost
 from workflow_utils import REPO
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -32,8 +32,8 @@ def _write_run(tmp_path, config) -> None:
     empty = tmp_path / "empty"
     (empty / "benchmarks").mkdir(parents=True)
     plan = WorkflowPlan(config)
-    paths = [(d, c, tmp_path / "run" / "benchmarks" / "nn" / d / f"train_{c}.tsv") for d, c, _ in plan.nn_design_chunks()]
-    paths += [(g[0], c, tmp_path / "run" / "benchmarks" / g[0] / f"unlearn_{c}.tsv") for g, c, _ in plan.nn_experiment_chunks()]
+    paths = [(d, c, tmp_path / "run" / "benchmarks" / "nn" / d / f"train_{c}.tsv") for d, c, _ in plan.nn.design_chunks()]
+    paths += [(g[0], c, tmp_path / "run" / "benchmarks" / g[0] / f"unlearn_{c}.tsv") for g, c, _ in plan.nn.experiment_chunks()]
     for _, _, path in paths:  # first: every file, so that _jobs sees each job
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("s\th:m:s\n1.0\t0:00:01\n")

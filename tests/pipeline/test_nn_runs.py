@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from unlearn_audit.pipeline import paths
+from unlearn_audit.pipeline.plan import paths
 from unlearn_audit.pipeline.nn_runs import _base_of_runs, _run_keys
 from unlearn_audit.stats.signs import sign_vector_rank
 

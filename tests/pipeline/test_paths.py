@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from unlearn_audit.pipeline import paths
+from unlearn_audit.pipeline.plan import paths
 
 
 @pytest.mark.parametrize("phase", ["calib", "eval"])

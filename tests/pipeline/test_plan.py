@@ -42,88 +42,88 @@ def _plan(overrides: dict | None = None) -> WorkflowPlan:
 
 def test_plan_chunks_cover_every_run_once():
     plan = _plan()
-    for design in plan.nn_used_designs():
-        cfg = plan.nn_design(design)
-        trained = [key for d, c, chunk in plan.nn_design_chunks() if d == design and c != "retrain" for key in chunk]
+    for design in plan.nn.used_designs():
+        cfg = plan.nn.design(design)
+        trained = [key for d, c, chunk in plan.nn.design_chunks() if d == design and c != "retrain" for key in chunk]
         # every design with experiments has its Retrain control, whose A(D_r) is trained once, in a job of its own
-        assert [chunk for d, c, chunk in plan.nn_design_chunks() if d == design and c == "retrain"] == [[("retrain", 0)]], design
-        if plan.nn_is_joint(design):
+        assert [chunk for d, c, chunk in plan.nn.design_chunks() if d == design and c == "retrain"] == [[("retrain", 0)]], design
+        if plan.nn.is_joint(design):
             # one base model per candidate S̃ ∈ S_m, Γ calibration runs per candidate
             k = num_sign_vectors(cfg["m"])
             assert trained == [("candidate", rank) for rank in range(k)] and k == {6: 20, 2: 2}[cfg["m"]], design
-            assert plan.nn_phase_runs(design, "calib") == list(range(k * cfg["calibration_runs"]))
+            assert plan.nn.phase_runs(design, "calib") == list(range(k * cfg["calibration_runs"]))
         else:  # the calibration runs, then the evaluation runs, in chunks that may hold both
             assert trained == [("calib", r) for r in range(cfg["calibration_runs"])] + [("eval", r) for r in range(cfg["evaluation_runs"])], design
-        assert all(len(chunk) <= cfg["chunk_size"] for d, _, chunk in plan.nn_design_chunks() if d == design)
-    for experiment in plan.nn_experiments():
-        design = plan.nn_design_of(experiment)
-        keys = [key for g, _, chunk in plan.nn_experiment_chunks() if experiment in g for key in chunk]
-        assert keys == plan.nn_run_keys(design), experiment
+        assert all(len(chunk) <= cfg["chunk_size"] for d, _, chunk in plan.nn.design_chunks() if d == design)
+    for experiment in plan.nn.experiments():
+        design = plan.nn.design_of(experiment)
+        keys = [key for g, _, chunk in plan.nn.experiment_chunks() if experiment in g for key in chunk]
+        assert keys == plan.nn.run_keys(design), experiment
         for phase in ("calib", "eval"):
-            assert [run for ph, run in keys if ph == phase] == plan.nn_phase_runs(design, phase), (experiment, phase)
-    assert sorted(e for g in plan.nn_unlearn_groups() for e in g) == sorted(plan.nn_experiments())
+            assert [run for ph, run in keys if ph == phase] == plan.nn.phase_runs(design, phase), (experiment, phase)
+    assert sorted(e for g in plan.nn.unlearn_groups() for e in g) == sorted(plan.nn.experiments())
 
 
 def test_plan_groups_experiments_that_differ_only_in_the_noise_release():
     """Table 7's Hessian sigma variants share their LiSSA step, the R2D target-epsilon variants of a
     design their descent; experiments on other designs or with other parameters never do."""
     plan = _plan()
-    groups = {g[0]: g for g in plan.nn_unlearn_groups()}
+    groups = {g[0]: g for g in plan.nn.unlearn_groups()}
     assert groups["digits_uniform_hessian_s1e3"] == ["digits_uniform_hessian_s1e3", "digits_uniform_hessian_s5e3", "digits_uniform_hessian_s1e2"]
     assert groups["digits_adversarial_hessian_s1e3"] == ["digits_adversarial_hessian_s1e3"]  # another design
     assert groups["digits_r2d_eps1_uniform"] == ["digits_r2d_eps1_uniform", "digits_r2d_eps1e2_uniform", "digits_r2d_eps1e4_uniform"]
     assert groups["digits_r2d_pairwise_eps1"] == ["digits_r2d_pairwise_eps1", "digits_r2d_pairwise_eps1e2", "digits_r2d_pairwise_eps1e4"]
-    assert all(len(g) == 1 for g in groups.values() if plan.nn_experiment(g[0])["method"] not in ("hessian", "rewind_to_delete"))
-    assert plan.nn_release_key("digits_uniform_ida_q1") is None
+    assert all(len(g) == 1 for g in groups.values() if plan.nn.experiment(g[0])["method"] not in ("hessian", "rewind_to_delete"))
+    assert plan.nn.release_key("digits_uniform_ida_q1") is None
     # one job writes every experiment's files of its runs, experiment by experiment, in the group's chunk folder
-    chunk = [c for g, c, _ in plan.nn_experiment_chunks() if g[0] == "digits_r2d_eps1_uniform"][0]
-    job = plan.nn_unlearn_job(SimpleNamespace(group="digits_r2d_eps1_uniform", chunk=chunk))
-    n = len(plan.nn_run_keys("digits_r2d_uniform"))
+    chunk = [c for g, c, _ in plan.nn.experiment_chunks() if g[0] == "digits_r2d_eps1_uniform"][0]
+    job = plan.nn.unlearn_job(SimpleNamespace(group="digits_r2d_eps1_uniform", chunk=chunk))
+    n = len(plan.nn.run_keys("digits_r2d_uniform"))
     assert [f.split("/")[-4] for f in job["scores"]] == sum(([e] * n for e in groups["digits_r2d_eps1_uniform"]), [])
     assert all(f.startswith(f"{plan.results}/digits_r2d_eps1_uniform/runs/{chunk}/") for f in job["scores"] + job["metrics"])
     assert job["experiments"] == groups["digits_r2d_eps1_uniform"] and job["checkpoints"] is None
-    assert plan.nn_run_files("digits_r2d_eps1e2_uniform", "eval", "scores.parquet")[0] == \
+    assert plan.nn.run_files("digits_r2d_eps1e2_uniform", "eval", "scores.parquet")[0] == \
         f"{plan.results}/digits_r2d_eps1_uniform/runs/{chunk}/digits_r2d_eps1e2_uniform/eval/0/scores.parquet"
     cfg = copy.deepcopy(plan.config)
     cfg["nn"]["experiments"]["digits_uniform_hessian_s5e3"]["params"]["s2"] = 100
-    regrouped = {g[0]: g for g in WorkflowPlan(cfg).nn_unlearn_groups()}
+    regrouped = {g[0]: g for g in WorkflowPlan(cfg).nn.unlearn_groups()}
     assert regrouped["digits_uniform_hessian_s1e3"] == ["digits_uniform_hessian_s1e3", "digits_uniform_hessian_s1e2"]
     assert regrouped["digits_uniform_hessian_s5e3"] == ["digits_uniform_hessian_s5e3"]
 
 
 def _chunk_wildcards(plan, group):
-    return [SimpleNamespace(group=group, chunk=c) for g, c, _ in plan.nn_experiment_chunks() if g[0] == group]
+    return [SimpleNamespace(group=group, chunk=c) for g, c, _ in plan.nn.experiment_chunks() if g[0] == group]
 
 
 def test_plan_joint_designs_share_candidate_models():
     plan = _plan()
     mc = _chunk_wildcards(plan, "digits_mc_eps1_uniform")[0]
-    assert plan.nn_unlearn_base(mc) == [f"{plan.results}/designs/digits_joint_uniform/base/candidate0-19"]
-    assert plan.nn_unlearn_base_models(mc) == [f"{plan.results}/designs/digits_joint_uniform/base/candidate0-19/candidate/{k}.pt" for k in range(20)]
+    assert plan.nn.unlearn_base(mc) == [f"{plan.results}/designs/digits_joint_uniform/base/candidate0-19"]
+    assert plan.nn.unlearn_base_models(mc) == [f"{plan.results}/designs/digits_joint_uniform/base/candidate0-19/candidate/{k}.pt" for k in range(20)]
     ida = _chunk_wildcards(plan, "digits_uniform_ida_q1")[0]
-    assert plan.nn_unlearn_base(ida) == [f"{plan.results}/designs/digits_uniform/base/calib0-29_eval0-9"]
-    assert plan.nn_unlearn_base_models(ida)[-1] == f"{plan.results}/designs/digits_uniform/base/calib0-29_eval0-9/eval/9.pt"
-    assert plan.nn_unlearn_base_models(_chunk_wildcards(plan, "digits_uniform_no_unlearning")[0]) == plan.nn_unlearn_base_models(ida)
+    assert plan.nn.unlearn_base(ida) == [f"{plan.results}/designs/digits_uniform/base/calib0-29_eval0-9"]
+    assert plan.nn.unlearn_base_models(ida)[-1] == f"{plan.results}/designs/digits_uniform/base/calib0-29_eval0-9/eval/9.pt"
+    assert plan.nn.unlearn_base_models(_chunk_wildcards(plan, "digits_uniform_no_unlearning")[0]) == plan.nn.unlearn_base_models(ida)
     # the Retrain control unlearns nothing from the one model A(D_r) of its design
     retrain = _chunk_wildcards(plan, "digits_joint_uniform_retrain")[0]
-    assert plan.nn_unlearn_base(retrain) == plan.nn_unlearn_base_models(retrain) == [f"{plan.results}/designs/digits_joint_uniform/base/retrain.pt"]
-    assert plan.nn_train_job(SimpleNamespace(design="digits_uniform"))["models"] == [f"{plan.results}/designs/digits_uniform/base/retrain.pt"]
-    assert re.fullmatch(plan.nn_retrain_designs_pattern(), "digits_uniform") and not re.fullmatch(plan.nn_retrain_designs_pattern(), "digits_uniform_x")
-    assert plan.nn_auditor("digits_mc_eps1_uniform") == "joint"
-    assert plan.nn_auditor("digits_r2d_pairwise_eps1") == "pairwise"
-    assert plan.nn_auditor("digits_uniform_ida_q1") == "batchwise"
-    assert plan.nn_unlearn_job(mc)["checkpoints"][0].endswith("/digits_mc_eps1_uniform/calib/0/checkpoint_scores.parquet")
-    assert plan.nn_unlearn_job(_chunk_wildcards(plan, "digits_r2d_eps1_uniform")[0])["checkpoints"] is None
+    assert plan.nn.unlearn_base(retrain) == plan.nn.unlearn_base_models(retrain) == [f"{plan.results}/designs/digits_joint_uniform/base/retrain.pt"]
+    assert plan.nn.train_job(SimpleNamespace(design="digits_uniform"))["models"] == [f"{plan.results}/designs/digits_uniform/base/retrain.pt"]
+    assert re.fullmatch(plan.nn.retrain_designs_pattern(), "digits_uniform") and not re.fullmatch(plan.nn.retrain_designs_pattern(), "digits_uniform_x")
+    assert plan.nn.auditor("digits_mc_eps1_uniform") == "joint"
+    assert plan.nn.auditor("digits_r2d_pairwise_eps1") == "pairwise"
+    assert plan.nn.auditor("digits_uniform_ida_q1") == "batchwise"
+    assert plan.nn.unlearn_job(mc)["checkpoints"][0].endswith("/digits_mc_eps1_uniform/calib/0/checkpoint_scores.parquet")
+    assert plan.nn.unlearn_job(_chunk_wildcards(plan, "digits_r2d_eps1_uniform")[0])["checkpoints"] is None
 
 
 def test_plan_refuses_a_chunk_the_config_does_not_have():
     plan = _plan()
     with pytest.raises(ValueError, match="design 'digits_uniform' has no chunk 'calib0-9'"):
-        plan.nn_train_job(SimpleNamespace(design="digits_uniform", chunk="calib0-9"))
+        plan.nn.train_job(SimpleNamespace(design="digits_uniform", chunk="calib0-9"))
     with pytest.raises(ValueError, match="unlearning group 'digits_uniform_ida_q1' has no chunk 'eval0-9'"):
-        plan.nn_unlearn_job(SimpleNamespace(group="digits_uniform_ida_q1", chunk="eval0-9"))
+        plan.nn.unlearn_job(SimpleNamespace(group="digits_uniform_ida_q1", chunk="eval0-9"))
     with pytest.raises(ValueError, match="'digits_uniform_hessian_s5e3' names no unlearning group"):
-        plan.nn_unlearn_job(SimpleNamespace(group="digits_uniform_hessian_s5e3", chunk="calib0-29_eval0-9"))
+        plan.nn.unlearn_job(SimpleNamespace(group="digits_uniform_hessian_s5e3", chunk="calib0-29_eval0-9"))
 
 
 def test_audit_delta_is_the_certified_delta_of_a_claim():
@@ -137,12 +137,12 @@ def test_audit_delta_is_the_certified_delta_of_a_claim():
 
 def test_certified_summary_shows_the_params_with_their_defaults():
     plan = _plan()
-    exp = plan.nn_experiment("digits_mc_eps1_uniform")
+    exp = plan.nn.experiment("digits_mc_eps1_uniform")
     del exp["params"]["epsilon"], exp["params"]["delta"]  # left to ModelClippingParams' defaults
-    summary = plan.nn_certified_summary("digits_mc_eps1_uniform")
+    summary = plan.certified.summary("digits_mc_eps1_uniform")
     assert summary["variant"] == "certified"
     assert (summary["params"]["epsilon"], summary["params"]["delta"], summary["params"]["C0"]) == (1.0, 1e-5, 30.0)
-    assert plan.nn_certified_summary("digits_mc_uncertified_uniform")["variant"] == "uncertified"
+    assert plan.certified.summary("digits_mc_uncertified_uniform")["variant"] == "uncertified"
 
 
 def test_plan_chunk_size_changes_chunks_not_runs():
@@ -150,13 +150,13 @@ def test_plan_chunk_size_changes_chunks_not_runs():
     small = copy.deepcopy(plan.config)
     small["nn"]["designs"]["digits_uniform"]["chunk_size"] = 7
     other = WorkflowPlan(small)
-    chunks = [keys for d, c, keys in other.nn_design_chunks() if d == "digits_uniform" and c != "retrain"]
-    n = sum(plan.nn_design("digits_uniform")[k] for k in ("calibration_runs", "evaluation_runs"))
+    chunks = [keys for d, c, keys in other.nn.design_chunks() if d == "digits_uniform" and c != "retrain"]
+    n = sum(plan.nn.design("digits_uniform")[k] for k in ("calibration_runs", "evaluation_runs"))
     assert [len(c) for c in chunks] == [7] * (n // 7) + ([n % 7] if n % 7 else [])
-    assert [key for c in chunks for key in c] == plan.nn_run_keys("digits_uniform")
+    assert [key for c in chunks for key in c] == plan.nn.run_keys("digits_uniform")
     # the same runs, in other chunk folders: a changed chunk_size reruns the chunks, not other runs
     rename = lambda f: re.sub(r"/runs/[^/]+/", "/runs/*/", f)  # noqa: E731
-    files = lambda p: p.nn_run_files("digits_uniform_ida_q1", "calib", "scores.parquet")  # noqa: E731
+    files = lambda p: p.nn.run_files("digits_uniform_ida_q1", "calib", "scores.parquet")  # noqa: E731
     assert [rename(f) for f in files(other)] == [rename(f) for f in files(plan)] and files(other) != files(plan)
 
 
@@ -169,7 +169,7 @@ def test_plan_targets_follow_the_enabled_sections():
     assert all(f"{plan.results}/tables/{t}.csv" in targets for t in NN_TABLES)
     assert len(targets) == len(set(targets))
     off = _plan({"nn": {"enabled": False}, "convex": {"enabled": False}})
-    assert off.nn_experiments() == [] and off.nn_targets() == [] and off.convex_targets() == []
+    assert off.nn.experiments() == [] and off.nn.targets() == [] and off.convex.targets() == []
     assert not any("/table1b." in t or "/table2a." in t for t in off.all_targets())
     assert f"{off.results}/tables/gaussian_unlearning_audit.csv" in off.all_targets()
 
@@ -177,44 +177,44 @@ def test_plan_targets_follow_the_enabled_sections():
 def test_plan_input_functions_name_the_phase_files():
     plan = _plan()
     wc = SimpleNamespace(experiment="digits_uniform_ida_q1", table="table7", design="digits_uniform")
-    calib = plan.nn_calibration_scores(wc)
+    calib = plan.nn.calibration_scores(wc)
     assert len(calib) == 30 and all("/calib/" in f for f in calib)
-    assert len(plan.nn_evaluation_scores(wc)) == 10
-    assert plan.nn_calibration_dirs(wc) == plan.nn_evaluation_dirs(wc) == [f"{plan.results}/digits_uniform_ida_q1/runs/calib0-29_eval0-9"]
-    assert all(f.startswith(plan.nn_calibration_dirs(wc)[0] + "/") for f in calib)
-    assert plan.nn_experiment_signs(wc) == f"{plan.results}/designs/digits_uniform/signs.parquet"
-    assert plan.nn_audit_m(wc) == 144
-    assert [f.split("/")[-2] for f in plan.nn_table_bounds(wc)] == [
+    assert len(plan.nn.evaluation_scores(wc)) == 10
+    assert plan.nn.calibration_dirs(wc) == plan.nn.evaluation_dirs(wc) == [f"{plan.results}/digits_uniform_ida_q1/runs/calib0-29_eval0-9"]
+    assert all(f.startswith(plan.nn.calibration_dirs(wc)[0] + "/") for f in calib)
+    assert plan.nn.experiment_signs(wc) == f"{plan.results}/designs/digits_uniform/signs.parquet"
+    assert plan.nn.audit_m(wc) == 144
+    assert [f.split("/")[-2] for f in plan.nn.table_bounds(wc)] == [
         "digits_uniform_hessian_s1e3", "digits_uniform_hessian_s5e3", "digits_uniform_hessian_s1e2",  # uniform only (App. G.4)
         "digits_uniform_no_unlearning", "digits_uniform_retrain",  # beside its controls
     ]
-    summary = plan.nn_experiment_summary("digits_uniform_ida_q1")
+    summary = plan.nn.experiment_summary("digits_uniform_ida_q1")
     assert summary["report_r"] == 100 and summary["m"] == 144 and summary["label"] == "IDA q=1"
-    assert plan.nn_runtime_minutes("digits_uniform", 25) == 25 + 5
+    assert plan.resources.runtime_minutes("digits_uniform", 25) == 25 + 5
 
 
 def test_report_subcategories_are_plan_functions_and_no_rule_holds_a_lambda():
     from types import SimpleNamespace as W
 
-    from unlearn_audit.pipeline.plan import WorkflowPlan
+    from unlearn_audit.pipeline.plan import ReportPlan
 
     rules = Path(__file__).resolve().parents[2] / "workflow" / "rules"
     assert not [p.name for p in rules.glob("*.smk") if "lambda" in p.read_text()]
-    assert WorkflowPlan.report_table_subcategory(W(table="table1a")) == "Table 1a"
-    assert WorkflowPlan.report_table_subcategory(W(table="appendix_f4")) == "App. F.4"  # every catalogue table has a label
+    assert ReportPlan.table_subcategory(W(table="table1a")) == "Table 1a"
+    assert ReportPlan.table_subcategory(W(table="appendix_f4")) == "App. F.4"  # every catalogue table has a label
     from unlearn_audit import catalogue
-    assert all(WorkflowPlan.report_table_subcategory(W(table=t)) for t in catalogue.NN_TABLES)
-    assert WorkflowPlan.report_figure_subcategory(W(figure="figure1c")) == "Figure 1c"
-    assert WorkflowPlan.report_convex_subcategory(W(table="table2b")) == "Table 2b"
-    assert WorkflowPlan.report_convex_subcategory(W(table="table2c")) == "Logistic loss (App. H.4.2)"
-    assert WorkflowPlan.report_gaussian_unlearning_subcategory(W(gu_error="ued", gu_axis="eps")) == "Figure: UED vs eps"
-    assert WorkflowPlan.report_clip_subcategory(W(gu_error="ged")) == "Figure: GED-vs-m slope against the clip c"
+    assert all(ReportPlan.table_subcategory(W(table=t)) for t in catalogue.NN_TABLES)
+    assert ReportPlan.figure_subcategory(W(figure="figure1c")) == "Figure 1c"
+    assert ReportPlan.convex_subcategory(W(table="table2b")) == "Table 2b"
+    assert ReportPlan.convex_subcategory(W(table="table2c")) == "Logistic loss (App. H.4.2)"
+    assert ReportPlan.gaussian_unlearning_subcategory(W(gu_error="ued", gu_axis="eps")) == "Figure: UED vs eps"
+    assert ReportPlan.clip_subcategory(W(gu_error="ged")) == "Figure: GED-vs-m slope against the clip c"
     # labels: the paper's name first (a "Figure: " prefix dropped under the figure label), then the file's kind
-    assert WorkflowPlan.report_labels("table", "Table 6") == {"table": "Table 6", "kind": "csv"}
-    assert WorkflowPlan.report_labels("figure", WorkflowPlan.report_figure_subcategory)(W(figure="figure1a")) == {"figure": "Figure 1a", "kind": "png"}
-    assert WorkflowPlan.report_labels("figure", WorkflowPlan.report_clip_subcategory)(W(gu_error="ued")) == {"figure": "UED-vs-m slope against the clip c", "kind": "png"}
-    details = WorkflowPlan.report_labels("table", WorkflowPlan.report_convex_subcategory, ": every number behind it")
+    assert ReportPlan.labels("table", "Table 6") == {"table": "Table 6", "kind": "csv"}
+    assert ReportPlan.labels("figure", ReportPlan.figure_subcategory)(W(figure="figure1a")) == {"figure": "Figure 1a", "kind": "png"}
+    assert ReportPlan.labels("figure", ReportPlan.clip_subcategory)(W(gu_error="ued")) == {"figure": "UED-vs-m slope against the clip c", "kind": "png"}
+    details = ReportPlan.labels("table", ReportPlan.convex_subcategory, ": every number behind it")
     assert details(W(table="table2c")) == {"table": "Logistic loss (App. H.4.2): every number behind it", "kind": "csv"}
-    assert WorkflowPlan.report_labels("record", "Checkout") == {"record": "Checkout", "kind": "json"}
+    assert ReportPlan.labels("record", "Checkout") == {"record": "Checkout", "kind": "json"}
     with pytest.raises(ValueError, match="kind must be one of"):
-        WorkflowPlan.report_labels("plot", "Figure 1a")
+        ReportPlan.labels("plot", "Figure 1a")

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from unlearn_audit.pipeline.config import ConfigError, validate_config
-from unlearn_audit.pipeline.plan import WorkflowPlan
+from unlearn_audit.pipeline.plan import ResourcesPlan, WorkflowPlan
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -32,33 +32,33 @@ def _call(resource, attempt: int, wildcards=None):
 # ----------------------------------------------------------------------------- resource helpers
 def test_memory_follows_the_dataset_and_grows_with_the_attempt():
     plan = _plan()
-    digits, text = plan.nn_mem_mb("digits_uniform"), plan.nn_mem_mb("shakespeare")
+    digits, text = plan.resources.mem_mb("digits_uniform"), plan.resources.mem_mb("shakespeare")
     assert digits == 2000 and text == 2500
     for design in ("digits_uniform", "shakespeare"):
-        first = plan.nn_mem_mb(design, 1)
-        assert [plan.nn_mem_mb(design, a) for a in (1, 2, 3)] == [first, 2 * first, 3 * first]
+        first = plan.resources.mem_mb(design, 1)
+        assert [plan.resources.mem_mb(design, a) for a in (1, 2, 3)] == [first, 2 * first, 3 * first]
 
 
 def test_cifar_designs_ask_for_more_memory_and_time_than_digits():
     cfg = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
     plan = WorkflowPlan(validate_config(cfg, SCHEMA))
-    cifar = [d for d in plan.nn["designs"] if plan.nn_design(d)["dataset"] == "cifar100"]
+    cifar = [d for d in plan.config["nn"]["designs"] if plan.nn.design(d)["dataset"] == "cifar100"]
     assert cifar
-    assert min(plan.nn_mem_mb(d) for d in cifar) > _plan().nn_mem_mb("digits_uniform")
-    assert plan.nn_runtime_minutes("cifar_uniform", 1) > _plan().nn_runtime_minutes("digits_uniform", 1)
+    assert min(plan.resources.mem_mb(d) for d in cifar) > _plan().resources.mem_mb("digits_uniform")
+    assert plan.resources.runtime_minutes("cifar_uniform", 1) > _plan().resources.runtime_minutes("digits_uniform", 1)
     cfg["cluster"]["runtime_from"] = "config"
-    assert WorkflowPlan(validate_config(cfg, SCHEMA)).nn_runtime_minutes("cifar_uniform", 1) == 240 + 5
+    assert WorkflowPlan(validate_config(cfg, SCHEMA)).resources.runtime_minutes("cifar_uniform", 1) == 240 + 5
 
 
 def test_runtime_scales_with_runs_and_attempt():
     plan = _plan()
-    assert plan.nn_runtime_minutes("digits_uniform", 25) == 25 + 5
-    assert plan.nn_runtime_minutes("digits_uniform", 25, attempt=2) == 2 * (25 + 5)
-    assert plan.nn_runtime_minutes("digits_uniform", 50) > plan.nn_runtime_minutes("digits_uniform", 10)
+    assert plan.resources.runtime_minutes("digits_uniform", 25) == 25 + 5
+    assert plan.resources.runtime_minutes("digits_uniform", 25, attempt=2) == 2 * (25 + 5)
+    assert plan.resources.runtime_minutes("digits_uniform", 50) > plan.resources.runtime_minutes("digits_uniform", 10)
 
 
 def test_chunk_jobs_request_a_gpu_only_on_cuda():
-    cpu, cuda = _plan("cpu").nn_job_resources("digits_uniform", 10), _plan("cuda").nn_job_resources("digits_uniform", 10)
+    cpu, cuda = _plan("cpu").resources.job_resources("digits_uniform", 10), _plan("cuda").resources.job_resources("digits_uniform", 10)
     assert cpu["gpu"] == 0 and "cpus_per_gpu" not in cpu
     assert cuda["gpu"] == 1 and cuda["cpus_per_gpu"] >= 1
     # the CUDA context's host memory comes on top
@@ -69,20 +69,20 @@ def test_chunk_jobs_request_a_gpu_only_on_cuda():
 
 
 def test_auto_device_requests_no_gpu():
-    assert _plan("auto").nn_job_resources("digits_uniform", 3)["gpu"] == 0
+    assert _plan("auto").resources.job_resources("digits_uniform", 3)["gpu"] == 0
 
 
 def test_step_resources_read_the_design_from_either_wildcard():
     plan = _plan()
-    res = plan.nn_step_resources(minutes=15)
+    res = plan.resources.step_resources(minutes=15)
     by_design = _call(res["mem_mb"], 1, SimpleNamespace(design="shakespeare"))
     by_experiment = _call(res["mem_mb"], 2, SimpleNamespace(experiment="shakespeare_retain_finetune"))
-    assert by_design == plan.nn_mem_mb("shakespeare") and by_experiment == 2 * by_design
+    assert by_design == plan.resources.mem_mb("shakespeare") and by_experiment == 2 * by_design
     assert _call(res["runtime"], 1) == 15 and _call(res["runtime"], 2) == 30
 
 
 def test_attempt_resources_grow_linearly():
-    res = WorkflowPlan.attempt_resources(mem_mb=1500, runtime=10)
+    res = ResourcesPlan.attempt_resources(mem_mb=1500, runtime=10)
     assert [_call(res["mem_mb"], a) for a in (1, 2, 3)] == [1500, 3000, 4500]
     assert [_call(res["runtime"], a) for a in (1, 2)] == [10, 20]
 
@@ -90,11 +90,11 @@ def test_attempt_resources_grow_linearly():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda p: p.nn_mem_mb("no_such_design"), "unknown design 'no_such_design'"),
-        (lambda p: p.nn_mem_mb("digits_uniform", 0), "attempt must be an integer >= 1"),
-        (lambda p: p.nn_runtime_minutes("digits_uniform", 3, attempt=1.5), "attempt must be an integer >= 1"),
-        (lambda p: p.nn_job_resources("nope", 3), "unknown design 'nope'"),
-        (lambda p: p.attempt_resources(mem_mb=0, runtime=10), "mem_mb must be a positive integer"),
+        (lambda p: p.resources.mem_mb("no_such_design"), "unknown design 'no_such_design'"),
+        (lambda p: p.resources.mem_mb("digits_uniform", 0), "attempt must be an integer >= 1"),
+        (lambda p: p.resources.runtime_minutes("digits_uniform", 3, attempt=1.5), "attempt must be an integer >= 1"),
+        (lambda p: p.resources.job_resources("nope", 3), "unknown design 'nope'"),
+        (lambda p: p.resources.attempt_resources(mem_mb=0, runtime=10), "mem_mb must be a positive integer"),
     ],
 )
 def test_bad_input_gets_one_clear_message(call, message):
@@ -128,30 +128,30 @@ def test_every_cluster_job_without_a_gpu_can_stay_on_the_submitting_host():
             name = block.split(":")[0].strip()
             if "localrule: True" in block or "resources:" not in block:
                 continue
-            if re.search(r"plan\.nn_(train|unlearn)_resources", block):
+            if re.search(r"plan\.resources\.(train|unlearn)_resources", block):
                 chunk_rules.append(name)
                 assert "localrule:" not in block, name
             else:
                 cpu_rules.append(name)
-                assert "localrule: plan.cpu_jobs_local()" in block, name
-                assert re.search(r"plan\.(cpu_job_resources|nn_step_resources)", block), name
+                assert "localrule: plan.resources.cpu_jobs_local()" in block, name
+                assert re.search(r"plan\.resources\.(cpu_job_resources|step_resources)", block), name
     assert sorted(chunk_rules) == ["nn_train", "nn_unlearn"]
     assert sorted(cpu_rules) == ["convex_audit", "gaussian_unlearning_audit", "gaussian_unlearning_cell", "nn_fit", "nn_prepare_data"]
 
 
 def test_cpu_jobs_go_to_their_own_partition_or_stay_local():
-    assert _paper().cpu_jobs_local()  # config/paper.yaml: no job without a GPU on a GPU partition
-    assert not _plan().cpu_jobs_local()
+    assert _paper().resources.cpu_jobs_local()  # config/paper.yaml: no job without a GPU on a GPU partition
+    assert not _plan().resources.cpu_jobs_local()
     split = _paper(cpu_jobs="submit", cpu_partition="cpu-long")
-    assert not split.cpu_jobs_local()
-    assert split.cpu_job_resources(mem_mb=1500, runtime=10)["slurm_partition"] == "cpu-long"
-    assert split.nn_step_resources(minutes=15)["slurm_partition"] == "cpu-long"
-    group = split.nn_unlearn_groups()[0]
-    assert "slurm_partition" not in split.nn_job_resources(split.nn_design_of(group[0]), 3, group)  # the GPU jobs: the command line's
-    assert "slurm_partition" not in _plan().cpu_job_resources(mem_mb=1500, runtime=10)
+    assert not split.resources.cpu_jobs_local()
+    assert split.resources.cpu_job_resources(mem_mb=1500, runtime=10)["slurm_partition"] == "cpu-long"
+    assert split.resources.step_resources(minutes=15)["slurm_partition"] == "cpu-long"
+    group = split.nn.unlearn_groups()[0]
+    assert "slurm_partition" not in split.resources.job_resources(split.nn.design_of(group[0]), 3, group)  # the GPU jobs: the command line's
+    assert "slurm_partition" not in _plan().resources.cpu_job_resources(mem_mb=1500, runtime=10)
     typed = _paper(gpu_model="h100")
-    assert typed.nn_job_resources(typed.nn_design_of(group[0]), 3, group)["gpu_model"] == "h100"
-    assert "gpu_model" not in _paper("cpu", gpu_model="h100").nn_job_resources(typed.nn_design_of(group[0]), 3, group)
+    assert typed.resources.job_resources(typed.nn.design_of(group[0]), 3, group)["gpu_model"] == "h100"
+    assert "gpu_model" not in _paper("cpu", gpu_model="h100").resources.job_resources(typed.nn.design_of(group[0]), 3, group)
     with pytest.raises(ConfigError, match=r"cluster.gpu_model"):
         _paper(gpu_model="h100:2")
     with pytest.raises(ConfigError, match=r"cluster.cpu_partition.*drop cpu_partition, or set cpu_jobs to submit"):
@@ -176,80 +176,80 @@ def _paper(device: str = "cuda", **cluster) -> WorkflowPlan:
 
 
 def test_an_unlearning_run_is_priced_by_its_work_relative_to_a_base_training():
-    from unlearn_audit.pipeline.run_cost import base_training_images, unlearning_run_images
+    from unlearn_audit.pipeline.plan.cost.runs import base_training_images, unlearning_run_images
 
     plan = _paper(runtime_from="config")
-    design = plan.nn_design("cifar_uniform")
-    train_minutes = plan.nn_run_minutes("cifar_uniform")
+    design = plan.nn.design("cifar_uniform")
+    train_minutes = plan.pricing.run_minutes("cifar_uniform")
     assert train_minutes == design["runtime_minutes_per_run"] == 240
     for experiment in ("cifar_uniform_retain_finetune", "cifar_uniform_ida_q1", "cifar_uniform_no_unlearning"):
-        shared, _, scoring = unlearning_run_images(design, [plan.nn_experiment(experiment)])[0]
+        shared, _, scoring = unlearning_run_images(design, [plan.nn.experiment(experiment)])[0]
         expected = train_minutes * (shared + scoring) / base_training_images(design)
-        assert plan.nn_run_minutes("cifar_uniform", [experiment]) == pytest.approx(expected)
+        assert plan.pricing.run_minutes("cifar_uniform", [experiment]) == pytest.approx(expected)
     # retain fine-tuning (5 epochs of D_r) costs more than scoring alone, far less than 100 training epochs
-    ft, control = (plan.nn_run_minutes("cifar_uniform", [e]) for e in ("cifar_uniform_retain_finetune", "cifar_uniform_no_unlearning"))
+    ft, control = (plan.pricing.run_minutes("cifar_uniform", [e]) for e in ("cifar_uniform_retain_finetune", "cifar_uniform_no_unlearning"))
     assert control < ft < train_minutes / 4
     # experiments sharing their noiseless part (Table 7's sigmas) pay it once and each their scoring
-    group = next(g for g in plan.nn_unlearn_groups() if len(g) > 1)
-    design = plan.nn_design_of(group[0])
-    assert plan.nn_run_minutes(design, group[:1]) < plan.nn_run_minutes(design, group) < len(group) * plan.nn_run_minutes(design, group[:1])
+    group = next(g for g in plan.nn.unlearn_groups() if len(g) > 1)
+    design = plan.nn.design_of(group[0])
+    assert plan.pricing.run_minutes(design, group[:1]) < plan.pricing.run_minutes(design, group) < len(group) * plan.pricing.run_minutes(design, group[:1])
 
 
 def test_chunks_hold_fewer_runs_where_chunk_size_would_outlast_the_walltime():
     plan = _paper(walltime_minutes=600)
-    for group, _, keys in plan.nn_experiment_chunks():
-        design = plan.nn_design_of(group[0])
-        assert plan.nn_runtime_minutes(design, len(keys), 1, group) <= 600
-        assert len(keys) <= plan.nn_design(design)["chunk_size"]
-    r2d = next(g for g in plan.nn_unlearn_groups() if g[0] == "cifar_r2d_eps1_uniform")
-    per_run = plan.nn_run_minutes("cifar_r2d_uniform", r2d)
-    assert plan.nn_runs_per_job("cifar_r2d_uniform", r2d) == int((600 - plan.NN_JOB_OVERHEAD_MINUTES) // per_run) < 10
+    for group, _, keys in plan.nn.experiment_chunks():
+        design = plan.nn.design_of(group[0])
+        assert plan.resources.runtime_minutes(design, len(keys), 1, group) <= 600
+        assert len(keys) <= plan.nn.design(design)["chunk_size"]
+    r2d = next(g for g in plan.nn.unlearn_groups() if g[0] == "cifar_r2d_eps1_uniform")
+    per_run = plan.pricing.run_minutes("cifar_r2d_uniform", r2d)
+    assert plan.pricing.runs_per_job("cifar_r2d_uniform", r2d) == int((600 - plan.pricing.JOB_OVERHEAD_MINUTES) // per_run) < 10
     # the runs themselves do not change: only which job computes them
     default = _paper()
-    runs = lambda p: sorted((tuple(g), key) for g, _, keys in p.nn_experiment_chunks() for key in keys)
+    runs = lambda p: sorted((tuple(g), key) for g, _, keys in p.nn.experiment_chunks() for key in keys)
     assert runs(plan) == runs(default)
-    assert len(plan.nn_experiment_chunks()) > len(default.nn_experiment_chunks())
+    assert len(plan.nn.experiment_chunks()) > len(default.nn.experiment_chunks())
 
 
 def test_no_job_of_the_paper_config_asks_for_more_than_the_walltime_or_one_gpu():
     plan = _paper(runtime_from="config")
-    jobs = [(d, len(keys), None) for d, _, keys in plan.nn_design_chunks()]
-    jobs += [(plan.nn_design_of(g[0]), len(keys), g) for g, _, keys in plan.nn_experiment_chunks()]
-    runtimes = [plan.nn_runtime_minutes(d, n, 1, g) for d, n, g in jobs]
-    assert max(runtimes) <= plan.nn_walltime_minutes() == 1440
+    jobs = [(d, len(keys), None) for d, _, keys in plan.nn.design_chunks()]
+    jobs += [(plan.nn.design_of(g[0]), len(keys), g) for g, _, keys in plan.nn.experiment_chunks()]
+    runtimes = [plan.resources.runtime_minutes(d, n, 1, g) for d, n, g in jobs]
+    assert max(runtimes) <= plan.pricing.walltime_minutes() == 1440
     assert max(runtimes) > 600  # chunks are filled towards the walltime, not cut to one run
-    assert {plan.nn_job_resources(d, n, g)["gpu"] for d, n, g in jobs} == {1}
+    assert {plan.resources.job_resources(d, n, g)["gpu"] for d, n, g in jobs} == {1}
     # a retry asks for more, up to the walltime
-    assert all(plan.nn_runtime_minutes(d, n, 3, g) <= 1440 for d, n, g in jobs)
+    assert all(plan.resources.runtime_minutes(d, n, 3, g) <= 1440 for d, n, g in jobs)
 
 
 def _requested_gpu_hours(plan: WorkflowPlan) -> float:
-    jobs = [(d, len(keys), None) for d, _, keys in plan.nn_design_chunks()]
-    jobs += [(plan.nn_design_of(g[0]), len(keys), g) for g, _, keys in plan.nn_experiment_chunks()]
-    return sum(plan.nn_runtime_minutes(d, n, 1, g) for d, n, g in jobs) / 60
+    jobs = [(d, len(keys), None) for d, _, keys in plan.nn.design_chunks()]
+    jobs += [(plan.nn.design_of(g[0]), len(keys), g) for g, _, keys in plan.nn.experiment_chunks()]
+    return sum(plan.resources.runtime_minutes(d, n, 1, g) for d, n, g in jobs) / 60
 
 
 def test_runtimes_from_the_cost_model_ask_for_at_most_three_times_what_plan_prices():
     """config/paper.yaml (runtime_from: cost_model): a run asks for safety_factor times its priced
     minutes, and all its jobs together for at most 3x the GPU-hours `plan` prices (the designs'
     runtime_minutes_per_run ask for more than ten times as much)."""
-    from unlearn_audit.pipeline.cost import plan_rows, read_throughputs
-    from unlearn_audit.pipeline.run_cost import base_training_images, base_training_steps
-    from unlearn_audit.pipeline.throughput import run_seconds
+    from unlearn_audit.pipeline.plan.cost.hours import plan_rows, read_throughputs
+    from unlearn_audit.pipeline.plan.cost.runs import base_training_images, base_training_steps
+    from unlearn_audit.pipeline.plan.cost.throughput import run_seconds
 
     plan = _paper()
     cluster = plan.config["cluster"]
     assert cluster["runtime_from"] == "cost_model" and cluster["safety_factor"] == 2
-    design = plan.nn_design("cifar_uniform")
+    design = plan.nn.design("cifar_uniform")
     priced = run_seconds(design, base_training_steps(design), base_training_images(design), 1, {}, cluster["assume_tflops"]) / 60
-    assert plan.nn_run_minutes("cifar_uniform") == pytest.approx(2 * priced)
-    rows = plan_rows(plan.config, read_throughputs(plan.THROUGHPUT_RECORDS, cluster["cost_device"]), cluster["assume_tflops"])
+    assert plan.pricing.run_minutes("cifar_uniform") == pytest.approx(2 * priced)
+    rows = plan_rows(plan.config, read_throughputs(plan.pricing.THROUGHPUT_RECORDS, cluster["cost_device"]), cluster["assume_tflops"])
     priced_hours = next(r for r in rows if r["target"] == "total")["device_hours"]
     requested = _requested_gpu_hours(plan)
     assert priced_hours < requested <= 3 * priced_hours, (requested, priced_hours)
     assert requested < _requested_gpu_hours(_paper(runtime_from="config")) / 10
     doubled = _paper(runtime_from="cost_model", cost_device="H200", assume_tflops=50, safety_factor=4)
-    assert doubled.nn_run_minutes("cifar_uniform") == pytest.approx(2 * plan.nn_run_minutes("cifar_uniform"))
+    assert doubled.pricing.run_minutes("cifar_uniform") == pytest.approx(2 * plan.pricing.run_minutes("cifar_uniform"))
 
 
 def test_a_cost_model_runtime_without_a_price_is_refused_before_any_job():
@@ -282,10 +282,10 @@ def test_the_example_partition_file_sends_gpu_jobs_to_the_gpu_partition():
 
     partitions = read_partition_file(REPO / "profiles" / "slurm" / "partitions.example.yaml")
     plan = _paper()
-    group = plan.nn_unlearn_groups()[0]
-    design = plan.nn_design_of(group[0])
-    gpu_job = {k: _call(v, 1) for k, v in plan.nn_job_resources(design, 10, group).items()}
-    cpu_job = {k: _call(v, 1) for k, v in plan.nn_step_resources(minutes=15).items() if k == "runtime"} | {"mem_mb": 2000}
+    group = plan.nn.unlearn_groups()[0]
+    design = plan.nn.design_of(group[0])
+    gpu_job = {k: _call(v, 1) for k, v in plan.resources.job_resources(design, 10, group).items()}
+    cpu_job = {k: _call(v, 1) for k, v in plan.resources.step_resources(minutes=15).items() if k == "runtime"} | {"mem_mb": 2000}
 
     def job(resources):
         return SimpleNamespace(name="job", resources=SimpleNamespace(get=lambda key, default=None: resources.get(key, default), **resources),

@@ -141,23 +141,23 @@ def _plan(overrides: dict | None = None) -> WorkflowPlan:
 
 def test_default_config_panels():
     plan = _plan()
-    cells = tradeoff_plan.convex_cells(plan)
+    cells = plan.tradeoff.convex_cells()
     assert 0 < len(cells) <= tradeoff.MAX_PANELS
-    for mech in plan.convex_mechanisms():
+    for mech in plan.convex.mechanisms():
         eps = sorted(plan.config["convex"]["mechanisms"][mech]["epsilons"])
         shown = [e for m, e in cells if m == mech]
         assert shown[0] == eps[0] and shown[-1] == eps[-1] and shown == sorted(shown)
-        assert len(shown) == min(len(eps), tradeoff.MAX_PANELS // len(plan.convex_mechanisms()))
-    assert tradeoff_plan.convex_inputs(plan) == [plan.convex_file(m, e, "summary.parquet") for m, e in cells]
+        assert len(shown) == min(len(eps), tradeoff.MAX_PANELS // len(plan.convex.mechanisms()))
+    assert plan.tradeoff.convex_inputs() == [plan.files.convex_file(m, e, "summary.parquet") for m, e in cells]
 
-    names = tradeoff_plan.sign_vector_experiments(plan)
+    names = plan.tradeoff.sign_vector_experiments()
     assert 0 < len(names) <= tradeoff.MAX_PANELS and len(set(names)) == len(names)
-    assert all(plan.nn_auditor(e) in ("batchwise", "joint") for e in names)
-    claimed = [certified_claim(plan.nn_experiment(e)) is not None for e in names]
+    assert all(plan.nn.auditor(e) in ("batchwise", "joint") for e in names)
+    claimed = [certified_claim(plan.nn.experiment(e)) is not None for e in names]
     assert claimed == sorted(claimed, reverse=True) and any(claimed) and not all(claimed)  # claims first
     heuristic = [e for e, c in zip(names, claimed) if not c]
-    assert heuristic == plan.nn_table_experiments("table1b")[: len(heuristic)]
-    summaries = tradeoff_plan.sign_vector_summaries(plan)
+    assert heuristic == plan.nn.table_experiments("table1b")[: len(heuristic)]
+    summaries = plan.tradeoff.sign_vector_summaries()
     assert list(summaries) == names
     r2d = [s for s in summaries.values() if s["method"] == "rewind_to_delete"]
     assert r2d and all(s["gaussian_claim"] and s["claim"] for s in r2d)
@@ -174,6 +174,6 @@ def test_default_config_panels():
                                             ("nn", "tradeoff_sign_vector")])
 def test_a_disabled_section_has_no_tradeoff_figure(section, figure):
     plan = _plan({section: {"enabled": False}})
-    targets = plan.tradeoff_targets()
+    targets = plan.tradeoff.targets()
     assert not any(f"/{figure}." in t for t in targets)
     assert len(targets) == 4  # the two other figures, PNG and PDF each

@@ -188,7 +188,7 @@ def test_figure_has_a_panel_per_dataset_and_split_with_its_ceilings(bound_paths,
 def test_figure_rule_declares_its_csv():
     rules = (Path(__file__).resolve().parents[2] / "workflow" / "rules" / "nn.smk").read_text()
     block = rules[rules.index("rule nn_figure_r:"):]
-    assert 'multiext(plan.figure_stem("nn_epsilon_vs_r"), ".pdf", ".csv")' in block
+    assert 'multiext(plan.files.figure_stem("nn_epsilon_vs_r"), ".pdf", ".csv")' in block
 
 
 # --------------------------------------------------------------------------------------

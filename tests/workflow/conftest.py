@@ -67,11 +67,11 @@ class SharedRun:
 
     def run_file(self, experiment: str, phase: str, run: int, name: str) -> Path:
         """A per-run file of the run (in the chunk folder that holds it)."""
-        return self.workdir / self.plan.nn_run_file(experiment, phase, run, name)
+        return self.workdir / self.plan.nn.run_file(experiment, phase, run, name)
 
     def base_model(self, design: str, phase: str, run: int) -> Path:
         """A base model of the run (in the training chunk's folder that holds it)."""
-        return self.workdir / self.plan.nn_base_model(design, phase, run)
+        return self.workdir / self.plan.nn.base_model(design, phase, run)
 
     def write_config(self, overrides: dict, name: str) -> Path:
         """The run's config with ``overrides`` merged in, written beside it as ``name``."""

@@ -160,7 +160,7 @@ def test_appendix_f4_audits_the_first_noisy_step_batchwise_and_jointly(shared_ru
     steps = pd.read_parquet(res / "tiny_mc_uncertified" / "checkpoint_bounds.parquet")
     assert steps.step.unique().tolist() == [1] and (steps.role == "preregistered").sum() == 1
     plan = shared_run.plan
-    files = [shared_run.workdir / f for ph in ("calib", "eval") for f in plan.nn_run_files("tiny_mc_uncertified", ph, "checkpoint_scores.parquet")]
+    files = [shared_run.workdir / f for ph in ("calib", "eval") for f in plan.nn.run_files("tiny_mc_uncertified", ph, "checkpoint_scores.parquet")]
     scores = read_concat(files, schemas.CHECKPOINT_SCORES).drop(columns="step")
     signs = pd.read_parquet(res / "designs" / "tiny" / "signs.parquet")
     fitted = fit_table(scores[scores.phase == "calib"], "tiny_mc_uncertified")
@@ -194,10 +194,10 @@ def test_batched_rewind_to_delete_matches_the_loop(shared_run, tmp_path, monkeyp
     exp = config["nn"]["experiments"]["r2d_eps10"]
     out = {k: [str(tmp_path / "r2d_eps10" / "runs" / "eval0-2" / "r2d_eps10" / "eval" / str(r) / f"{k}.parquet") for r in range(3)]
            for k in ("scores", "metrics")}
-    candidates = [str(shared_run.workdir / plan.nn_base_model("joint_fullbatch", "candidate", rank)) for rank in plan.nn_candidates("joint_fullbatch")]
+    candidates = [str(shared_run.workdir / plan.nn.base_model("joint_fullbatch", "candidate", rank)) for rank in plan.nn.candidates("joint_fullbatch")]
     unlearn(["r2d_eps10"], design, exp["method"], [exp["params"]], config["seed"], res / "designs" / "joint_fullbatch" / "data.npz",
             res / "designs" / "joint_fullbatch" / "signs.parquet", candidates, out["scores"], out["metrics"],
-            release_key=plan.nn_release_key("r2d_eps10"))
+            release_key=plan.nn.release_key("r2d_eps10"))
     for r in range(3):
         ours = pd.read_parquet(out["scores"][r])
         theirs = pd.read_parquet(shared_run.run_file("r2d_eps10", "eval", r, "scores.parquet"))

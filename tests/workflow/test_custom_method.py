@@ -23,7 +23,7 @@ def test_without_the_module_on_pythonpath_the_run_stops_before_any_job(tmp_path)
 
 
 def test_example_audited_end_to_end(shared_run, capsys):
-    chunks = [c for g, c, _ in shared_run.plan.nn_experiment_chunks() if g == ["noisy_ft"]]
+    chunks = [c for g, c, _ in shared_run.plan.nn.experiment_chunks() if g == ["noisy_ft"]]
     assert len(chunks) == 1 and (shared_run.results / "noisy_ft" / "runs" / chunks[0]).is_dir()
     res = shared_run.results
     experiment = shared_run.config["nn"]["experiments"]["noisy_ft"]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from unlearn_audit.pipeline import paths
+from unlearn_audit.pipeline.plan import paths
 from workflow_utils import REPO, merge
 
 
@@ -223,7 +223,7 @@ def test_resources_dir_reruns_nothing_and_chunk_size_only_the_chunks_and_what_re
     jobs = shared_run.dry_run_jobs(overrides, name="chunks.yaml")
     trained = sorted((w["design"], w["chunk"]) for rule, w in jobs if rule == "nn_train")
     plan = shared_run.plan
-    keys = {d: plan.nn_run_keys(d) for d in ("tiny", "plays")}
+    keys = {d: plan.nn.run_keys(d) for d in ("tiny", "plays")}
     assert len(keys["tiny"]) == 23
     assert trained == sorted([("plays", paths.chunk_name(keys["plays"]))] + [("tiny", paths.chunk_name(keys["tiny"][i:i + 5])) for i in range(0, 23, 5)])
     assert {rule for rule, _ in jobs} <= {"nn_train", "nn_unlearn", "nn_fit", "nn_audit", "nn_checkpoint_audit", "nn_table", "nn_figure_r",
@@ -255,7 +255,7 @@ def test_text_audit_end_to_end_table1a(shared_run):
     assert (scores.score_logit == -scores.score_loss).all()  # text: logit score is minus the mean CE
     assert scores.in_forget.groupby(scores.batch).first().sum() == 3
     # Γ + L = 18 runs in chunks of 9: two jobs, the second with calibration and evaluation runs
-    chunks = [c for d, c, _ in shared_run.plan.nn_design_chunks() if d == "plays"]
+    chunks = [c for d, c, _ in shared_run.plan.nn.design_chunks() if d == "plays"]
     assert chunks == ["calib0-8", "calib9-15_eval0-1"]
     assert all((res / "designs" / "plays" / "base" / c).is_dir() for c in chunks)
 
@@ -355,7 +355,7 @@ def test_report_r_calibrated_chooses_r_on_the_calibration_runs_and_records_it(sh
     bounds = pd.read_parquet(shared_run.results / "tiny_ft_calibrated" / "bounds.parquet")
     assert set(bounds.r_rule) == {"calibrated"} and set(bounds.test) == {"reference"}
     row = bounds[bounds.role == "preregistered"].iloc[0]
-    files = [shared_run.workdir / f for f in shared_run.plan.nn_run_files("tiny_ft_calibrated", "calib", "scores.parquet")]
+    files = [shared_run.workdir / f for f in shared_run.plan.nn.run_files("tiny_ft_calibrated", "calib", "scores.parquet")]
     signs = pd.read_parquet(shared_run.results / "designs" / "tiny" / "signs.parquet")
     runs = phase_runs(read_concat(files, schemas.SCORES), signs[signs.phase == "calib"], "calib", "logit", 24)
     r, loo = calibrated_r(runs, [4, 8, 24], zeta=0.05, statistic="mean", test="reference")

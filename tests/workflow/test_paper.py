@@ -49,7 +49,7 @@ def test_the_paper_config_is_paper_yaml_alone():
     for name, exp in paper["nn"]["experiments"].items():
         assert {k: snapshot["nn"]["experiments"][name][k] for k in exp} == json.loads(json.dumps(exp)), name
     plan = WorkflowPlan(validated(paper))
-    prepared = {d: plan.nn_data_params(SimpleNamespace(design=d)) for d in plan.nn_used_designs()}
+    prepared = {d: plan.nn.data_params(SimpleNamespace(design=d)) for d in plan.nn.used_designs()}
     assert set(prepared) == {exp["design"] for exp in paper["nn"]["experiments"].values()}
     for name, params in prepared.items():
         assert params["dataset_params"] == paper["nn"]["designs"][name].get("dataset_params", {}), name
@@ -67,19 +67,19 @@ def test_paper_dry_run_plans_no_default_design(paper_dry_run):
     # one training job per chunk of every design (a joint design: one base model per candidate), one
     # rule for all of them: the paper's DAG has a handful of rules, not one per chunk
     plan = WorkflowPlan(validated(paper))
-    chunks = plan.nn_design_chunks()
+    chunks = plan.nn.design_chunks()
     assert {d for d, _, _ in chunks} == paper_designs
     trained = sorted((w["design"], w["chunk"]) for w in planned_wildcards(paper_dry_run, "nn_train"))
     assert trained == sorted((d, c) for d, c, _ in chunks if c != "retrain")
     retrained = sorted(w["design"] for w in planned_wildcards(paper_dry_run, "nn_train_retrain"))
     assert retrained == sorted(d for d, c, _ in chunks if c == "retrain")
     # one unlearning job per chunk of every group (experiments sharing a noiseless part run together)
-    groups = plan.nn_unlearn_groups()
-    assert sorted(e for g in groups for e in g) == sorted(plan.nn_experiments())
-    assert set(plan.nn_experiments()) == set(paper["nn"]["experiments"]) | set(control_experiments(paper["nn"]["experiments"]))
+    groups = plan.nn.unlearn_groups()
+    assert sorted(e for g in groups for e in g) == sorted(plan.nn.experiments())
+    assert set(plan.nn.experiments()) == set(paper["nn"]["experiments"]) | set(control_experiments(paper["nn"]["experiments"]))
     unlearned = sorted((w["group"], w["chunk"]) for w in planned_wildcards(paper_dry_run, "nn_unlearn"))
-    assert unlearned == sorted((g[0], c) for g, c, _ in plan.nn_experiment_chunks())
-    assert jobs["nn_unlearn"] == len(plan.nn_experiment_chunks()) and len(jobs) <= 150
+    assert unlearned == sorted((g[0], c) for g, c, _ in plan.nn.experiment_chunks())
+    assert jobs["nn_unlearn"] == len(plan.nn.experiment_chunks()) and len(jobs) <= 150
     digits_designs = {n for n, d in default["nn"]["designs"].items() if d["dataset"] == "digits"}
     digits_experiments = {n for n, e in default["nn"]["experiments"].items() if e["design"] in digits_designs}
     assert digits_designs and digits_experiments
@@ -100,8 +100,8 @@ def test_no_job_of_the_paper_dry_run_asks_for_more_than_the_walltime_or_one_gpu(
     runtimes = [int(m) for line in resources for m in re.findall(r"\bruntime=(\d+)", line)]
     gpus = [int(m) for line in resources for m in re.findall(r"\bgpu=(\d+)", line)]
     plan = _paper_plan()
-    assert max(runtimes) <= plan.nn_walltime_minutes() == 1440, max(runtimes)
-    assert set(gpus) == {1} and len(gpus) == len(plan.nn_design_chunks()) + len(plan.nn_experiment_chunks())
+    assert max(runtimes) <= plan.pricing.walltime_minutes() == 1440, max(runtimes)
+    assert set(gpus) == {1} and len(gpus) == len(plan.nn.design_chunks()) + len(plan.nn.experiment_chunks())
     print(f"paper dry run: {len(resources)} jobs with resources, largest runtime {max(runtimes)} min, "
           f"{len(gpus)} GPU jobs of 1 GPU each")
 
@@ -113,10 +113,10 @@ def test_table6_row2_runs_with_the_whole_budget_noisy():
     from unlearn_audit.unlearning.params import model_clipping_plan
 
     plan = _paper_plan()
-    rows = [e for e in plan.nn_table_experiments("table6") if plan.nn_experiment(e)["params"].get("noisy_steps") == "all"]
-    assert {plan.nn_design(plan.nn_design_of(e))["split"] for e in rows} == {"uniform", "adversarial"}
+    rows = [e for e in plan.nn.table_experiments("table6") if plan.nn.experiment(e)["params"].get("noisy_steps") == "all"]
+    assert {plan.nn.design(plan.nn.design_of(e))["split"] for e in rows} == {"uniform", "adversarial"}
     for e in rows:
-        p = make_params("model_clipping", plan.nn_experiment(e)["params"])
+        p = make_params("model_clipping", plan.nn.experiment(e)["params"])
         assert (p.epsilon, p.C2, p.sigma, p.checkpoint_steps) == (10.0, 0.1, 0.02, (1,)) and not p.certified
         assert model_clipping_plan(p, 45_000 - 4_500) == (15_850, 15_850) and p.accountant_steps(10**6) == 48_004
 
@@ -143,7 +143,7 @@ def test_paper_config_plans_the_p_grid_and_the_n_half_runs(paper_dry_run):
     # every planned cell runs n = p and n = p/2, and the m grid both log-losses
     plan = _paper_plan()
     for experiment in ("ged_vs_p", "ged_vs_eps", "ged_vs_m"):
-        spec = plan.gaussian_unlearning_spec(type("W", (), {"gu_experiment": experiment}))
+        spec = plan.gaussian_unlearning.spec(type("W", (), {"gu_experiment": experiment}))
         assert spec["n_over_p"] == [1.0, 0.5], experiment
     assert plan.config["gaussian_unlearning"]["ged_vs_p"]["p"] == grid
     assert plan.config["gaussian_unlearning"]["ged_vs_eps"]["m"] == [1, 5, 10]
@@ -162,8 +162,8 @@ def test_paper_config_has_both_ida_grids_of_table1a(paper_dry_run):
     """Table 1a prints q in {1, 4, 9} at lambda = 0.5, E_f = 4 and (lambda, E_f) in {0.5, 1.5} x {4, 7};
     App. G.5 states q in {1, 2, 4}, E_f in {5, 7}, lambda in {0.5, 1.0, 1.5}: both are in the table, labelled."""
     plan = _paper_plan()
-    experiments = plan.nn["experiments"]
-    ida = {name: experiments[name] for name in plan.nn_table_experiments("table1a") if experiments[name]["method"] == "ida"}
+    experiments = plan.config["nn"]["experiments"]
+    ida = {name: experiments[name] for name in plan.nn.table_experiments("table1a") if experiments[name]["method"] == "ida"}
     cells = {name: (e["params"]["q"], e["params"]["lam"], e["params"]["forget_epochs"]) for name, e in ida.items()}
     table1a = {n: c for n, c in cells.items() if "(Table 1a grid)" in ida[n]["label"]}
     g5 = {n: c for n, c in cells.items() if "(App. G.5 grid)" in ida[n]["label"]}

@@ -47,7 +47,7 @@ def test_every_kind_of_paper_job_runs_at_the_paper_shapes(paper_shapes_run):
     workdir, cfg, jobs = paper_shapes_run
     plan = WorkflowPlan(validated(cfg))
     assert jobs["nn_prepare_data"] == len(RUN_EXPERIMENTS)
-    assert jobs["nn_unlearn"] == len(plan.nn_experiment_chunks())
+    assert jobs["nn_unlearn"] == len(plan.nn.experiment_chunks())
     assert {"nn_train", "nn_audit", "certified_joint_audit", "certified_table6", "certified_figure", "nn_table"} <= set(jobs), jobs
 
 
@@ -62,14 +62,14 @@ def test_the_paper_designs_were_trained_and_scored_at_their_shapes(paper_shapes_
     plan = WorkflowPlan(validated(cfg))
     for design in RUN_EXPERIMENTS:
         spec = cfg["nn"]["designs"][design]
-        phase, run = ("candidate", 0) if plan.nn_is_joint(design) else ("calib", 0)
-        state = torch.load(workdir / plan.nn_base_model(design, phase, run), map_location="cpu", weights_only=True)
+        phase, run = ("candidate", 0) if plan.nn.is_joint(design) else ("calib", 0)
+        state = torch.load(workdir / plan.nn.base_model(design, phase, run), map_location="cpu", weights_only=True)
         state = state.get("model", state)
         reference = build_model(spec["model"]["name"], **spec["model"].get("params", {})).state_dict()
         assert {k: tuple(v.shape) for k, v in state.items() if k in reference} == {k: tuple(v.shape) for k, v in reference.items()}, design
     for name, exp in cfg["nn"]["experiments"].items():
         spec = cfg["nn"]["designs"][exp["design"]]
-        scores = pd.read_parquet(workdir / plan.nn_run_file(name, "calib", 0, "scores.parquet"))
+        scores = pd.read_parquet(workdir / plan.nn.run_file(name, "calib", 0, "scores.parquet"))
         assert scores.batch.nunique() == RUN_M, name
         if spec["batch_size"]:
             assert len(scores) == RUN_M * spec["batch_size"], name

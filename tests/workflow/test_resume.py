@@ -12,7 +12,7 @@ import pandas as pd
 import psutil
 import pytest
 
-from unlearn_audit.pipeline import paths
+from unlearn_audit.pipeline.plan import paths
 from unlearn_audit.pipeline.run_stash import STASH_DIR, RunStash
 from workflow_utils import REPO, SNAKEFILE
 
@@ -28,7 +28,7 @@ def test_a_killed_training_chunk_is_retried_from_its_first_missing_run(shared_ru
     stash; Snakemake's retry trains only the runs missing, and the chunk is byte for byte the one
     an uninterrupted job wrote."""
     run = shared_run.copy(tmp_path / "run")
-    keys = run.plan.nn_run_keys("tiny")
+    keys = run.plan.nn.run_keys("tiny")
     chunk = run.workdir / paths.base_chunk_dir("results", "tiny", paths.chunk_name(keys))
     expected = _models(chunk)
     assert len(expected) == len(keys) == 23

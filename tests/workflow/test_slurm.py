@@ -57,9 +57,9 @@ def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
     # the time limit SLURM granted each chunk is the plan's runtime; no job asked for a GPU (device: cpu)
     plan = WorkflowPlan(validated(load_config(second_run.workdir / "config.yaml")))
     # the SLURM executor files a job's log under rule_<name>/<its wildcard values joined by _>/
-    planned = {("rule_nn_train", f"{d}_{c}"): plan.nn_runtime_minutes(d, len(keys)) for d, c, keys in plan.nn_design_chunks()}
-    planned |= {("rule_nn_unlearn", f"{g[0]}_{c}"): plan.nn_runtime_minutes(plan.nn_design_of(g[0]), len(keys), 1, g)
-                for g, c, keys in plan.nn_experiment_chunks()}
+    planned = {("rule_nn_train", f"{d}_{c}"): plan.resources.runtime_minutes(d, len(keys)) for d, c, keys in plan.nn.design_chunks()}
+    planned |= {("rule_nn_unlearn", f"{g[0]}_{c}"): plan.resources.runtime_minutes(plan.nn.design_of(g[0]), len(keys), 1, g)
+                for g, c, keys in plan.nn.experiment_chunks()}
     granted = subprocess.run(["squeue", "-h", "--states=all", "-j", ",".join(ids), "-o", "%i|%l|%b"],
                              capture_output=True, text=True, timeout=30)
     limits = {i: (_minutes(limit), gres) for i, limit, gres in (line.split("|") for line in granted.stdout.split())}
@@ -67,7 +67,7 @@ def test_the_second_run_sent_its_cluster_jobs_to_slurm(second_run):
     chunks = {kind_of[i]: minutes for i, (minutes, _) in limits.items() if kind_of[i] in planned}
     assert len(chunks) == 4 and all(chunks[k] == planned[k] for k in chunks), (chunks, planned)
     assert all("gpu" not in gres for _, gres in limits.values()), limits
-    assert max(minutes for minutes, _ in limits.values()) <= plan.nn_walltime_minutes()
+    assert max(minutes for minutes, _ in limits.values()) <= plan.pricing.walltime_minutes()
 
     # SLURM itself reports the jobs it still lists (finished jobs stay listed for MinJobAge) as done
     queue = subprocess.run(["squeue", "-h", "--states=all", "-j", ",".join(ids), "-o", "%i %T"],
@@ -91,7 +91,7 @@ def test_cpu_jobs_local_keeps_the_jobs_that_need_no_gpu_off_the_cluster(tmp_path
         pytest.skip(no_slurm)
     configfile = REPO / ".test" / "slurm.yaml"
     plan = WorkflowPlan(validated(load_config(configfile)))
-    target = plan.convex_file("cubic_newton", 800, "summary.parquet")
+    target = plan.files.convex_file("cubic_newton", 800, "summary.parquet")
     proc = snakemake_on_slurm(tmp_path, configfile, partition, 300, "--config", "cluster={'cpu_jobs': 'local'}", "--", target)
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-3000:]

@@ -6,24 +6,24 @@
 rule certified_joint_audit:
     """Algorithm 3 (r = m) on the final models and, for model clipping, at every checkpoint step."""
     input:
-        runs=plan.nn_all_dirs,
-        signs=plan.nn_experiment_signs,
+        runs=plan.certified.all_dirs,
+        signs=plan.nn.experiment_signs,
     output:
-        overlaps=plan.experiment_file("{experiment}", "overlaps.parquet"),
-        bounds=plan.experiment_file("{experiment}", "bounds.parquet"),
-        checkpoint_bounds=plan.experiment_file("{experiment}", "checkpoint_bounds.parquet"),
+        overlaps=plan.files.experiment_file("{experiment}", "overlaps.parquet"),
+        bounds=plan.files.experiment_file("{experiment}", "bounds.parquet"),
+        checkpoint_bounds=plan.files.experiment_file("{experiment}", "checkpoint_bounds.parquet"),
     log:
         f"{LOGS}/{{experiment}}/joint_audit.log",
     wildcard_constraints:
-        experiment=plan.nn_experiment_pattern("joint"),
+        experiment=plan.nn.experiment_pattern("joint"),
     localrule: True
     conda:
         CPU_ENV
     params:
-        scores=plan.nn_all_scores,
-        checkpoints=plan.nn_all_checkpoint_scores,
-        m=plan.nn_audit_m,
-        cell=plan.nn_certified_cell,
+        scores=plan.certified.all_scores,
+        checkpoints=plan.certified.all_checkpoint_scores,
+        m=plan.nn.audit_m,
+        cell=plan.certified.cell,
         zeta=config["zeta"],
     script:
         "../scripts/certified_joint_audit.py"
@@ -32,20 +32,20 @@ rule certified_joint_audit:
 rule certified_pairwise_audit:
     """The pairwise baseline (App. A.3): FP/FN counts, Eq. 3 at the certified delta, mu-GDP."""
     input:
-        runs=plan.nn_all_dirs,
-        signs=plan.nn_experiment_signs,
+        runs=plan.certified.all_dirs,
+        signs=plan.nn.experiment_signs,
     output:
-        plan.experiment_file("{experiment}", "pairwise.parquet"),
+        plan.files.experiment_file("{experiment}", "pairwise.parquet"),
     log:
         f"{LOGS}/{{experiment}}/pairwise_audit.log",
     wildcard_constraints:
-        experiment=plan.nn_experiment_pattern("pairwise"),
+        experiment=plan.nn.experiment_pattern("pairwise"),
     localrule: True
     conda:
         CPU_ENV
     params:
-        scores=plan.nn_all_scores,
-        cell=plan.nn_certified_cell,
+        scores=plan.certified.all_scores,
+        cell=plan.certified.cell,
         zeta=config["zeta"],
     script:
         "../scripts/certified_pairwise_audit.py"
@@ -54,16 +54,16 @@ rule certified_pairwise_audit:
 rule certified_table6:
     """Table 6: model clipping on the certified grid (noisy steps, first-step and final bounds)."""
     input:
-        unpack(plan.nn_certified_table_inputs),
+        unpack(plan.certified.table_inputs),
     output:
         report(
-            plan.table_stem("{table}") + ".csv",
+            plan.files.table_stem("{table}") + ".csv",
             caption="../report/certified_table6.rst",
             category="Certified unlearning audits",
             subcategory="Table 6",
-            labels=plan.report_labels("table", "Table 6"),
+            labels=plan.report.labels("table", "Table 6"),
         ),
-        multiext(plan.table_stem("{table}"), ".md", ".tex"),
+        multiext(plan.files.table_stem("{table}"), ".md", ".tex"),
     log:
         f"{LOGS}/tables/{{table}}.log",
     wildcard_constraints:
@@ -72,8 +72,8 @@ rule certified_table6:
     conda:
         CPU_ENV
     params:
-        metrics=plan.nn_table_metrics,
-        experiments=plan.nn_certified_table_summaries,
+        metrics=plan.nn.table_metrics,
+        experiments=plan.certified.table_summaries,
     script:
         "../scripts/certified_table6.py"
 
@@ -81,16 +81,16 @@ rule certified_table6:
 rule certified_pairwise_table:
     """Sec. 7.3: the pairwise auditor on the uncertified methods (error counts, Eq. 3, its ceiling)."""
     input:
-        unpack(plan.nn_pairwise_table_inputs),
+        unpack(plan.certified.pairwise_table_inputs),
     output:
         report(
-            plan.table_stem("{table}") + ".csv",
+            plan.files.table_stem("{table}") + ".csv",
             caption="../report/certified_pairwise_table.rst",
             category="Certified unlearning audits",
             subcategory="Sec. 7.3: pairwise auditor",
-            labels=plan.report_labels("table", "Sec. 7.3: pairwise auditor"),
+            labels=plan.report.labels("table", "Sec. 7.3: pairwise auditor"),
         ),
-        multiext(plan.table_stem("{table}"), ".md", ".tex"),
+        multiext(plan.files.table_stem("{table}"), ".md", ".tex"),
     log:
         f"{LOGS}/tables/{{table}}.log",
     wildcard_constraints:
@@ -99,8 +99,8 @@ rule certified_pairwise_table:
     conda:
         CPU_ENV
     params:
-        metrics=plan.nn_table_metrics,
-        experiments=plan.nn_certified_table_summaries,
+        metrics=plan.nn.table_metrics,
+        experiments=plan.certified.table_summaries,
     script:
         "../scripts/certified_pairwise_table.py"
 
@@ -108,16 +108,16 @@ rule certified_pairwise_table:
 rule certified_figure:
     """Figures 1a-c (with the plotted numbers as CSV)."""
     input:
-        unpack(plan.nn_certified_figure_inputs),
+        unpack(plan.certified.figure_inputs),
     output:
         report(
-            plan.figure_stem("{figure}") + ".png",
+            plan.files.figure_stem("{figure}") + ".png",
             caption="../report/certified_figure.rst",
             category="Certified unlearning audits",
-            subcategory=plan.report_figure_subcategory,
-            labels=plan.report_labels("figure", plan.report_figure_subcategory),
+            subcategory=plan.report.figure_subcategory,
+            labels=plan.report.labels("figure", plan.report.figure_subcategory),
         ),
-        multiext(plan.figure_stem("{figure}"), ".pdf", ".csv"),
+        multiext(plan.files.figure_stem("{figure}"), ".pdf", ".csv"),
     log:
         f"{LOGS}/figures/{{figure}}.log",
     wildcard_constraints:
@@ -126,7 +126,7 @@ rule certified_figure:
     conda:
         CPU_ENV
     params:
-        metrics=plan.nn_certified_figure_metrics,
-        experiments=plan.nn_certified_figure_summaries,
+        metrics=plan.certified.figure_metrics,
+        experiments=plan.certified.figure_summaries,
     script:
         "../scripts/certified_figure.py"

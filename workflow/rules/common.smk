@@ -1,7 +1,7 @@
 # The plan of the run (unlearn_audit.pipeline.plan.WorkflowPlan): experiments, chunks, input
 # functions and targets, tested as plain Python; plus the rules' global constants and wildcards.
 from unlearn_audit import catalogue
-from unlearn_audit.pipeline.paths import CHUNK_PATTERN as CHUNK
+from unlearn_audit.pipeline.plan.paths import CHUNK_PATTERN as CHUNK
 from unlearn_audit.pipeline.plan import GAUSSIAN_UNLEARNING_EXPERIMENTS, WorkflowPlan
 
 plan = WorkflowPlan(config)

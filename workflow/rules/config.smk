@@ -33,7 +33,7 @@ rule provenance:
             caption="../report/provenance.rst",
             category="Provenance",
             subcategory="Checkout, software and devices",
-            labels=plan.report_labels("record", "Checkout, software and devices"),
+            labels=plan.report.labels("record", "Checkout, software and devices"),
         ),
     log:
         f"{LOGS}/provenance.log",

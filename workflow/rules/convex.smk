@@ -5,20 +5,20 @@
 rule convex_audit:
     """Weight-space audit (App. H.1) of one mechanism certified at one epsilon."""
     output:
-        decisions=plan.convex_file("{mechanism}", "{epsilon}", "decisions.parquet"),
-        summary=plan.convex_file("{mechanism}", "{epsilon}", "summary.parquet"),
+        decisions=plan.files.convex_file("{mechanism}", "{epsilon}", "decisions.parquet"),
+        summary=plan.files.convex_file("{mechanism}", "{epsilon}", "summary.parquet"),
     log:
         f"{LOGS}/convex/{{mechanism}}/eps_{{epsilon}}.log",
     benchmark:
         f"{BENCH}/convex/{{mechanism}}/eps_{{epsilon}}.tsv"
-    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
+    localrule: plan.resources.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     conda:
         CPU_ENV
     threads: 1
     resources:
-        **plan.cpu_job_resources(mem_mb=1500, runtime=10),
+        **plan.resources.cpu_job_resources(mem_mb=1500, runtime=10),
     params:
-        params=plan.convex_mechanism_params,
+        params=plan.convex.mechanism_params,
         settings=config["convex"]["settings"],
         zeta=config["zeta"],
         seed=config["seed"],
@@ -29,22 +29,22 @@ rule convex_audit:
 rule convex_table:
     """Table 2a/2b (and the logistic-loss table): one row per certified epsilon."""
     input:
-        plan.convex_table_summaries,
+        plan.convex.table_summaries,
     output:
         report(
-            plan.table_stem("{table}") + ".csv",
+            plan.files.table_stem("{table}") + ".csv",
             caption="../report/convex_table.rst",
             category="Convex audits (Table 2)",
-            subcategory=plan.report_convex_subcategory,
-            labels=plan.report_labels("table", plan.report_convex_subcategory),
+            subcategory=plan.report.convex_subcategory,
+            labels=plan.report.labels("table", plan.report.convex_subcategory),
         ),
-        multiext(plan.table_stem("{table}"), ".md", ".tex"),
+        multiext(plan.files.table_stem("{table}"), ".md", ".tex"),
         details=report(
-            plan.convex_file_details("{table}"),
+            plan.convex.details_file("{table}"),
             caption="../report/convex_details.rst",
             category="Convex audits (Table 2)",
-            subcategory=plan.report_convex_subcategory,
-            labels=plan.report_labels("table", plan.report_convex_subcategory, ": every number behind it"),
+            subcategory=plan.report.convex_subcategory,
+            labels=plan.report.labels("table", plan.report.convex_subcategory, ": every number behind it"),
         ),
     log:
         f"{LOGS}/tables/{{table}}.log",
@@ -60,16 +60,16 @@ rule convex_table:
 rule convex_figure:
     """Figure: epsilon_LB against the certified epsilon, with the diagonal."""
     input:
-        plan.convex_all_summaries(),
+        plan.convex.all_summaries(),
     output:
         report(
-            plan.figure_stem("convex_epsilon_lb") + ".png",
+            plan.files.figure_stem("convex_epsilon_lb") + ".png",
             caption="../report/convex_figure.rst",
             category="Convex audits (Table 2)",
             subcategory="Figure: lower bound vs certified epsilon",
-            labels=plan.report_labels("figure", "Lower bound vs certified epsilon"),
+            labels=plan.report.labels("figure", "Lower bound vs certified epsilon"),
         ),
-        multiext(plan.figure_stem("convex_epsilon_lb"), ".pdf", ".csv"),
+        multiext(plan.files.figure_stem("convex_epsilon_lb"), ".pdf", ".csv"),
     log:
         f"{LOGS}/figures/convex_epsilon_lb.log",
     localrule: True
@@ -83,19 +83,19 @@ rule convex_sweep:
     """App. H.4: Lemma 3's ratio rho over each sweep's grid, the chosen point the largest."""
     output:
         report(
-            plan.table_stem("appendix_h4") + ".csv",
+            plan.files.table_stem("appendix_h4") + ".csv",
             caption="../report/convex_sweep.rst",
             category="Convex audits (Table 2)",
             subcategory="App. H.4: parameter sweeps",
-            labels=plan.report_labels("table", "App. H.4: parameter sweeps"),
+            labels=plan.report.labels("table", "App. H.4: parameter sweeps"),
         ),
-        multiext(plan.table_stem("appendix_h4"), ".md", ".tex"),
+        multiext(plan.files.table_stem("appendix_h4"), ".md", ".tex"),
     log:
         f"{LOGS}/tables/appendix_h4.log",
     localrule: True
     conda:
         CPU_ENV
     params:
-        sweep=plan.convex_sweep_params(),
+        sweep=plan.convex.sweep_params(),
     script:
         "../scripts/convex_sweep.py"

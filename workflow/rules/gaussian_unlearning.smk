@@ -6,19 +6,19 @@
 rule gaussian_unlearning_cell:
     """All replications of one experiment at one p (ged_vs_eps: its one p, every epsilon on shared draws)."""
     output:
-        plan.gaussian_unlearning_cell("{gu_experiment}", "{x}"),
+        plan.files.gaussian_unlearning_cell("{gu_experiment}", "{x}"),
     log:
         f"{LOGS}/gaussian_unlearning/{{gu_experiment}}/{{x}}.log",
     benchmark:
         f"{BENCH}/gaussian_unlearning/{{gu_experiment}}/{{x}}.tsv"
-    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
+    localrule: plan.resources.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     conda:
         CPU_ENV
     threads: 1
     resources:
-        **plan.cpu_job_resources(mem_mb=4000, runtime=60),
+        **plan.resources.cpu_job_resources(mem_mb=4000, runtime=60),
     params:
-        spec=plan.gaussian_unlearning_spec,
+        spec=plan.gaussian_unlearning.spec,
         model=config["gaussian_unlearning"]["model"],
         seed=config["seed"],
     script:
@@ -28,9 +28,9 @@ rule gaussian_unlearning_cell:
 rule gaussian_unlearning_gather:
     """Raw per-replication results of one experiment (every grid cell), one file."""
     input:
-        plan.gaussian_unlearning_cells,
+        plan.gaussian_unlearning.cells,
     output:
-        raw=plan.gaussian_unlearning_file("{gu_experiment}.parquet"),
+        raw=plan.files.gaussian_unlearning_file("{gu_experiment}.parquet"),
     log:
         f"{LOGS}/gaussian_unlearning/{{gu_experiment}}_gather.log",
     localrule: True
@@ -43,16 +43,16 @@ rule gaussian_unlearning_gather:
 rule gaussian_unlearning_figure:
     """Mean GED or UED of one experiment against its grid (with the plotted numbers as CSV)."""
     input:
-        plan.gaussian_unlearning_file("ged_vs_{gu_axis}.parquet"),
+        plan.files.gaussian_unlearning_file("ged_vs_{gu_axis}.parquet"),
     output:
         figure=report(
-            plan.figure_stem("gaussian_unlearning_{gu_error}_vs_{gu_axis}") + ".png",
+            plan.files.figure_stem("gaussian_unlearning_{gu_error}_vs_{gu_axis}") + ".png",
             caption="../report/gaussian_unlearning_figure.rst",
             category="Gaussian certified unlearning",
-            subcategory=plan.report_gaussian_unlearning_subcategory,
-            labels=plan.report_labels("figure", plan.report_gaussian_unlearning_subcategory),
+            subcategory=plan.report.gaussian_unlearning_subcategory,
+            labels=plan.report.labels("figure", plan.report.gaussian_unlearning_subcategory),
         ),
-        other=multiext(plan.figure_stem("gaussian_unlearning_{gu_error}_vs_{gu_axis}"), ".pdf", ".csv"),
+        other=multiext(plan.files.figure_stem("gaussian_unlearning_{gu_error}_vs_{gu_axis}"), ".pdf", ".csv"),
     log:
         f"{LOGS}/figures/gaussian_unlearning_{{gu_error}}_vs_{{gu_axis}}.log",
     wildcard_constraints:
@@ -68,16 +68,16 @@ rule gaussian_unlearning_figure:
 rule gaussian_unlearning_clip_figure:
     """Sensitivity of the GED/UED-vs-m slope to the clip c of the accuracy loss (seed 2's m-slopes)."""
     input:
-        plan.gaussian_unlearning_file("ged_vs_m.parquet"),
+        plan.files.gaussian_unlearning_file("ged_vs_m.parquet"),
     output:
         figure=report(
-            plan.figure_stem("gaussian_unlearning_{gu_error}_m_slope_vs_clip") + ".png",
+            plan.files.figure_stem("gaussian_unlearning_{gu_error}_m_slope_vs_clip") + ".png",
             caption="../report/gaussian_unlearning_clip_figure.rst",
             category="Gaussian certified unlearning",
-            subcategory=plan.report_clip_subcategory,
-            labels=plan.report_labels("figure", plan.report_clip_subcategory),
+            subcategory=plan.report.clip_subcategory,
+            labels=plan.report.labels("figure", plan.report.clip_subcategory),
         ),
-        other=multiext(plan.figure_stem("gaussian_unlearning_{gu_error}_m_slope_vs_clip"), ".pdf", ".csv"),
+        other=multiext(plan.files.figure_stem("gaussian_unlearning_{gu_error}_m_slope_vs_clip"), ".pdf", ".csv"),
     log:
         f"{LOGS}/figures/gaussian_unlearning_{{gu_error}}_m_slope_vs_clip.log",
     wildcard_constraints:
@@ -92,16 +92,16 @@ rule gaussian_unlearning_clip_figure:
 rule gaussian_unlearning_slopes:
     """Fitted log-log slopes with standard errors for every experiment."""
     input:
-        [plan.gaussian_unlearning_file(f"{e}.parquet") for e in GAUSSIAN_UNLEARNING_EXPERIMENTS],
+        [plan.files.gaussian_unlearning_file(f"{e}.parquet") for e in GAUSSIAN_UNLEARNING_EXPERIMENTS],
     output:
         report(
-            plan.table_stem("gaussian_unlearning_slopes") + ".csv",
+            plan.files.table_stem("gaussian_unlearning_slopes") + ".csv",
             caption="../report/gaussian_unlearning_slopes.rst",
             category="Gaussian certified unlearning",
             subcategory="Table: GED and UED slopes",
-            labels=plan.report_labels("table", "GED and UED slopes"),
+            labels=plan.report.labels("table", "GED and UED slopes"),
         ),
-        multiext(plan.table_stem("gaussian_unlearning_slopes"), ".md", ".tex"),
+        multiext(plan.files.table_stem("gaussian_unlearning_slopes"), ".md", ".tex"),
     log:
         f"{LOGS}/tables/gaussian_unlearning_slopes.log",
     localrule: True
@@ -115,22 +115,22 @@ rule gaussian_unlearning_audit:
     """Audit of one-step Newton + Gaussian noise, with two positive controls."""
     output:
         report(
-            plan.table_stem("gaussian_unlearning_audit") + ".csv",
+            plan.files.table_stem("gaussian_unlearning_audit") + ".csv",
             caption="../report/gaussian_unlearning_audit.rst",
             category="Gaussian certified unlearning",
             subcategory="Table: audit with positive controls",
-            labels=plan.report_labels("table", "Audit with positive controls"),
+            labels=plan.report.labels("table", "Audit with positive controls"),
         ),
-        multiext(plan.table_stem("gaussian_unlearning_audit"), ".md", ".tex"),
-        raw=plan.gaussian_unlearning_file("audit.parquet"),
+        multiext(plan.files.table_stem("gaussian_unlearning_audit"), ".md", ".tex"),
+        raw=plan.files.gaussian_unlearning_file("audit.parquet"),
     log:
         f"{LOGS}/gaussian_unlearning/audit.log",
-    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
+    localrule: plan.resources.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     conda:
         CPU_ENV
     threads: 1
     resources:
-        **plan.cpu_job_resources(mem_mb=4000, runtime=30),
+        **plan.resources.cpu_job_resources(mem_mb=4000, runtime=30),
     params:
         spec=config["gaussian_unlearning"]["audit"],
         model=config["gaussian_unlearning"]["model"],

@@ -7,7 +7,7 @@
 # order (fewer where the cost model prices that many above cluster.walltime_minutes), so it may
 # hold runs of both phases; its job writes one folder named by its runs (calib0-29_eval0-9, eval7,
 # candidate0-19) with one file per run, so one wildcard rule per step makes every chunk
-# (pipeline.paths.chunk_name; plan.nn_design_chunks and plan.nn_experiment_chunks list them).  On
+# (pipeline.plan.paths.chunk_name; plan.nn.design_chunks and plan.nn.experiment_chunks list them).  On
 # a cluster a chunk is one job asking for one GPU at most: chunks, not Snakemake group jobs, bundle
 # runs, since a chunk pays process start-up, torch import, CUDA context and data load once for all
 # its runs.  A chunk's name is part of its outputs' paths, so a changed `chunk_size` reruns the
@@ -17,17 +17,17 @@
 rule nn_prepare_data:
     """Dataset split of a design: retain set, m candidate forget batches of size B, val/test."""
     output:
-        data=plan.design_file("{design}", "data.npz"),
-        split=plan.design_file("{design}", "split.parquet"),
+        data=plan.files.design_file("{design}", "data.npz"),
+        split=plan.files.design_file("{design}", "split.parquet"),
     log:
         f"{LOGS}/nn/{{design}}/prepare_data.log",
-    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
+    localrule: plan.resources.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     conda:
         CPU_ENV
     resources:
-        **plan.nn_step_resources(minutes=30),
+        **plan.resources.step_resources(minutes=30),
     params:
-        cfg=plan.nn_data_params,
+        cfg=plan.nn.data_params,
         seed=config["seed"],
     script:
         "../scripts/nn_prepare_data.py"
@@ -36,14 +36,14 @@ rule nn_prepare_data:
 rule nn_sample_signs:
     """Every sign vector of a design, calibration and evaluation phases from disjoint streams."""
     output:
-        plan.design_file("{design}", "signs.parquet"),
+        plan.files.design_file("{design}", "signs.parquet"),
     log:
         f"{LOGS}/nn/{{design}}/signs.log",
     localrule: True
     conda:
         CPU_ENV
     params:
-        cfg=plan.nn_signs_params,
+        cfg=plan.nn.signs_params,
         seed=config["seed"],
     script:
         "../scripts/nn_sample_signs.py"
@@ -53,10 +53,10 @@ rule nn_train:
     """Base models A(D(S)) of one chunk of a design's runs (a joint design: of its candidates S̃),
     each from the design's fixed x0 and order pi."""
     input:
-        data=plan.design_file("{design}", "data.npz"),
-        signs=plan.design_file("{design}", "signs.parquet"),
+        data=plan.files.design_file("{design}", "data.npz"),
+        signs=plan.files.design_file("{design}", "signs.parquet"),
     output:
-        directory(plan.base_chunk_dir("{design}", "{chunk}")),
+        directory(plan.files.base_chunk_dir("{design}", "{chunk}")),
     log:
         f"{LOGS}/nn/{{design}}/train_{{chunk}}.log",
     benchmark:
@@ -67,9 +67,9 @@ rule nn_train:
         NN_ENV
     threads: 1
     resources:
-        **plan.nn_train_resources(),
+        **plan.resources.train_resources(),
     params:
-        job=plan.nn_train_job,
+        job=plan.nn.train_job,
         seed=config["seed"],
     script:
         "../scripts/nn_train.py"
@@ -77,13 +77,13 @@ rule nn_train:
 
 use rule nn_train as nn_train_retrain with:
     output:
-        plan.retrain_model("{design}"),
+        plan.files.retrain_model("{design}"),
     log:
         f"{LOGS}/nn/{{design}}/train_retrain.log",
     benchmark:
         f"{BENCH}/nn/{{design}}/train_retrain.tsv"
     wildcard_constraints:
-        design=plan.nn_retrain_designs_pattern(),
+        design=plan.nn.retrain_designs_pattern(),
 
 
 # A group is one experiment, or the experiments of one design whose hyperparameters differ only in
@@ -93,23 +93,23 @@ use rule nn_train as nn_train_retrain with:
 rule nn_unlearn:
     """Unlearn one chunk of a group's runs and score the candidate forget pool."""
     input:
-        unpack(plan.nn_unlearn_inputs),
+        unpack(plan.nn.unlearn_inputs),
     output:
-        directory(plan.unlearn_chunk_dir("{group}", "{chunk}")),
+        directory(plan.files.unlearn_chunk_dir("{group}", "{chunk}")),
     log:
         f"{LOGS}/{{group}}/unlearn_{{chunk}}.log",
     benchmark:
         f"{BENCH}/{{group}}/unlearn_{{chunk}}.tsv"
     wildcard_constraints:
-        group=plan.nn_group_pattern(),
+        group=plan.nn.group_pattern(),
         chunk=CHUNK,
     conda:
         NN_ENV
     threads: 1
     resources:
-        **plan.nn_unlearn_resources(),
+        **plan.resources.unlearn_resources(),
     params:
-        job=plan.nn_unlearn_job,
+        job=plan.nn.unlearn_job,
         seed=config["seed"],
     script:
         "../scripts/nn_unlearn.py"
@@ -118,20 +118,20 @@ rule nn_unlearn:
 rule nn_fit:
     """Per-example in/out Gaussians from calibration runs only (Algorithm 2, step 7)."""
     input:
-        plan.nn_calibration_dirs,
+        plan.nn.calibration_dirs,
     output:
-        plan.experiment_file("{experiment}", "fit.parquet"),
+        plan.files.experiment_file("{experiment}", "fit.parquet"),
     log:
         f"{LOGS}/{{experiment}}/fit.log",
     wildcard_constraints:
-        experiment=plan.nn_experiment_pattern("batchwise"),
-    localrule: plan.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
+        experiment=plan.nn.experiment_pattern("batchwise"),
+    localrule: plan.resources.cpu_jobs_local()  # cluster.cpu_jobs: local runs it on the submitting host
     conda:
         CPU_ENV
     resources:
-        **plan.nn_step_resources(minutes=15),
+        **plan.resources.step_resources(minutes=15),
     params:
-        scores=plan.nn_calibration_scores,
+        scores=plan.nn.calibration_scores,
         fit=config["nn"]["fit"],
     script:
         "../scripts/nn_fit.py"
@@ -143,24 +143,24 @@ rule nn_audit:
     calibrated its r is chosen first by leave-one-out on the calibration runs alone."""
     input:
         fit=rules.nn_fit.output[0],
-        runs=plan.nn_evaluation_dirs,
-        calibration=plan.nn_audit_calibration_dirs,
-        signs=plan.nn_experiment_signs,
+        runs=plan.nn.evaluation_dirs,
+        calibration=plan.nn.audit_calibration_dirs,
+        signs=plan.nn.experiment_signs,
     output:
-        overlaps=plan.experiment_file("{experiment}", "overlaps.parquet"),
-        bounds=plan.experiment_file("{experiment}", "bounds.parquet"),
+        overlaps=plan.files.experiment_file("{experiment}", "overlaps.parquet"),
+        bounds=plan.files.experiment_file("{experiment}", "bounds.parquet"),
     log:
         f"{LOGS}/{{experiment}}/audit.log",
     wildcard_constraints:
-        experiment=plan.nn_experiment_pattern("batchwise"),
+        experiment=plan.nn.experiment_pattern("batchwise"),
     localrule: True
     conda:
         CPU_ENV
     params:
-        scores=plan.nn_evaluation_scores,
-        calib_scores=plan.nn_audit_calibration_scores,
-        m=plan.nn_audit_m,
-        cell=plan.nn_audit_cell,
+        scores=plan.nn.evaluation_scores,
+        calib_scores=plan.nn.audit_calibration_scores,
+        m=plan.nn.audit_m,
+        cell=plan.nn.audit_cell,
         fit=config["nn"]["fit"],
         zeta=config["zeta"],
     script:
@@ -171,21 +171,21 @@ rule nn_checkpoint_audit:
     """Algorithm 2 at every checkpoint step of a batchwise experiment (the algorithm stopped at step t:
     App. F.4's first noisy step), each step fitted on the calibration runs' scores at that step."""
     input:
-        runs=plan.nn_all_dirs,
-        signs=plan.nn_experiment_signs,
+        runs=plan.certified.all_dirs,
+        signs=plan.nn.experiment_signs,
     output:
-        plan.experiment_file("{experiment}", "checkpoint_bounds.parquet"),
+        plan.files.experiment_file("{experiment}", "checkpoint_bounds.parquet"),
     log:
         f"{LOGS}/{{experiment}}/checkpoint_audit.log",
     wildcard_constraints:
-        experiment=plan.nn_checkpointed_pattern("batchwise"),
+        experiment=plan.nn.checkpointed_pattern("batchwise"),
     localrule: True
     conda:
         CPU_ENV
     params:
-        checkpoints=plan.nn_all_checkpoint_scores,
-        m=plan.nn_audit_m,
-        cell=plan.nn_audit_cell,
+        checkpoints=plan.certified.all_checkpoint_scores,
+        m=plan.nn.audit_m,
+        cell=plan.nn.audit_cell,
         fit=config["nn"]["fit"],
         zeta=config["zeta"],
     script:
@@ -196,18 +196,18 @@ rule nn_table:
     """Paper Tables 1a, 1b, 3, 4, 5, 7 from the bounds and run metrics of their experiments; a bound
     equal to its cell's perfect-prediction ceiling is marked (at_ceiling in the CSV, ‡ in .md/.tex)."""
     input:
-        bounds=plan.nn_table_bounds,
-        checkpoint_bounds=plan.nn_table_checkpoint_bounds,
-        runs=plan.nn_table_metric_dirs,
+        bounds=plan.nn.table_bounds,
+        checkpoint_bounds=plan.nn.table_checkpoint_bounds,
+        runs=plan.nn.table_metric_dirs,
     output:
         report(
-            plan.table_stem("{table}") + ".csv",
+            plan.files.table_stem("{table}") + ".csv",
             caption="../report/nn_table.rst",
             category="Neural-network audits",
-            subcategory=plan.report_table_subcategory,
-            labels=plan.report_labels("table", plan.report_table_subcategory),
+            subcategory=plan.report.table_subcategory,
+            labels=plan.report.labels("table", plan.report.table_subcategory),
         ),
-        multiext(plan.table_stem("{table}"), ".md", ".tex"),
+        multiext(plan.files.table_stem("{table}"), ".md", ".tex"),
     log:
         f"{LOGS}/tables/{{table}}.log",
     wildcard_constraints:
@@ -216,8 +216,8 @@ rule nn_table:
     conda:
         CPU_ENV
     params:
-        metrics=plan.nn_table_metrics,
-        experiments=plan.nn_table_summaries,
+        metrics=plan.nn.table_metrics,
+        experiments=plan.nn.table_summaries,
     script:
         "../scripts/nn_table.py"
 
@@ -227,24 +227,24 @@ rule nn_figure_r:
     perfect-prediction ceiling of each (m, L) dashed; the plotted numbers, with each experiment's
     accuracies and flags, as CSV beside it."""
     input:
-        bounds=[plan.experiment_file(e, "bounds.parquet") for e in plan.nn_experiments_audited_by("batchwise")],
-        runs=plan.nn_evaluation_dirs_of(plan.nn_experiments_audited_by("batchwise")),
+        bounds=[plan.files.experiment_file(e, "bounds.parquet") for e in plan.nn.experiments_audited_by("batchwise")],
+        runs=plan.nn.evaluation_dirs_of(plan.nn.experiments_audited_by("batchwise")),
     output:
         report(
-            plan.figure_stem("nn_epsilon_vs_r") + ".png",
+            plan.files.figure_stem("nn_epsilon_vs_r") + ".png",
             caption="../report/nn_epsilon_vs_r.rst",
             category="Neural-network audits",
             subcategory="Figure: lower bound vs r",
-            labels=plan.report_labels("figure", "Lower bound vs r"),
+            labels=plan.report.labels("figure", "Lower bound vs r"),
         ),
-        multiext(plan.figure_stem("nn_epsilon_vs_r"), ".pdf", ".csv"),
+        multiext(plan.files.figure_stem("nn_epsilon_vs_r"), ".pdf", ".csv"),
     log:
         f"{LOGS}/figures/nn_epsilon_vs_r.log",
     localrule: True
     conda:
         CPU_ENV
     params:
-        experiments={e: plan.nn_experiment_summary(e) for e in plan.nn_experiments_audited_by("batchwise")},
-        metrics=plan.nn_evaluation_metrics_of(plan.nn_experiments_audited_by("batchwise")),
+        experiments={e: plan.nn.experiment_summary(e) for e in plan.nn.experiments_audited_by("batchwise")},
+        metrics=plan.nn.evaluation_metrics_of(plan.nn.experiments_audited_by("batchwise")),
     script:
         "../scripts/nn_figure_r.py"

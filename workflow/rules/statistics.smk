@@ -5,13 +5,13 @@ rule attainable_bounds:
     """App. F.1/F.3: the largest epsilon bound that perfect predictions can certify."""
     output:
         report(
-            plan.table_stem("attainable_bounds") + ".csv",
+            plan.files.table_stem("attainable_bounds") + ".csv",
             caption="../report/attainable_bounds.rst",
             category="Statistics (App. F)",
             subcategory="Attainable bounds (App. F.1, F.3)",
-            labels=plan.report_labels("table", "Attainable bounds (App. F.1, F.3)"),
+            labels=plan.report.labels("table", "Attainable bounds (App. F.1, F.3)"),
         ),
-        multiext(plan.table_stem("attainable_bounds"), ".md", ".tex"),
+        multiext(plan.files.table_stem("attainable_bounds"), ".md", ".tex"),
     log:
         f"{LOGS}/attainable_bounds.log",
     localrule: True

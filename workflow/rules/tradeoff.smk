@@ -8,16 +8,16 @@ from unlearn_audit.pipeline.plan import tradeoff as tradeoff_plan
 rule tradeoff_convex:
     """Convex audits (Table 2): one panel per selected (mechanism, epsilon) cell."""
     input:
-        tradeoff_plan.convex_inputs(plan),
+        plan.tradeoff.convex_inputs(),
     output:
         report(
-            plan.figure_stem("tradeoff_convex") + ".png",
+            plan.files.figure_stem("tradeoff_convex") + ".png",
             caption="../report/tradeoff.rst",
             category="Trade-off curves (mu-GDP)",
             subcategory="Convex audits (Table 2)",
-            labels=plan.report_labels("figure", "Trade-off curves: convex audits (Table 2)"),
+            labels=plan.report.labels("figure", "Trade-off curves: convex audits (Table 2)"),
         ),
-        multiext(plan.figure_stem("tradeoff_convex"), ".pdf", ".csv"),
+        multiext(plan.files.figure_stem("tradeoff_convex"), ".pdf", ".csv"),
     log:
         f"{LOGS}/figures/tradeoff_convex.log",
     localrule: True
@@ -32,16 +32,16 @@ rule tradeoff_convex:
 rule tradeoff_gaussian_unlearning:
     """Gaussian certified unlearning: the certified mechanism and its two positive controls."""
     input:
-        tradeoff_plan.gaussian_unlearning_inputs(plan),
+        plan.tradeoff.gaussian_unlearning_inputs(),
     output:
         report(
-            plan.figure_stem("tradeoff_gaussian_unlearning") + ".png",
+            plan.files.figure_stem("tradeoff_gaussian_unlearning") + ".png",
             caption="../report/tradeoff.rst",
             category="Trade-off curves (mu-GDP)",
             subcategory="Gaussian certified unlearning",
-            labels=plan.report_labels("figure", "Trade-off curves: Gaussian certified unlearning"),
+            labels=plan.report.labels("figure", "Trade-off curves: Gaussian certified unlearning"),
         ),
-        multiext(plan.figure_stem("tradeoff_gaussian_unlearning"), ".pdf", ".csv"),
+        multiext(plan.files.figure_stem("tradeoff_gaussian_unlearning"), ".pdf", ".csv"),
     log:
         f"{LOGS}/figures/tradeoff_gaussian_unlearning.log",
     localrule: True
@@ -56,16 +56,16 @@ rule tradeoff_gaussian_unlearning:
 rule tradeoff_sign_vector:
     """Sign-vector audits (Algorithms 2 and 3): one panel per experiment, its reported cell."""
     input:
-        tradeoff_plan.sign_vector_inputs(plan),
+        plan.tradeoff.sign_vector_inputs(),
     output:
         report(
-            plan.figure_stem("tradeoff_sign_vector") + ".png",
+            plan.files.figure_stem("tradeoff_sign_vector") + ".png",
             caption="../report/tradeoff.rst",
             category="Trade-off curves (mu-GDP)",
             subcategory="Sign-vector audits",
-            labels=plan.report_labels("figure", "Trade-off curves: sign-vector audits"),
+            labels=plan.report.labels("figure", "Trade-off curves: sign-vector audits"),
         ),
-        multiext(plan.figure_stem("tradeoff_sign_vector"), ".pdf", ".csv"),
+        multiext(plan.files.figure_stem("tradeoff_sign_vector"), ".pdf", ".csv"),
     log:
         f"{LOGS}/figures/tradeoff_sign_vector.log",
     localrule: True
@@ -73,7 +73,7 @@ rule tradeoff_sign_vector:
         CPU_ENV
     params:
         family="sign_vector",
-        experiments=tradeoff_plan.sign_vector_summaries(plan),
+        experiments=plan.tradeoff.sign_vector_summaries(),
         zeta=config["zeta"],
     script:
         "../scripts/tradeoff_sign_vector.py"

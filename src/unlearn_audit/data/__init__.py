@@ -68,7 +68,7 @@ class DatasetSpec:
     for an image dataset ``train_portion`` (images of the training portion before the forget pool
     is cut out of it, :func:`.splits.split_image_source`), ``n_test`` (test images) and
     ``image`` (side, channels), which ``unlearn-audit plan``'s cost model reads
-    (:mod:`unlearn_audit.pipeline.cost`); ``None`` where only the data tell (text)."""
+    (:mod:`unlearn_audit.pipeline.plan.cost.hours`); ``None`` where only the data tell (text)."""
 
     name: str
     kind: str

@@ -233,7 +233,7 @@ def _auditor_problems(key: str, exp: dict, design: dict) -> list[tuple[str, str]
     if bad:
         return [(f"{key}.tables", f"{bad} show {'joint' if 'pairwise_uncertified' in bad else 'batchwise'} audits; a {auditor} audit can be in "
                  f"{' and '.join(sorted(allowed))} and figures")]
-    from .plan.base import audit_delta
+    from .plan.experiment import audit_delta
 
     if "appendix_f4" in exp.get("tables", []) and audit_delta(exp) != 0:
         return [(f"{key}.tables", "App. F.4 shows audits at delta = 0 (uncertified model clipping and the controls); this experiment is "
@@ -309,7 +309,7 @@ def _model_clipping_budget(key: str, params, design: dict) -> list[tuple[str, st
     less the pool, capped at ``max_retain``; files smaller than the dataset's give a smaller
     budget, which the job checks again)."""
     from ..unlearning.params import model_clipping_plan
-    from .run_cost import design_sizes
+    from .plan.cost.runs import design_sizes
 
     if design.get("dataset") == "shakespeare":
         return []
@@ -463,7 +463,7 @@ def _nn_walltime(config: dict) -> list[tuple[str, str]]:
         return []
     from .plan import WorkflowPlan
 
-    return WorkflowPlan(config).nn_walltime_problems()
+    return WorkflowPlan(config).resources.walltime_problems()
 
 
 def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:

@@ -33,7 +33,7 @@ from ..training import TrainConfig, shuffle_orders, train_many, train_model
 from ..training.resume import TrainingCheckpoint
 from ..unlearning import Monitor
 from ..unlearning import get_method, unlearn_many, unlearn_variants_many
-from .paths import run_of_path
+from .plan.paths import run_of_path
 from .run_stash import RunStash
 from .runtime import resolve_device
 
@@ -339,7 +339,7 @@ def unlearn(
 ) -> None:
     """Unlearn each run's base model with ``method`` on ``device`` and score the candidate forget pool.
 
-    ``experiments`` is one experiment, or, with ``release_key`` (:meth:`.plan.WorkflowPlan.nn_release_key`),
+    ``experiments`` is one experiment, or, with ``release_key`` (:meth:`.plan.nn.NNPlan.release_key`),
     a group whose ``params`` (one mapping each) differ only in the method's noise release: each run's
     noiseless part is then computed once, from the stream of ``release_key``, and each experiment
     draws its release noise from its own ``noise`` stream (:func:`~unlearn_audit.unlearning.unlearn_variants`).

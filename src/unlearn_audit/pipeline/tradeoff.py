@@ -4,14 +4,14 @@ of the claim beside the curve G_{μ_LB} that the audit proves; one function per 
 ``workflow/rules/tradeoff.smk`` → ``workflow/scripts/tradeoff_<name>.py`` → the function here:
 
 * :func:`convex` (rule ``tradeoff_convex``) — the convex audits of Table 2, one panel per selected
-  (mechanism, ε) cell (:func:`.plan.tradeoff.convex_cells`): the (ε, δ) claim f_{ε,δ}, the μ = Δ/σ of the exact
+  (mechanism, ε) cell (:meth:`.plan.tradeoff.TradeoffPlan.convex_cells`): the (ε, δ) claim f_{ε,δ}, the μ = Δ/σ of the exact
   Gaussian mechanism that certifies it, the true μ of the audited pair, G_{μ_LB} and the audited
   (FP_hi, FN_hi) point;
 * :func:`gaussian_unlearning` (rule ``tradeoff_gaussian_unlearning``) — the audit of one-step
   Newton + Gaussian noise and its two positive controls: the μ-GDP claim, the true μ and G_{μ_LB};
 * :func:`sign_vector` (rule ``tradeoff_sign_vector``) — the sign-vector audits (Algorithms 2 and
   3) on their reported cell (BOUNDS role ``preregistered`` or ``selected``), one panel per
-  experiment of :func:`.plan.tradeoff.sign_vector_experiments`: the (ε, δ) claim of a certified algorithm (and
+  experiment of :meth:`.plan.tradeoff.TradeoffPlan.sign_vector_experiments`: the (ε, δ) claim of a certified algorithm (and
   G_μ where its release is an exact Gaussian mechanism), or no claim for a heuristic one.
 
 Every curve is a function of :mod:`unlearn_audit.stats.tradeoff`; the figure's CSV holds the

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ... import catalogue
-from .. import paths
-from .base import PlanBase
+from .files import PlanFiles
 
 __all__ = ["GAUSSIAN_UNLEARNING_EXPERIMENTS", "GaussianUnlearningPlan"]
 
@@ -13,36 +12,38 @@ __all__ = ["GAUSSIAN_UNLEARNING_EXPERIMENTS", "GaussianUnlearningPlan"]
 GAUSSIAN_UNLEARNING_EXPERIMENTS = tuple(catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS)
 
 
-class GaussianUnlearningPlan(PlanBase):
-    """Inputs, params and targets of the Gaussian-unlearning rules."""
+class GaussianUnlearningPlan:
+    """Inputs, params and targets of the Gaussian-unlearning rules, for the ``gaussian_unlearning``
+    section of a config."""
 
-    # ------------------------------------------------------------------ Gaussian certified unlearning
-    def gaussian_unlearning_file(self, name: str) -> str:
-        return paths.gaussian_unlearning_file(self.results, name)
+    def __init__(self, gu_config: dict, files: PlanFiles):
+        self._cfg = gu_config
+        self.files = files
 
-    def gaussian_unlearning_cell(self, experiment: str, x) -> str:
-        return paths.gaussian_unlearning_cell(self.results, experiment, x)
+    def enabled(self) -> bool:
+        return bool(self._cfg["enabled"])
 
-    def gaussian_unlearning_grid(self, experiment: str) -> list:
+    def grid(self, experiment: str) -> list:
         """The p of each cell: ``ged_vs_eps`` is one cell (its p, every ε on shared draws)."""
-        spec = self.config["gaussian_unlearning"][experiment]
+        spec = self._cfg[experiment]
         return [spec["p"]] if experiment == "ged_vs_eps" else spec["p"]
 
-    def gaussian_unlearning_cells(self, wildcards) -> list[str]:
+    def cells(self, wildcards) -> list[str]:
         experiment = wildcards.gu_experiment
-        return [self.gaussian_unlearning_cell(experiment, x) for x in self.gaussian_unlearning_grid(experiment)]
+        return [self.files.gaussian_unlearning_cell(experiment, x) for x in self.grid(experiment)]
 
-    def gaussian_unlearning_spec(self, wildcards) -> dict:
-        return self.config["gaussian_unlearning"][wildcards.gu_experiment]
+    def spec(self, wildcards) -> dict:
+        return self._cfg[wildcards.gu_experiment]
 
-    def gaussian_unlearning_targets(self) -> list[str]:
-        if not self.config["gaussian_unlearning"]["enabled"]:
+    def targets(self) -> list[str]:
+        if not self.enabled():
             return []
-        targets = self.table_files("gaussian_unlearning_slopes") + self.table_files("gaussian_unlearning_audit")
+        files = self.files
+        targets = files.table_files("gaussian_unlearning_slopes") + files.table_files("gaussian_unlearning_audit")
         # a GED and a UED figure per experiment: gaussian_unlearning_{ged,ued}_vs_{p,eps,m}
         targets += [f for e in GAUSSIAN_UNLEARNING_EXPERIMENTS for err in ("ged", "ued")
-                    for f in self.figure_files(f"gaussian_unlearning_{err}_{e.removeprefix('ged_')}")]
+                    for f in files.figure_files(f"gaussian_unlearning_{err}_{e.removeprefix('ged_')}")]
         # the clip-sensitivity figures of the m-slopes, when ged_vs_m evaluates several clipped losses
-        if len(self.config["gaussian_unlearning"]["ged_vs_m"].get("prob_clip") or []) > 1:
-            targets += [f for err in ("ged", "ued") for f in self.figure_files(f"gaussian_unlearning_{err}_m_slope_vs_clip")]
+        if len(self._cfg["ged_vs_m"].get("prob_clip") or []) > 1:
+            targets += [f for err in ("ged", "ued") for f in files.figure_files(f"gaussian_unlearning_{err}_m_slope_vs_clip")]
         return targets

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .base import PlanBase
-
 __all__ = ["ReportPlan", "REPORT_KINDS"]
 
 #: Convex tables whose report subcategory is not "Table 2<x>" (the logistic loss is App. H.4.2's).
@@ -28,43 +26,43 @@ def paper_label(name: str) -> str:
     raise ValueError(f"{name!r} is neither a table nor a figure of the paper")
 
 
-class ReportPlan(PlanBase):
-    """The ``subcategory`` of each reported output, a function of the rule's wildcards."""
+class ReportPlan:
+    """The ``subcategory`` and ``labels`` of each reported output, functions of the rule's wildcards."""
 
     @staticmethod
-    def report_table_subcategory(wildcards) -> str:
+    def table_subcategory(wildcards) -> str:
         """The nn and certified tables: ``Table 1a``."""
         return paper_label(wildcards.table)
 
     @staticmethod
-    def report_figure_subcategory(wildcards) -> str:
+    def figure_subcategory(wildcards) -> str:
         """The certified figures: ``Figure 1a``."""
         return paper_label(wildcards.figure)
 
     @staticmethod
-    def report_convex_subcategory(wildcards) -> str:
+    def convex_subcategory(wildcards) -> str:
         """A convex table's subcategory: ``Table 2a``, or its own (:data:`CONVEX_TABLE_SUBCATEGORIES`)."""
         return CONVEX_TABLE_SUBCATEGORIES.get(wildcards.table) or paper_label(wildcards.table)
 
     @staticmethod
-    def report_gaussian_unlearning_subcategory(wildcards) -> str:
+    def gaussian_unlearning_subcategory(wildcards) -> str:
         """``Figure: GED vs p`` for ``{gu_error}`` = ged, ``{gu_axis}`` = p."""
         return f"Figure: {wildcards.gu_error.upper()} vs {wildcards.gu_axis}"
 
     @staticmethod
-    def report_clip_subcategory(wildcards) -> str:
+    def clip_subcategory(wildcards) -> str:
         """The clip-sensitivity figure of the GED or UED m-slope."""
         return f"Figure: {wildcards.gu_error.upper()}-vs-m slope against the clip c"
 
     @staticmethod
-    def report_labels(kind: str, name: str | Callable, suffix: str = "") -> dict | Callable:
+    def labels(kind: str, name: str | Callable, suffix: str = "") -> dict | Callable:
         """``labels=`` of a report item: ``{kind: name + suffix, "kind": "csv" | "png" | "json"}`` for
         ``kind`` ``table``, ``figure`` or ``record``, a name of the form ``Figure: X`` (as the
         Gaussian-unlearning subcategories are) shortened to ``X`` under its ``figure`` label.  The name
         comes first: a subcategory's list shows the labels as columns in that order and is sorted by
         the first, and the other label has one value per subcategory (two values splitting a
         subcategory in halves would make Snakemake show a toggle instead of rows).  ``name`` is a
-        string, or a function of the wildcards (one of the ``report_*_subcategory`` functions above),
+        string, or a function of the wildcards (one of the ``*_subcategory`` functions above),
         which makes the labels one too."""
         if kind not in REPORT_KINDS:
             raise ValueError(f"kind must be one of {sorted(REPORT_KINDS)}, got {kind!r}")

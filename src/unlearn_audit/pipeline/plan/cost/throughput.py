@@ -1,8 +1,8 @@
 """What a model's steps cost on a device, read from the throughput rows of ``benchmarks/RESULTS.md``
 (written by ``benchmarks/throughput.py``, ``benchmarks/workflow_loop.py`` and
 ``benchmarks/gpu_cases.py``), and the FLOP counts that stand in where nothing was measured.  Read by
-the cost model (:mod:`.cost`), its check (:mod:`.cost_check`) and the jobs' runtimes
-(:class:`.plan.resources.ResourcesPlan`).  Torch-free; no plan import.
+the cost model (:mod:`.hours`), its check (:mod:`.check`) and the jobs' runtimes
+(:class:`..pricing.ChunkPricing`).  Torch-free; no plan import.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..data import DATASETS
-from .run_cost import HVP, charlstm_training_flops
+from ....data import DATASETS
+from .runs import HVP, charlstm_training_flops
 
 __all__ = ["StepCost", "HVP_HEADER", "tinynet_training_flops", "model_key", "read_throughputs", "read_step_costs", "read_hvp_costs",
            "run_seconds"]
@@ -138,7 +138,7 @@ def run_seconds(design: Mapping, steps: float, images: float, k: int, step_costs
     """Seconds of ``steps`` optimizer steps over ``images`` training-image equivalents of the design's
     model, K runs at a time: at the recorded step cost of K (else of K = 1), else at the model's FLOPs
     over ``assume_tflops``; NaN where neither is known.  ``hvps`` (products, their examples), counted
-    in the steps and images at ``run_cost.HVP`` training units each, are priced instead at the
+    in the steps and images at ``runs.HVP`` training units each, are priced instead at the
     model's recorded Hessian–vector product cost where ``hvp_costs`` (:func:`read_hvp_costs`) has one."""
     model, inp, flops = model_key(design)
     products, examples = hvps

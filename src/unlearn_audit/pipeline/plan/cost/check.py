@@ -1,12 +1,12 @@
 """The cost model against a finished run (``unlearn-audit plan --check <results_dir>``): for every
 training and unlearning chunk job the run recorded (Snakemake's ``benchmark:`` files,
-``<results_dir>/benchmarks/``), the seconds :mod:`.cost` predicts beside the seconds it took, summed
+``<results_dir>/benchmarks/``), the seconds :mod:`.hours` predicts beside the seconds it took, summed
 per kind of job (a model's base trainings; a method's unlearning runs of a model, the controls
 apart).
 
 A job is predicted as its start-up (process, imports, data load, writes: given, or calibrated on
 the run's control jobs, whose runs only score) plus, for each of its runs, its optimizer steps at
-a step's fixed cost and its training-image equivalents (:mod:`.run_cost`) at the marginal rate,
+a step's fixed cost and its training-image equivalents (:mod:`.runs`) at the marginal rate,
 both from the throughput rows of the design's model and K on the device at two or more batch
 sizes (:func:`.throughput.read_step_costs`; from one batch size: no fixed cost, the one rate).  A kind whose measured time is
 more than ``tolerance`` times its prediction, or less than its prediction over ``tolerance``, is
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from .controls import is_control
-from .plan import WorkflowPlan
+from ...controls import is_control
+from .. import WorkflowPlan
 from .throughput import model_key, run_seconds
-from .run_cost import base_training_images, base_training_steps, design_sizes, training_k, unlearning_k, unlearning_run_work
+from .runs import base_training_images, base_training_steps, design_sizes, training_k, unlearning_k, unlearning_run_work
 
 __all__ = ["KindCheck", "check_kinds", "format_check", "TOLERANCE"]
 
@@ -58,8 +58,8 @@ def _seconds(tsv: Path) -> float:
 
 def _method_kind(plan: WorkflowPlan, group: list[str]) -> str:
     """``unlearn <method>, <model>`` or ``control <label>, <model>``."""
-    exp = plan.nn_experiment(group[0])
-    model = model_key(plan.nn_design(exp["design"]))[0]
+    exp = plan.nn.experiment(group[0])
+    model = model_key(plan.nn.design(exp["design"]))[0]
     if is_control(exp):
         return "control " + ("Retrain" if exp.get("base") == "retrain" else "No unlearning") + f", {model}"
     return f"unlearn {exp['method']}, {model}"
@@ -109,8 +109,8 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping, hvp_costs: Mapping | N
         if tsv.is_file():
             jobs.append(_Job(kind, runs, per_run_s * runs, _seconds(tsv)))
 
-    for design, chunk, keys in plan.nn_design_chunks():
-        cfg = plan.nn_design(design)
+    for design, chunk, keys in plan.nn.design_chunks():
+        cfg = plan.nn.design(design)
         model = model_key(cfg)[0]
         if chunk == "retrain":
             n_retain = design_sizes(cfg)[0]
@@ -120,9 +120,9 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping, hvp_costs: Mapping | N
         else:
             add(f"train {model}", bench / "nn" / design / f"train_{chunk}.tsv", len(keys),
                 run_seconds(cfg, base_training_steps(cfg), base_training_images(cfg), training_k(cfg), step_costs))
-    for group, chunk, keys in plan.nn_experiment_chunks():
-        cfg = plan.nn_design(plan.nn_design_of(group[0]))
-        experiments = [plan.nn_experiment(e) for e in group]
+    for group, chunk, keys in plan.nn.experiment_chunks():
+        cfg = plan.nn.design(plan.nn.design_of(group[0]))
+        experiments = [plan.nn.experiment(e) for e in group]
         steps, calib_images, eval_images, hvps = unlearning_run_work(cfg, experiments)
         k = unlearning_k(cfg, experiments[0])
         calib, evals = (run_seconds(cfg, steps, images, k, step_costs, hvps=hvps, hvp_costs=hvp_costs) for images in (calib_images, eval_images))

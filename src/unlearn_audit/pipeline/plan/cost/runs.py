@@ -1,7 +1,7 @@
 """What one neural-network run costs, in *training-image equivalents* (one forward and backward pass of
 one image; a forward-only pass counts 1/3, a Hessian–vector product 2), from a design's data sizes
-and a method's hyperparameters.  Read by the cost model (:mod:`.cost`, ``unlearn-audit plan``) and by
-the jobs' runtime requests (:class:`.plan.resources.ResourcesPlan`), which price an unlearning run
+and a method's hyperparameters.  Read by the cost model (:mod:`.hours`, ``unlearn-audit plan``) and by
+the jobs' runtime requests (:class:`..pricing.ChunkPricing`), which price an unlearning run
 relative to a base training.  Torch-free; no plan import (the plan imports this module).
 """
 
@@ -11,7 +11,7 @@ import math
 from types import SimpleNamespace
 from typing import Mapping, Sequence
 
-from ..data import DATASETS
+from ....data import DATASETS
 
 __all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "unlearning_images",
            "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "hessian_vector_products", "training_k", "unlearning_k"]
@@ -145,7 +145,7 @@ def base_training_steps(design: Mapping) -> float:
 def _method_params(exp: Mapping):
     """An experiment's validated hyperparameters, read by attribute (an import-path method with plain
     dict params as a namespace)."""
-    from ..unlearning import make_params
+    from ....unlearning import make_params
 
     p = make_params(exp["method"], exp.get("params", {}))
     return SimpleNamespace(**p) if isinstance(p, dict) else p
@@ -200,7 +200,7 @@ def training_k(design: Mapping, batched: int | None = None) -> int:
 def unlearning_k(design: Mapping, experiment: Mapping, batched: int | None = None) -> int:
     """How many of an experiment's runs unlearn at once: for a method that can be grouped, ``batched``
     or else its design's ``unlearn_models_per_group``; 1 for the others."""
-    from ..unlearning.params import BUILTIN_GROUPED
+    from ....unlearning.params import BUILTIN_GROUPED
 
     if experiment["method"] not in BUILTIN_GROUPED:
         return 1

@@ -4,7 +4,7 @@ and figure, and the device-hours it costs at a measured throughput.
 Work is counted as the DAG runs it (:class:`~.plan.WorkflowPlan`): base trainings (one per sign
 vector of a batchwise design, one per candidate of a joint design, shared by every experiment on
 the design), unlearning runs (one per experiment and run; experiments sharing a noiseless part
-count it once, as :meth:`~.plan.WorkflowPlan.nn_unlearn_groups` runs it) and score extractions
+count it once, as :meth:`~..nn.NNPlan.unlearn_groups` runs it) and score extractions
 (one per run, and one per checkpoint step).  Each is converted into *training-image equivalents*
 (one forward and backward pass of one image; a forward-only pass counts 1/3, a Hessian–vector
 product 2) from the design's data sizes and the method's hyperparameters, and into device-hours at
@@ -23,8 +23,8 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
-from .plan import WorkflowPlan
-from .run_cost import base_training_images, design_sizes, training_k, unlearning_k, unlearning_run_images
+from .. import WorkflowPlan
+from .runs import base_training_images, design_sizes, training_k, unlearning_k, unlearning_run_images
 from .throughput import model_key, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
 
 __all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
@@ -45,21 +45,21 @@ class Work:
 
 
 def _design_work(plan: WorkflowPlan, design: str) -> Work:
-    cfg = plan.nn_design(design)
+    cfg = plan.nn.design(design)
     n_retain, _, _ = design_sizes(cfg)
-    models = len(plan.nn_candidates(design)) if plan.nn_is_joint(design) else cfg["calibration_runs"] + cfg["evaluation_runs"]
-    retrain = 1 if plan.nn_retrains(design) else 0  # A(D_r), the Retrain control's model
+    models = len(plan.nn.candidates(design)) if plan.nn.is_joint(design) else cfg["calibration_runs"] + cfg["evaluation_runs"]
+    retrain = 1 if plan.nn.retrains(design) else 0  # A(D_r), the Retrain control's model
     return Work(base_trainings=models + retrain, images=models * base_training_images(cfg) + retrain * cfg["train"]["epochs"] * n_retain)
 
 
 def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
     """Each experiment's share of its group's unlearning (the noiseless part split evenly)."""
-    design = plan.nn_design_of(group[0])
-    calib, evals = (len(plan.nn_phase_runs(design, ph)) for ph in ("calib", "eval"))
-    per_run = unlearning_run_images(plan.nn_design(design), [plan.nn_experiment(e) for e in group])
+    design = plan.nn.design_of(group[0])
+    calib, evals = (len(plan.nn.phase_runs(design, ph)) for ph in ("calib", "eval"))
+    per_run = unlearning_run_images(plan.nn.design(design), [plan.nn.experiment(e) for e in group])
     out = {}
     for e, (shared, calib_scoring, eval_scoring) in zip(group, per_run):
-        extractions = (calib + evals) * (1 + len(plan.nn_checkpoint_steps(e)))
+        extractions = (calib + evals) * (1 + len(plan.nn.checkpoint_steps(e)))
         images = (calib + evals) * shared + calib * calib_scoring + evals * eval_scoring
         out[e] = Work(unlearning_runs=calib + evals, score_extractions=extractions, images=images)
     return out
@@ -76,18 +76,18 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], a
     every TinyNet base training and every groupable unlearning run at K's rate (where recorded)."""
     plan = WorkflowPlan(config)
     per_exp: dict[str, Work] = {}
-    for group in plan.nn_unlearn_groups():
+    for group in plan.nn.unlearn_groups():
         per_exp.update(_group_work(plan, group))
-    per_design = {d: _design_work(plan, d) for d in plan.nn_used_designs()}
+    per_design = {d: _design_work(plan, d) for d in plan.nn.used_designs()}
 
     def hours(experiments: list[str], designs: list[str], k: int | None = None) -> tuple[float, bool, list[str]]:
         """(device-hours of what can be costed, whether any of it is an estimate, designs left out)."""
         total, estimate, left_out = 0.0, False, set()
-        parts = [(d, per_design[d].images, training_k(plan.nn_design(d), k)) for d in designs]
-        parts += [(plan.nn_design_of(e), per_exp[e].images, unlearning_k(plan.nn_design(plan.nn_design_of(e)), plan.nn_experiment(e), k))
+        parts = [(d, per_design[d].images, training_k(plan.nn.design(d), k)) for d in designs]
+        parts += [(plan.nn.design_of(e), per_exp[e].images, unlearning_k(plan.nn.design(plan.nn.design_of(e)), plan.nn.experiment(e), k))
                   for e in experiments]
         for name, images, k in parts:
-            model, inp, flops = model_key(plan.nn_design(name))
+            model, inp, flops = model_key(plan.nn.design(name))
             rate = throughputs.get((model, inp, k), throughputs.get((model, inp, 1)))
             if math.isfinite(images) and rate is not None:
                 total += images / rate / 3600
@@ -101,8 +101,8 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], a
         return total, estimate, sorted(left_out)
 
     rows = []
-    for target, experiments in {**plan.nn_target_experiments(), "total": plan.nn_experiments()}.items():
-        designs = sorted({plan.nn_design_of(e) for e in experiments})
+    for target, experiments in {**plan.nn.target_experiments(), "total": plan.nn.experiments()}.items():
+        designs = sorted({plan.nn.design_of(e) for e in experiments})
         work = Work()
         for d in designs:
             work += per_design[d]
