@@ -35,7 +35,7 @@ Everything is vectorised: 2L = 200,000 draws take a fraction of a second.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -111,20 +111,28 @@ class TwoPointAlgorithm1:
     draws, each of which changes hypothesis when S is swapped; the guess is correct or not, so
     the overlap is V ∈ {0, 2}.  If the pair of hypotheses is ε-DP (μ-GDP), one run's output is
     the ``draws_per_run``-fold composition, (k·ε)-LDP ((√k·μ)-GDP) in S.  Hence ``bound`` (Theorem
-    4.2 on the runs, ``epsilon_ldp``) bounds k·ε, and the pair's bounds are
-    ``epsilon_lb = bound.epsilon_ldp / k`` and ``mu_lb = μ_run / √k`` (μ_run = 2Φ⁻¹(acc_LB),
-    :func:`~unlearn_audit.stats.bounds.gdp_mu_lower_bound_from_accuracy`).  With one draw per run
-    (App. H.1's weight-space auditor, k = 1) nothing is divided — App. H.1: "no division by 2 is
-    needed since no transitivity step is used"; with the unlearned and the retrained draw presented
-    side by side (k = 2) both are.
+    4.2 on the runs, ``epsilon_ldp``) bounds k·ε, and the pair's bounds are the Bound objects
+    ``epsilon`` (``lb = bound.epsilon_ldp / k``) and ``mu`` (``ldp`` = μ_run = 2Φ⁻¹(acc_LB),
+    :func:`~unlearn_audit.stats.bounds.gdp_mu_lower_bound_from_accuracy`, ``lb = μ_run / √k``,
+    method "accuracy").  With one draw per run (App. H.1's weight-space auditor, k = 1) nothing is
+    divided — App. H.1: "no division by 2 is needed since no transitivity step is used"; with the
+    unlearned and the retrained draw presented side by side (k = 2) both are.
     """
 
     correct: int
     runs: int
     draws_per_run: int
     bound: Bound
-    epsilon_lb: float
-    mu_lb: float
+    epsilon: Bound
+    mu: Bound
+
+    @property
+    def epsilon_lb(self) -> float:
+        return self.epsilon.lb
+
+    @property
+    def mu_lb(self) -> float:
+        return self.mu.lb
 
 
 def algorithm1_two_point(correct, *, zeta: float, delta: float = 0.0, draws_per_run: int = 1) -> TwoPointAlgorithm1:
@@ -136,14 +144,18 @@ def algorithm1_two_point(correct, *, zeta: float, delta: float = 0.0, draws_per_
     mu_run = gdp_mu_lower_bound_from_accuracy(n_correct, correct.size, zeta=zeta)
     return TwoPointAlgorithm1(
         correct=n_correct, runs=int(correct.size), draws_per_run=k, bound=bound,
-        epsilon_lb=float(bound.epsilon_ldp / k), mu_lb=float(mu_run / math.sqrt(k)),
+        epsilon=replace(bound, lb=float(bound.epsilon_ldp / k)),
+        mu=replace(bound, parameter="mu", ldp=float(mu_run), lb=float(mu_run / math.sqrt(k)), rejected=mu_run > 0.0, delta=0.0,
+                   method="accuracy"),
     )
 
 
-def confusion_bounds(fp: int, n_neg: int, fn: int, n_pos: int, *, zeta: float, delta: float = 0.0) -> tuple[Bound, float]:
-    """Eq. 3 (at δ) and μ_LB = Φ⁻¹(1 − FP_hi) − Φ⁻¹(FN_hi) from one set of confusion counts."""
+def confusion_bounds(fp: int, n_neg: int, fn: int, n_pos: int, *, zeta: float, delta: float = 0.0) -> tuple[Bound, Bound]:
+    """Eq. 3 (at δ) and μ_LB = Φ⁻¹(1 − FP_hi) − Φ⁻¹(FN_hi) from one set of confusion counts, as two
+    Bound objects of the same counts (neither halved: the two outputs of one procedure)."""
     pairwise = pairwise_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta)
-    return pairwise, float(gdp_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta))
+    mu = float(gdp_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta))
+    return pairwise, replace(pairwise, parameter="mu", ldp=mu, lb=mu, rejected=mu > 0.0, delta=0.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,13 +178,23 @@ class WeightSpaceAudit:
     joint_delta: float
     pairwise: Bound
     joint: Bound
-    mu_lb: float
-    mu_lb_accuracy: float
+    mu: Bound
+    mu_accuracy: Bound
     fit_unlearned: WeightGaussian
     fit_counterpart: WeightGaussian
     labels: np.ndarray | None = None
     predictions: np.ndarray | None = None
     llr: np.ndarray | None = None
+
+    @property
+    def mu_lb(self) -> float:
+        """μ_LB from the confusion counts (``mu``)."""
+        return self.mu.lb
+
+    @property
+    def mu_lb_accuracy(self) -> float:
+        """2Φ⁻¹(acc_LB) from the accuracy of the guesses (``mu_accuracy``)."""
+        return self.mu_accuracy.lb
 
     @property
     def n_test_draws(self) -> int:
@@ -265,9 +287,8 @@ def audit_weight_space(
     fp = int(np.count_nonzero(predictions & ~labels))
     fn = int(np.count_nonzero(~predictions & labels))
 
-    pairwise, mu_lb = confusion_bounds(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta)
+    pairwise, mu = confusion_bounds(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta)
     alg1 = algorithm1_two_point(predictions == labels, zeta=zeta, delta=joint_delta, draws_per_run=1)
-    joint, mu_lb_acc = alg1.bound, alg1.mu_lb
 
     return WeightSpaceAudit(
         fp=fp,
@@ -279,9 +300,9 @@ def audit_weight_space(
         delta=float(delta),
         joint_delta=float(joint_delta),
         pairwise=pairwise,
-        joint=joint,
-        mu_lb=float(mu_lb),
-        mu_lb_accuracy=float(mu_lb_acc),
+        joint=alg1.bound,
+        mu=mu,
+        mu_accuracy=alg1.mu,
         fit_unlearned=fit_pos,
         fit_counterpart=fit_neg,
         labels=labels if keep_draws else None,
@@ -365,28 +386,48 @@ class ProjectionAudit:
     """Result of :func:`audit_projection`.
 
     Positives are side-1 (unlearned) draws.  ``fp`` counts side-0 draws classified as side 1
-    (of ``n_neg``), ``fn`` side-1 draws classified as side 0 (of ``n_pos``).
-    ``mu_lb``/``epsilon_lb`` come from these counts; ``mu_lb_alg1``/``epsilon_lb_alg1`` from
-    Algorithm 1 with m = r = 2 with two draws per run (converted to bounds on the sides' μ and ε,
-    :class:`TwoPointAlgorithm1`).  ``separation`` is the fitted (mean₁ − mean₀)/pooled sd of the
-    projections: the μ the classifier can reach (up to sampling error).
+    (of ``n_neg``), ``fn`` side-1 draws classified as side 0 (of ``n_pos``).  ``pairwise`` (Eq. 3,
+    δ = 0) and ``mu`` come from these counts (:func:`confusion_bounds`); ``alg1`` is Algorithm 1
+    with m = r = 2 with two draws per run, its ``epsilon`` and ``mu`` bounds on the sides' ε and μ
+    (:class:`TwoPointAlgorithm1`).  ``separation`` is the fitted (mean₁ − mean₀)/pooled sd of the
+    projections: the μ the classifier can reach (up to sampling error).  The ``*_lb`` properties
+    read the bounds' ``lb``.
     """
 
     fp: int
     n_neg: int
     fn: int
     n_pos: int
-    mu_lb: float
-    epsilon_lb: float
     pairwise: Bound
-    alg1_correct: int
-    alg1_runs: int
-    alg1: Bound
-    mu_lb_alg1: float
-    epsilon_lb_alg1: float
+    mu: Bound
+    alg1: TwoPointAlgorithm1
     separation: float
     direction_norm: float
     zeta: float
+
+    @property
+    def mu_lb(self) -> float:
+        return self.mu.lb
+
+    @property
+    def epsilon_lb(self) -> float:
+        return self.pairwise.epsilon_lb
+
+    @property
+    def mu_lb_alg1(self) -> float:
+        return self.alg1.mu_lb
+
+    @property
+    def epsilon_lb_alg1(self) -> float:
+        return self.alg1.epsilon_lb
+
+    @property
+    def alg1_correct(self) -> int:
+        return self.alg1.correct
+
+    @property
+    def alg1_runs(self) -> int:
+        return self.alg1.runs
 
     @property
     def accuracy(self) -> float:
@@ -394,7 +435,7 @@ class ProjectionAudit:
 
     @property
     def alg1_accuracy(self) -> float:
-        return self.alg1_correct / self.alg1_runs
+        return self.alg1.correct / self.alg1.runs
 
     def delta_lb(self, epsilon: float) -> float:
         """δ(ε) of a μ_LB-GDP mechanism (:func:`~unlearn_audit.stats.bounds.gdp_delta`).
@@ -462,7 +503,7 @@ def audit_projection(
     u_pos = _sample_projection(samplers[1], rng_ev1, n_pos, direction, s.chunk_size, names[1])
     fp = int(np.count_nonzero(llr(u_neg) > 0))
     fn = int(np.count_nonzero(~(llr(u_pos) > 0)))
-    pairwise, mu_lb = confusion_bounds(fp, n_neg, fn, n_pos, zeta=s.zeta, delta=0.0)
+    pairwise, mu = confusion_bounds(fp, n_neg, fn, n_pos, zeta=s.zeta, delta=0.0)
 
     # 4. Algorithm 1, m = r = 2: S = (+1,−1) iff the unlearned draw is presented first
     first_is_unlearned = rng_sgn.integers(0, 2, size=s.n_alg1_runs).astype(bool)
@@ -480,14 +521,9 @@ def audit_projection(
         n_neg=n_neg,
         fn=fn,
         n_pos=n_pos,
-        mu_lb=float(mu_lb),
-        epsilon_lb=float(pairwise.epsilon_lb),
         pairwise=pairwise,
-        alg1_correct=alg1.correct,
-        alg1_runs=alg1.runs,
-        alg1=alg1.bound,
-        mu_lb_alg1=alg1.mu_lb,
-        epsilon_lb_alg1=alg1.epsilon_lb,
+        mu=mu,
+        alg1=alg1,
         separation=float((fit1.mean[0] - fit0.mean[0]) / pooled_sd),
         direction_norm=dnorm,
         zeta=float(s.zeta),

@@ -108,7 +108,9 @@ class Bound:
     route (Lemma C.1 with δ for an (ε, δ) claim; §6a's common reference for μ).  ``rejected`` is
     True iff the test rejects H0: parameter ≤ 0 at level ζ, i.e. ``ldp > 0``.  ``method`` names
     the test: "theorem4.2" (Eq. 1/2, Lemma C.1), "exact", "mgf", "adaptive"
-    (:mod:`.posterior_tests`), "lemma_c1" or "tradeoff" for μ (:mod:`.gdp_overlaps`).  ``delta``
+    (:mod:`.posterior_tests`), "lemma_c1" or "tradeoff" for μ (:mod:`.gdp_overlaps`), "eq3" for
+    Eq. 3 and the μ of the same confusion counts, "accuracy" for μ = 2Φ⁻¹(acc_LB) of a two-point
+    guessing game (:mod:`unlearn_audit.auditors.weight_space`).  ``delta``
     is the δ the test assumed (0 for μ).  ``cell`` is the pre-registered cell (r, statistic, score,
     test) the bound answers and ``ceiling`` the largest ``lb`` the same test gives on the same
     (m, r, L, ζ) when every guess is right (App. F), where the caller knows them; None otherwise.
