@@ -15,10 +15,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .import_paths import import_object, is_import_path
 from .seeds import torch_seed_of
 from .torch_utils import clip_grad_norms_per_model_
 
-__all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "MODELS", "build_model", "model_factories", "initial_model", "count_parameters"]
+__all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "MODELS", "MODEL_PATH_FORM", "model_factory", "model_parameter_problems", "build_model", "model_factories", "initial_model", "count_parameters"]
 
 GROUPNORM_GROUPS = 8
 
@@ -201,7 +202,38 @@ MODELS: dict[str, Callable[..., nn.Module]] = {
 _ALIASES = {"tinynetcifar100": "tinynet", "tinynet_cifar100": "tinynet", "char_lstm": "charlstm", "lstm": "charlstm"}
 
 
+#: How a model of one's own is written (docs/configuration.md#your-own-model-and-data).
+MODEL_PATH_FORM = "'package.module:factory' naming factory(**params) -> torch.nn.Module"
+
+
+def model_factory(name: str) -> Callable[..., nn.Module]:
+    """The class or function that builds model ``name``: a built-in one (``tinynet``, ``charlstm``) or
+    one of one's own by import path ``package.module:factory`` (a class or a function of the
+    design's ``model.params``, returning a fresh ``torch.nn.Module`` each call)."""
+    if is_import_path(name):
+        return import_object(name, "model", MODEL_PATH_FORM, kind="callable")
+    return MODELS[canonical_model_name(name)]
+
+
+def model_parameter_problems(name: str, params: Mapping[str, Any]) -> list[str]:
+    """What is wrong with ``params`` for model ``name``, checked without building it: parameters its
+    factory does not take (a factory with ``**kwargs`` takes any), or required ones missing."""
+    factory = model_factory(name)
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return []
+    try:
+        sig.bind(**params)
+    except TypeError as exc:
+        allowed = [p for p, v in sig.parameters.items() if v.kind in (v.KEYWORD_ONLY, v.POSITIONAL_OR_KEYWORD)]
+        return [f"model {name!r} cannot be built from params {sorted(params)} ({exc}); it takes {allowed}"]
+    return []
+
+
 def canonical_model_name(name: str) -> str:
+    if is_import_path(name):
+        return name
     key = str(name).lower()
     key = _ALIASES.get(key, key)
     if key not in MODELS:
@@ -210,12 +242,21 @@ def canonical_model_name(name: str) -> str:
 
 
 def build_model(name: str, **params: Any) -> nn.Module:
-    """A freshly initialised model by name (``tinynet``/``TinyNetCIFAR100`` or ``charlstm``/``CharLSTM``).
+    """A freshly initialised model by name (``tinynet``/``TinyNetCIFAR100`` or ``charlstm``/``CharLSTM``)
+    or import path (:func:`model_factory`).
 
     ``params`` are the constructor's keyword arguments; an unknown one raises ``ValueError``
     naming it and the model.
     """
     key = canonical_model_name(name)
+    if is_import_path(key):
+        problems = model_parameter_problems(key, params)
+        if problems:
+            raise ValueError(problems[0])
+        model = model_factory(key)(**params)
+        if not isinstance(model, nn.Module):
+            raise ValueError(f"model {key!r} returned {type(model).__name__!r}, not a torch.nn.Module; its factory must return a fresh module ({MODEL_PATH_FORM})")
+        return model
     cls = MODELS[key]
     allowed = set(inspect.signature(cls).parameters)
     unknown = sorted(set(params) - allowed)

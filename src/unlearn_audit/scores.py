@@ -57,7 +57,7 @@ def model_scores(model: torch.nn.Module, x, y, *, kind: str = "image", batch_siz
         xb, yb = x[start : start + batch_size].to(device), y[start : start + batch_size].to(device)
         with full_precision(device):  # fp32 scores under a bf16 design too
             out = model(xb)
-        if kind == "image":
+        if kind in ("image", "classification"):
             logit.append(logit_scores(out, yb))
             loss.append(loss_scores(out, yb))
             correct.append((out.argmax(dim=1) == yb).to(torch.float64))
@@ -67,6 +67,6 @@ def model_scores(model: torch.nn.Module, x, y, *, kind: str = "image", batch_siz
             logit.append(-ce)
             correct.append((out.argmax(dim=2) == yb).to(torch.float64).mean(dim=1))
         else:
-            raise ValueError(f"kind must be 'image' or 'text', got {kind!r}")
+            raise ValueError(f"kind must be 'image', 'classification' or 'text', got {kind!r}")
     cat = lambda parts: torch.cat(parts).cpu().numpy() if parts else np.zeros(0)  # noqa: E731
     return {"logit": cat(logit), "loss": cat(loss), "correct": cat(correct)}

@@ -177,6 +177,8 @@ def _enums_of(node, key: str) -> list[list]:
         for k, v in node.items():
             if k == key and isinstance(v, dict) and "enum" in v:
                 found.append(v["enum"])
+            if k == key and isinstance(v, dict) and "anyOf" in v:  # a built-in name, or an import path
+                found += [alt["enum"] for alt in v["anyOf"] if "enum" in alt]
             found += _enums_of(v, key)
     elif isinstance(node, list):
         for v in node:

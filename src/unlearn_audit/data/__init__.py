@@ -20,6 +20,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from ..import_paths import import_object, is_import_path
 from .cifar100 import load_cifar100_source
 from .digits import load_digits_source
 from .shakespeare import ShakespeareCorpus, build_shakespeare_data, load_shakespeare_corpus
@@ -38,6 +39,10 @@ from .vocab import VOCAB_SIZE, CharVocab, default_vocab
 
 __all__ = [
     "dataset_parameter_names",
+    "dataset_job_mem_mb",
+    "dataset_loader",
+    "DATASET_PATH_FORM",
+    "LOADER_ARGUMENTS",
     "AuditData",
     "DATASETS",
     "DatasetError",
@@ -111,6 +116,60 @@ DATASETS: dict[str, DatasetSpec] = {
 }
 
 
+#: How a dataset of one's own is written (docs/configuration.md#your-own-model-and-data).
+DATASET_PATH_FORM = ("'package.module:loader' naming loader(*, split, batch_size, m, seed, resources_dir, **dataset_params) "
+                     "-> AuditData")
+#: The arguments the workflow passes every loader of one's own (``dataset_params`` come on top).
+LOADER_ARGUMENTS = ("split", "batch_size", "m", "seed", "resources_dir")
+#: Host memory (MB) a job needs for a dataset of one's own, unless its loader says (``loader.job_mem_mb``).
+DEFAULT_JOB_MEM_MB = DatasetSpec.__dataclass_fields__["job_mem_mb"].default
+
+
+def dataset_loader(name: str) -> Callable[..., AuditData]:
+    """The loader of a dataset of one's own, named by import path (:data:`DATASET_PATH_FORM`)."""
+    return import_object(name, "dataset", DATASET_PATH_FORM, error=DatasetError)
+
+
+def dataset_job_mem_mb(name: str) -> int:
+    """Host memory (MB) a training or unlearning job needs for dataset ``name``'s arrays: the
+    registered dataset's ``job_mem_mb``, or for one's own its loader's ``job_mem_mb`` attribute
+    (default :data:`DEFAULT_JOB_MEM_MB`)."""
+    if is_import_path(name):
+        return int(getattr(dataset_loader(name), "job_mem_mb", DEFAULT_JOB_MEM_MB))
+    return _spec(name).job_mem_mb
+
+
+def _loader_problems(name: str, params: Mapping[str, Any]) -> list[str]:
+    """A loader of one's own: importable, and taking :data:`LOADER_ARGUMENTS` and ``params`` by keyword."""
+    try:
+        loader = dataset_loader(name)
+    except DatasetError as exc:
+        return [str(exc)]
+    try:
+        sig = inspect.signature(loader)
+    except (TypeError, ValueError):
+        return []
+    try:
+        sig.bind(**{a: None for a in LOADER_ARGUMENTS}, **params)
+    except TypeError as exc:
+        return [f"dataset {name!r}: the loader cannot take {list(LOADER_ARGUMENTS)} and dataset_params {sorted(params)} by keyword ({exc}); "
+                f"write it as {DATASET_PATH_FORM}"]
+    return []
+
+
+def _checked_own(name: str, data: Any, *, m: int | None, batch_size: int | None) -> AuditData:
+    """What a loader of one's own returned, checked against the design before anything trains on it."""
+    if not isinstance(data, AuditData):
+        raise DatasetError(f"dataset {name!r}: the loader returned {type(data).__name__!r}, not an AuditData; write it as {DATASET_PATH_FORM}")
+    if m is not None and data.m != m:
+        raise DatasetError(f"dataset {name!r}: the loader returned m = {data.m} candidate batches, the design asks for m = {m}")
+    if batch_size is not None and data.batch_size != batch_size:
+        raise DatasetError(f"dataset {name!r}: the loader returned batches of B = {data.batch_size}, the design asks for batch_size = {batch_size}")
+    if len(data.retain_x) == 0 or len(data.test_x) == 0:
+        raise DatasetError(f"dataset {name!r}: the loader returned an empty retain or test set; the audit trains on the one and measures the other")
+    return data
+
+
 def _spec(name: str) -> DatasetSpec:
     try:
         return DATASETS[name]
@@ -131,6 +190,8 @@ def _parameter_sets(spec: DatasetSpec) -> tuple[set[str], set[str]]:
 
 def dataset_parameter_names(name: str) -> list[str]:
     """Every ``dataset_params`` key that dataset ``name`` accepts (loader and split parameters)."""
+    if is_import_path(name):
+        return sorted(_accepted(dataset_loader(name), LOADER_ARGUMENTS))
     load_keys, build_keys = _parameter_sets(_spec(name))
     return sorted(load_keys | build_keys)
 
@@ -153,6 +214,8 @@ def dataset_params_problems(name: str, params: Mapping[str, Any]) -> list[str]:
     any job."""
     from ..checks import type_mismatch
 
+    if is_import_path(name):
+        return _loader_problems(name, params)
     spec = _spec(name)
     load_keys, build_keys = _parameter_sets(spec)
     unknown = sorted(set(params) - load_keys - build_keys)
@@ -205,7 +268,9 @@ def prepare_audit_data(
     Parameters
     ----------
     name
-        ``"digits"``, ``"cifar100"`` or ``"shakespeare"``.
+        ``"digits"``, ``"cifar100"`` or ``"shakespeare"``; or a dataset of one's own by import path
+        (:data:`DATASET_PATH_FORM`), whose loader is called with ``split``, ``batch_size``, ``m``,
+        ``seed``, ``resources_dir`` and the ``dataset_params``, and whose result is checked.
     split
         ``"uniform"`` or ``"adversarial"`` (images, App. D.1); Shakespeare's forget set is
         always a random choice of whole roles (App. D.2) and accepts ``"uniform"`` only.
@@ -226,6 +291,12 @@ def prepare_audit_data(
         ``test_fraction``, ``max_retain``; shakespeare: ``num_roles``, ``min_blocks``, ``window``, ``stride``,
         ``forget_stride``, ``eval_stride``, ``max_retain_windows``, ``max_eval_windows``, ``fractions``).
     """
+    if is_import_path(name):
+        problems = _loader_problems(name, dataset_params)
+        if problems:
+            raise DatasetError(problems[0])
+        data = dataset_loader(name)(split=split, batch_size=batch_size, m=m, seed=seed, resources_dir=resources_dir, **dataset_params)
+        return _checked_own(name, data, m=m, batch_size=batch_size)
     spec = _spec(name)
     load_keys, build_keys = _parameter_sets(spec)
     unknown = sorted(set(dataset_params) - load_keys - build_keys)

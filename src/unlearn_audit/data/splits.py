@@ -45,6 +45,12 @@ SPLITS: tuple[str, ...] = ("uniform", "adversarial")
 _FORMAT_VERSION = 1
 
 
+#: What an :class:`AuditData` holds: images (N, C, H, W) or other features of one label each
+#: ("classification", e.g. tabular rows (N, d)), both scored per example; or "text" windows with a
+#: target at every position.
+KINDS = ("image", "classification", "text")
+
+
 class DatasetError(ValueError):
     """A dataset cannot be split as requested (sizes, split kind, parameters)."""
 
@@ -60,7 +66,9 @@ class AuditData:
     Attributes
     ----------
     name, kind
-        Dataset name (``"digits"``, ``"cifar100"``, ``"shakespeare"``) and ``"image"`` or ``"text"``.
+        Dataset name (``"digits"``, ``"cifar100"``, ``"shakespeare"``, or a loader's import path) and
+        :data:`KINDS`: ``"image"``, ``"classification"`` (one label per example, any feature shape)
+        or ``"text"``.
     num_classes
         Number of classes (images) or vocabulary size (text, 100).
     retain_x, retain_y
@@ -106,8 +114,8 @@ class AuditData:
     test_id: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ("image", "text"):
-            raise DatasetError(f"kind must be 'image' or 'text', got {self.kind!r}")
+        if self.kind not in KINDS:
+            raise DatasetError(f"kind must be one of {KINDS}, got {self.kind!r}")
         start = 0
         for part in PARTS:
             n = len(getattr(self, f"{part}_x"))
@@ -428,7 +436,7 @@ def split_indices_frame(data: AuditData) -> pd.DataFrame:
     for part, _x, y, ids in data.parts():
         n = len(ids)
         batch = data.forget_batch if part == "forget" else np.full(n, -1, dtype=np.int64)
-        label = np.asarray(y, dtype=np.int64) if data.kind == "image" else np.full(n, -1, dtype=np.int64)
+        label = np.asarray(y, dtype=np.int64) if data.kind != "text" else np.full(n, -1, dtype=np.int64)
         frames.append(pd.DataFrame({"example": np.asarray(ids, dtype=np.int64), "part": part, "batch": batch, "label": label}))
     df = pd.concat(frames, ignore_index=True)
     df["part"] = df["part"].astype(str)

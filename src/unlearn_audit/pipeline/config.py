@@ -108,6 +108,10 @@ def _message(error: jsonschema.ValidationError) -> str:
         return f"unknown key(s) {', '.join(map(repr, extra))}; allowed keys here: {allowed}"
     if error.validator == "required":
         return error.message
+    names = [alt["enum"] for alt in error.validator_value if "enum" in alt] if error.validator == "anyOf" else []
+    if names and any("pattern" in alt for alt in error.validator_value):  # a built-in name, or one's own by import path
+        return (f"{error.instance!r} is neither one of {names[0]} nor an import path 'package.module:attribute' "
+                "(docs/configuration.md#your-own-model-and-data)")
     return error.message.replace("\n", " ")
 
 
@@ -334,12 +338,47 @@ MODEL_PARAMETERS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _dataset_problems(key: str, design: dict) -> list[tuple[str, str]]:
+    """A built-in dataset's parameters, or a dataset of one's own by import path: its loader importable
+    (under ``dataset``), then taking the ``dataset_params`` (under ``dataset_params``)."""
+    from ..data import DatasetError, dataset_loader, dataset_params_problems
+    from ..import_paths import is_import_path
+
+    if is_import_path(design["dataset"]):
+        try:
+            dataset_loader(design["dataset"])
+        except DatasetError as exc:
+            return [(f"{key}.dataset", str(exc))]
+    return [(f"{key}.dataset_params", p) for p in dataset_params_problems(design["dataset"], design.get("dataset_params", {}))]
+
+
+def _model_problems(key: str, model: dict) -> list[tuple[str, str]]:
+    """A built-in model's parameters (torch-free), or a model of one's own by import path:
+    importable, callable, taking its ``params`` (importing it imports torch)."""
+    from ..import_paths import is_import_path
+
+    if is_import_path(model["name"]):
+        from ..models import model_parameter_problems
+
+        try:
+            return [(f"{key}.model.params", p) for p in model_parameter_problems(model["name"], model.get("params", {}))]
+        except ValueError as exc:
+            return [(f"{key}.model.name", str(exc))]
+    if model["name"] not in MODEL_PARAMETERS:
+        return [(f"{key}.model.name", f"unknown model {model['name']!r}; built-in: {sorted(MODEL_PARAMETERS)}, "
+                 "or a model of one's own as an import path 'package.module:factory'")]
+    allowed = MODEL_PARAMETERS[model["name"]]
+    unknown = sorted(set(model.get("params", {})) - set(allowed))
+    if unknown:
+        return [(f"{key}.model.params", f"unknown parameter(s) {unknown} for model {model['name']!r}; allowed: {list(allowed)}")]
+    return []
+
+
 @semantic_check
 def _nn_designs(config: dict) -> list[tuple[str, str]]:
     nn = config.get("nn", {})
     if not nn.get("enabled"):
         return []
-    from ..data import dataset_params_problems
     from ..training.config import TrainConfig
     from ..checks import dataclass_from_mapping
 
@@ -350,11 +389,8 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
             continue
         key = f"nn.designs.{name}"
         model = design["model"]
-        allowed = MODEL_PARAMETERS.get(model["name"], ())
-        unknown = sorted(set(model.get("params", {})) - set(allowed))
-        if unknown:
-            problems.append((f"{key}.model.params", f"unknown parameter(s) {unknown} for model {model['name']!r}; allowed: {list(allowed)}"))
-        problems += [(f"{key}.dataset_params", p) for p in dataset_params_problems(design["dataset"], design.get("dataset_params", {}))]
+        problems += _model_problems(key, model)
+        problems += _dataset_problems(key, design)
         problems += _pool_size(key, design)
         try:
             dataclass_from_mapping(TrainConfig, design["train"], "training parameter(s)")

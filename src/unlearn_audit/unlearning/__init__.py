@@ -46,6 +46,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from typing import TYPE_CHECKING
 
+from ..import_paths import ImportPathError, import_object, is_import_path
 from ..checks import check_choice, dataclass_from_mapping
 from .params import BUILTIN_PARAMS
 from .registry import UNLEARNING_METHODS, Monitor, NoiseRelease, UnlearnFn, UnlearningMethod, _accepts_monitor, register
@@ -97,7 +98,7 @@ def method_names() -> list[str]:
     return sorted(set(BUILTIN_PARAMS) | set(UNLEARNING_METHODS))
 
 
-class MethodPathError(ValueError):
+class MethodPathError(ImportPathError):
     """A method is neither a known name nor a usable import path ``package.module:function``."""
 
 
@@ -107,20 +108,11 @@ _PATH_FORM = "'package.module:function' naming fn(model, retain, forget, params,
 _IMPORTED: dict[str, UnlearningMethod] = {}
 
 
-def is_import_path(name: str) -> bool:
-    """Whether ``name`` is written as an import path (``module:function``) rather than a registry name."""
-    return isinstance(name, str) and ":" in name
-
-
 def _unknown_name(name: str) -> MethodPathError:
     return MethodPathError(
         f"unknown unlearning method {name!r}; known: {', '.join(method_names())}; "
         f"or give your own algorithm as an import path {_PATH_FORM}"
     )
-
-
-def _dotted(text: str) -> bool:
-    return bool(text) and all(part.isidentifier() for part in text.split("."))
 
 
 def _plain_dict_annotation(annotation: Any) -> bool:
@@ -142,29 +134,8 @@ def import_method(path: str) -> UnlearningMethod:
     """
     if path in _IMPORTED:
         return _IMPORTED[path]
+    fn = import_object(path, "method", _PATH_FORM, error=MethodPathError)
     module_name, _, attr = path.partition(":")
-    if not _dotted(module_name) or not _dotted(attr):
-        raise MethodPathError(f"method {path!r} is not an import path: write it as {_PATH_FORM}")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
-            raise MethodPathError(
-                f"method {path!r}: cannot import module {module_name!r} ({exc}); make it importable by every job: "
-                "put the directory that contains it on PYTHONPATH (an absolute path) or pip install its package"
-            ) from None
-        raise MethodPathError(f"method {path!r}: importing module {module_name!r} failed ({exc}); install what it imports") from None
-    except Exception as exc:  # noqa: BLE001 - any import failure is one message
-        raise MethodPathError(f"method {path!r}: importing module {module_name!r} failed ({type(exc).__name__}: {exc}); fix the module") from None
-    fn: Any = module
-    for i, part in enumerate(attr.split(".")):
-        if not hasattr(fn, part):
-            where = module_name + "".join("." + p for p in attr.split(".")[:i])
-            raise MethodPathError(f"method {path!r}: {where!r} has no attribute {part!r}; check the name after ':' (it names the function in module {module_name!r})")
-        fn = getattr(fn, part)
-    if inspect.isclass(fn) or not callable(fn):
-        what = "a class" if inspect.isclass(fn) else f"an object of type {type(fn).__name__!r}"
-        raise MethodPathError(f"method {path!r}: {attr!r} is {what}, not a function; name a function {_PATH_FORM}")
     for method in UNLEARNING_METHODS.values():
         if method.fn is fn:
             _IMPORTED[path] = dataclasses.replace(method, name=path)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ...checks import check_positive_int
-from ...data import DATASETS
+from ...data import dataset_job_mem_mb
 from .paths import chunk_keys
 from .nn import NNPlan
 from .pricing import ChunkPricing
@@ -46,7 +46,7 @@ class ResourcesPlan:
         ``--retries`` asks for more)."""
         self._check_resource_args(design, attempt)
         dataset = self.nn.design(design)["dataset"]
-        base = self.BASE_MEM_MB + DATASETS[dataset].job_mem_mb
+        base = self.BASE_MEM_MB + dataset_job_mem_mb(dataset)
         cuda = bool(self.gpus()) if cuda is None else cuda
         return (base + (self.CUDA_MEM_MB if cuda else 0)) * attempt
 
