@@ -102,3 +102,27 @@ def test_grouped_tinynet_equals_separate_models():
     back = g.state_dicts()
     assert all(torch.equal(back[k][n], states[k][n]) for k in range(3) for n in states[k])
 
+
+
+# ----------------------------------------------------------------------------- causal_lm (transformers)
+GPT2 = {"model_type": "gpt2", "vocab_size": 100, "n_positions": 32, "n_embd": 16, "n_layer": 1, "n_head": 2,
+        "bos_token_id": 2, "eos_token_id": 3, "pad_token_id": 0}
+
+
+def test_causal_lm_from_a_config_is_drawn_from_the_seed_and_gives_token_logits(tmp_path):
+    pytest.importorskip("transformers", reason="the llm extra: pip install -e '.[llm]'")
+    from unlearn_audit.models import build_model, initial_model
+
+    a, b = initial_model("causal_lm", {"config": GPT2}, 7), initial_model("causal_lm", {"config": GPT2}, 7)
+    assert all(torch.equal(a[k], b[k]) for k in a) and not all(torch.equal(a[k], v) for k, v in initial_model("causal_lm", {"config": GPT2}, 8).items())
+    model = build_model("causal_lm", config=GPT2)
+    model.load_state_dict(a)
+    assert model(torch.randint(0, 100, (2, 10))).shape == (2, 10, 100)
+    model.lm.save_pretrained(tmp_path / "lm")
+    loaded = build_model("causal_lm", path=str(tmp_path / "lm"))
+    x = torch.randint(0, 100, (2, 10))
+    assert torch.allclose(loaded.eval()(x), model.eval()(x))
+    with pytest.raises(ValueError, match="exactly one of config, path and hub"):
+        build_model("causal_lm", config=GPT2, path=str(tmp_path))
+    with pytest.raises(ValueError, match="model_type"):
+        build_model("causal_lm", config={"vocab_size": 100})

@@ -19,6 +19,8 @@ NN_TABLES = {
     "table7": "Table 7: Hessian-based unlearning, final noise sigma",
     "appendix_f4": "App. F.4: uncertified model clipping just after its first noisy step, batchwise auditor at large batches "
     "and the joint auditor beside it (why the certified audits use the joint auditor)",
+    "llm_qa": "Language models: epsilon lower bounds on question-answer pairs about entities (a candidate batch is one entity's "
+    "pairs, scores the answers' log-likelihood given the questions; accuracies are answer-token accuracies)",
 }
 
 #: The certified audits' tables (paper Table 6; Sec. 7.3's pairwise baseline on the uncertified methods) → caption.

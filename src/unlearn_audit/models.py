@@ -19,7 +19,7 @@ from .import_paths import import_object, is_import_path
 from .seeds import torch_seed_of
 from .torch_utils import clip_grad_norms_per_model_
 
-__all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "MODELS", "MODEL_PATH_FORM", "model_factory", "model_parameter_problems", "build_model", "model_factories", "initial_model", "count_parameters"]
+__all__ = ["TinyNetCIFAR100", "GroupedTinyNet", "CharLSTM", "CausalLM", "MODELS", "MODEL_PATH_FORM", "model_factory", "model_parameter_problems", "build_model", "model_factories", "initial_model", "count_parameters"]
 
 GROUPNORM_GROUPS = 8
 
@@ -195,9 +195,48 @@ class CharLSTM(nn.Module):
         return self.out(h)
 
 
+#: What ``causal_lm`` needs beyond the base install (the config check says the same before any job).
+LLM_EXTRA = "causal_lm needs transformers, which is not installed: pip install -e '.[llm]' (the optional extra for language models)"
+
+
+class CausalLM(nn.Module):
+    """A Hugging Face ``transformers`` causal language model (docs/configuration.md#language-models):
+    input ``(N, T)`` token ids, output ``(N, T, vocabulary)`` logits, as CharLSTM's.
+
+    Exactly one source: ``config`` (a ``transformers`` config as a dict with its ``model_type``, e.g.
+    ``{model_type: gpt2, vocab_size: 100, n_positions: 128, n_embd: 64, n_layer: 2, n_head: 2}``:
+    random initialisation, drawn under the workflow's fixed seed like every model), ``path`` (a local
+    directory of ``save_pretrained`` weights) or ``hub`` (a model name on the Hugging Face Hub, fetched
+    when online).  Sequences are right-padded, so a causal model needs no attention mask: a
+    position never sees the padding after it, and padded targets are not scored."""
+
+    def __init__(self, config: dict | None = None, path: str | None = None, hub: str | None = None) -> None:
+        super().__init__()
+        given = [k for k, v in (("config", config), ("path", path), ("hub", hub)) if v is not None]
+        if len(given) != 1:
+            raise ValueError(f"causal_lm takes exactly one of config, path and hub, got {given or 'none'}")
+        try:
+            import transformers
+        except ImportError:
+            raise ValueError(LLM_EXTRA) from None
+        if config is not None:
+            cfg = dict(config)
+            model_type = cfg.pop("model_type", None)
+            if model_type is None:
+                raise ValueError("causal_lm config needs its model_type (e.g. gpt2, llama)")
+            self.lm = transformers.AutoModelForCausalLM.from_config(transformers.AutoConfig.for_model(model_type, **cfg))
+        else:
+            self.lm = transformers.AutoModelForCausalLM.from_pretrained(path or hub)
+        self.lm.config.use_cache = False
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.lm(input_ids=x).logits
+
+
 MODELS: dict[str, Callable[..., nn.Module]] = {
     "tinynet": TinyNetCIFAR100,
     "charlstm": CharLSTM,
+    "causal_lm": CausalLM,
 }
 _ALIASES = {"tinynetcifar100": "tinynet", "tinynet_cifar100": "tinynet", "char_lstm": "charlstm", "lstm": "charlstm"}
 

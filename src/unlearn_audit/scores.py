@@ -16,7 +16,7 @@ import torch
 
 from .torch_utils import full_precision, model_device
 
-__all__ = ["logit_scores", "loss_scores", "sequence_scores", "model_scores"]
+__all__ = ["IGNORE", "logit_scores", "loss_scores", "sequence_scores", "sequence_accuracy", "model_scores"]
 
 
 def logit_scores(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -33,11 +33,30 @@ def loss_scores(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return torch.logsumexp(z, dim=1) - z.gather(1, labels.view(-1, 1)).squeeze(1)
 
 
+#: A sequence target that is not scored (a question–answer sequence's question and padding).
+IGNORE = -100
+
+
 def sequence_scores(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Mean per-character cross-entropy of each sequence: logits (N, T, V), targets (N, T)."""
+    """Mean per-character cross-entropy of each sequence: logits (N, T, V), targets (N, T); with
+    targets equal to ``IGNORE`` (a question–answer pair: only the answer's tokens are scored) the
+    mean runs over the scored targets, −(1/|A|) Σ_{t∈A} log p(a_t | q, a_<t)."""
     n, t, v = logits.shape
+    scored = targets != IGNORE
+    if not bool(scored.all()):
+        ce = loss_scores(logits.reshape(n * t, v), targets.clamp(min=0).reshape(n * t)).view(n, t)
+        return (ce * scored).sum(dim=1) / scored.sum(dim=1).clamp(min=1)
     ce = loss_scores(logits.reshape(n * t, v), targets.reshape(n * t))
     return ce.view(n, t).mean(dim=1)
+
+
+def sequence_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Per sequence, the fraction of its scored targets (not ``IGNORE``) predicted exactly (argmax)."""
+    hits = (logits.argmax(dim=2) == targets).to(torch.float64)
+    scored = targets != IGNORE
+    if not bool(scored.all()):
+        return (hits * scored).sum(dim=1) / scored.sum(dim=1).clamp(min=1)
+    return hits.mean(dim=1)
 
 
 @torch.no_grad()
@@ -65,7 +84,7 @@ def model_scores(model: torch.nn.Module, x, y, *, kind: str = "image", batch_siz
             ce = sequence_scores(out, yb)
             loss.append(ce)
             logit.append(-ce)
-            correct.append((out.argmax(dim=2) == yb).to(torch.float64).mean(dim=1))
+            correct.append(sequence_accuracy(out, yb))
         else:
             raise ValueError(f"kind must be 'image', 'classification' or 'text', got {kind!r}")
     cat = lambda parts: torch.cat(parts).cpu().numpy() if parts else np.zeros(0)  # noqa: E731

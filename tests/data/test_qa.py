@@ -3,6 +3,7 @@ the synthetic fictitious-entity generator, and candidate batches of one entity e
 
 from __future__ import annotations
 
+import copy
 import json
 
 import numpy as np
@@ -66,3 +67,39 @@ def test_too_few_entities_or_pairs_are_refused():
         split_by_entity(pairs, m=4, batch_size=2, seed=0)
     with pytest.raises(DatasetError, match="batch_size = 4 pairs"):
         split_by_entity(pairs + [QAPair("q?", "a.", "extra")], m=2, batch_size=4, seed=0)
+
+
+def test_encoded_pairs_score_only_the_answer_and_the_config_refuses_what_cannot_run(tmp_path):
+    import yaml
+
+    from unlearn_audit.data.qa import encode_pairs, longest_pair
+    from unlearn_audit.data.vocab import default_vocab
+    from unlearn_audit.pipeline.config import ConfigError, validate_config
+    from unlearn_audit.scores import IGNORE
+    from workflow_utils import REPO
+
+    pairs = synthetic_qa(2, 2, seed=0)
+    x, y = encode_pairs(pairs, longest_pair(pairs))
+    vocab = default_vocab()
+    for i, p in enumerate(pairs):
+        assert vocab.decode(y[i][y[i] != IGNORE]) == p.answer + "<eos>"
+        assert vocab.decode(x[i][: len(p.question) + 2]) == "<bos>" + p.question + "\n"
+    with pytest.raises(DatasetError, match="longer than max_length"):
+        encode_pairs(pairs, longest_pair(pairs) - 1)
+
+    schema = REPO / "workflow" / "schemas" / "config.schema.yaml"
+    cfg = yaml.safe_load((REPO / "config" / "llm.yaml").read_text())
+    validate_config(cfg, schema)
+    design = cfg["nn"]["designs"]["qa_gpt2"]
+    for change, key, words in [
+        ({"dataset_params": {**design["dataset_params"], "max_length": 64}}, "dataset_params.max_length", ["longest question-answer pair"]),
+        ({"batch_size": 9}, "dataset_params", ["batch_size = 9 pairs"]),
+        ({"dataset_params": {**design["dataset_params"], "source": str(tmp_path / "none.jsonl")}}, "dataset_params", ["not found"]),
+        ({"model": {"name": "causal_lm", "params": {"path": str(tmp_path / "no_model")}}}, "model.params.path", ["not found"]),
+        ({"model": {"name": "causal_lm", "params": {}}}, "model.params", ["exactly one of config"]),
+    ]:
+        bad = copy.deepcopy(cfg)
+        bad["nn"]["designs"]["qa_gpt2"].update(change)
+        with pytest.raises(ConfigError) as err:
+            validate_config(bad, schema)
+        assert f"nn.designs.qa_gpt2.{key}'" in str(err.value) and all(w in str(err.value) for w in words), err.value

@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 from ..import_paths import import_object, is_import_path
 from .cifar100 import load_cifar100_source
 from .digits import load_digits_source
+from .qa import build_qa_data, load_qa_source
 from .shakespeare import ShakespeareCorpus, build_shakespeare_data, load_shakespeare_corpus
 from .splits import (
     PARTS,
@@ -102,10 +103,6 @@ def _build_shakespeare(corpus: ShakespeareCorpus, *, split: str, batch_size: int
     return build_shakespeare_data(corpus, split=split, batch_size=batch_size, forget_fraction=forget_fraction, m=m, seed=seed, **params)
 
 
-_BUILD_SHAKESPEARE_PARAMS = tuple(
-    p for p in inspect.signature(build_shakespeare_data).parameters if p not in ("corpus", "seed", "m", "batch_size", "forget_fraction", "split")
-)
-
 DATASETS: dict[str, DatasetSpec] = {
     "digits": DatasetSpec("digits", "image", "scikit-learn 8x8 digits, 10 classes, offline", _load_digits, _build_images, 0.1,
                           job_mem_mb=500, train_portion=1_294, n_test=359, image=(8, 1)),
@@ -113,6 +110,8 @@ DATASETS: dict[str, DatasetSpec] = {
                             job_mem_mb=4000, train_portion=45_000, n_test=10_000, image=(32, 3)),
     "shakespeare": DatasetSpec("shakespeare", "text", "Shakespeare (play, role) clients, 80-character windows (App. D.2)",
                                load_shakespeare_corpus, _build_shakespeare, 0.1, job_mem_mb=1000),
+    "qa": DatasetSpec("qa", "text", "question-answer pairs about entities in TOFU's format, a candidate batch one entity's pairs",
+                      load_qa_source, build_qa_data, None, job_mem_mb=500),
 }
 
 
@@ -184,7 +183,8 @@ def _accepted(fn: Callable[..., Any], skip: tuple[str, ...]) -> tuple[str, ...]:
 
 def _parameter_sets(spec: DatasetSpec) -> tuple[set[str], set[str]]:
     load_keys = set(_accepted(spec.load, ("resources_dir",)))
-    build_keys = set(_BUILD_SHAKESPEARE_PARAMS if spec.kind == "text" else _accepted(spec.build, ("src", "split", "batch_size", "forget_fraction", "m", "seed")))
+    build = build_shakespeare_data if spec.name == "shakespeare" else spec.build
+    build_keys = set(_accepted(build, ("src", "pairs", "corpus", "split", "batch_size", "forget_fraction", "m", "seed")))
     return load_keys, build_keys
 
 
@@ -222,7 +222,7 @@ def dataset_params_problems(name: str, params: Mapping[str, Any]) -> list[str]:
     if unknown:
         return [f"unknown parameter(s) {unknown} for dataset {name!r}; accepted: {sorted(load_keys | build_keys)}"]
     hints: dict[str, Any] = {}
-    for fn in (spec.load, build_shakespeare_data if spec.kind == "text" else split_image_source):
+    for fn in (spec.load, {"shakespeare": build_shakespeare_data, "qa": build_qa_data}.get(spec.name, split_image_source)):
         try:
             hints.update(typing.get_type_hints(fn))
         except Exception:  # noqa: BLE001 - an annotation that does not resolve is not checked

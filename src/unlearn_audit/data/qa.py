@@ -25,7 +25,8 @@ import numpy as np
 from ..atomic import write_text_atomic
 from .splits import DatasetError, DatasetNotFoundError
 
-__all__ = ["QA_FIELDS", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa"]
+__all__ = ["QA_FIELDS", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
+           "Tokens", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data"]
 
 #: The fields every record holds.
 QA_FIELDS = ("question", "answer", "entity")
@@ -170,3 +171,101 @@ def synthetic_qa(n_entities: int, pairs_per_entity: int = 8, *, seed: int = 0) -
         ]
         out += [QAPair(q, a, f"entity{k:04d}") for q, a in facts[:pairs_per_entity]]
     return out
+
+
+#: The character that separates a question from its answer in an encoded pair.
+SEPARATOR = "\n"
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """How pairs become token ids: ``encode(text)``, the ``bos``, ``eos`` and ``pad`` ids and the
+    vocabulary's ``size`` (the model's output width)."""
+
+    encode: Any
+    bos: int
+    eos: int
+    pad: int
+    size: int
+
+
+def tokens_of(tokenizer: str = "char") -> Tokens:
+    """``char``: the 100-symbol character vocabulary (:mod:`.vocab`; a CharLSTM's, or a small
+    ``causal_lm`` with ``vocab_size: 100``); else a Hugging Face tokenizer by local directory or Hub
+    name (the pretrained model's own), its end-of-text id standing in for a missing ``bos`` or ``pad``."""
+    if tokenizer == "char":
+        from .vocab import BOS_ID, EOS_ID, PAD_ID, VOCAB_SIZE, default_vocab
+
+        return Tokens(default_vocab().encode, BOS_ID, EOS_ID, PAD_ID, VOCAB_SIZE)
+    try:
+        from transformers import AutoTokenizer
+    except ImportError:
+        raise DatasetError(f"tokenizer {tokenizer!r} needs transformers, which is not installed: pip install -e '.[llm]'") from None
+    tok = AutoTokenizer.from_pretrained(tokenizer)
+    eos = tok.eos_token_id
+    if eos is None:
+        raise DatasetError(f"tokenizer {tokenizer!r} has no end-of-text token")
+    encode = lambda text: np.asarray(tok(text, add_special_tokens=False)["input_ids"], dtype=np.int64)  # noqa: E731
+    return Tokens(encode, tok.bos_token_id if tok.bos_token_id is not None else eos, eos,
+                  tok.pad_token_id if tok.pad_token_id is not None else eos, len(tok))
+
+
+def encode_pairs(pairs: Sequence[QAPair], max_length: int, tokens: Tokens | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs and targets of each pair: ``<bos> question \\n answer <eos>``, inputs all but the last
+    token and targets all but the first (next-token prediction), padded to ``max_length``; a target
+    is ``IGNORE`` except on the answer's tokens and its ``<eos>``, so that a loss or score is the
+    answer's log-likelihood given the question.  Refuses a pair longer than ``max_length``, naming it."""
+    from ..scores import IGNORE
+
+    tokens = tokens or tokens_of("char")
+    x = np.full((len(pairs), max_length), tokens.pad, dtype=np.int64)
+    y = np.full((len(pairs), max_length), IGNORE, dtype=np.int64)
+    for i, p in enumerate(pairs):
+        prompt = tokens.encode(p.question + SEPARATOR)
+        ids = np.concatenate([[tokens.bos], prompt, tokens.encode(p.answer), [tokens.eos]]).astype(np.int64)
+        n = len(ids) - 1
+        if n > max_length:
+            raise DatasetError(f"pair {i} of entity {p.entity!r} is {n} tokens, longer than max_length = {max_length} "
+                               f"(the model's context): raise dataset_params.max_length or shorten it ({p.question[:40]!r}...)")
+        x[i, :n] = ids[:-1]
+        y[i, len(prompt):n] = ids[len(prompt) + 1:]  # the answer's tokens and <eos>, predicted after "<bos> question \\n"
+    return x, y
+
+
+def longest_pair(pairs: Sequence[QAPair], tokens: Tokens | None = None) -> int:
+    """The most tokens an encoded pair takes (what ``max_length`` must hold)."""
+    tokens = tokens or tokens_of("char")
+    return max(len(tokens.encode(p.question + SEPARATOR)) + len(tokens.encode(p.answer)) + 1 for p in pairs)
+
+
+def load_qa_source(resources_dir: str | os.PathLike, *, source: str = "synthetic", n_entities: int = 40, pairs_per_entity: int = 8,
+                   source_seed: int = 0) -> list[QAPair]:
+    """The pairs of a ``qa`` design: ``source`` ``synthetic`` (:func:`synthetic_qa` of ``n_entities``,
+    ``pairs_per_entity`` and ``source_seed``) or a file (a path, relative paths under ``resources_dir``)."""
+    if source == "synthetic":
+        return synthetic_qa(n_entities, pairs_per_entity, seed=source_seed)
+    path = Path(source)
+    return read_qa_file(path if path.is_absolute() else Path(resources_dir) / path)
+
+
+def build_qa_data(pairs: Sequence[QAPair], *, split: str, batch_size: int, forget_fraction: float | None, m: int | None, seed: int,
+                  max_length: int = 128, n_val_entities: int = 1, n_test_entities: int = 2, tokenizer: str = "char"):
+    """An :class:`~.splits.AuditData` of kind ``text`` from the pairs: :func:`split_by_entity`, then
+    :func:`encode_pairs` with :func:`tokens_of` ``tokenizer`` (``num_classes`` the vocabulary's size);
+    ``split`` must be ``uniform``."""
+    from .splits import AuditData
+
+    if split != "uniform":
+        raise DatasetError(f"question-answer data: split {split!r} is not supported; candidate entities are drawn uniformly (split: uniform)")
+    if m is None or batch_size is None:
+        raise DatasetError("question-answer data: m (candidate entities) and batch_size (pairs of each) are required")
+    parts = split_by_entity(pairs, m=m, batch_size=batch_size, seed=seed, n_val_entities=n_val_entities, n_test_entities=n_test_entities)
+    tokens = tokens_of(tokenizer)
+    encoded = {name: encode_pairs([pairs[i] for i in getattr(parts, name)], max_length, tokens) for name in ("retain", "forget", "val", "test")}
+    return AuditData(
+        name="qa", kind="text", num_classes=tokens.size,
+        retain_x=encoded["retain"][0], retain_y=encoded["retain"][1], forget_x=encoded["forget"][0], forget_y=encoded["forget"][1],
+        forget_batch=parts.forget_batch, val_x=encoded["val"][0], val_y=encoded["val"][1], test_x=encoded["test"][0], test_y=encoded["test"][1],
+        m=m, batch_size=batch_size, meta={"forget_entities": list(parts.forget_entities), "max_length": max_length},
+        retain_id=parts.retain, forget_id=parts.forget, val_id=parts.val, test_id=parts.test,
+    )

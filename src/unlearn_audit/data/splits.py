@@ -384,8 +384,8 @@ def save_audit_data(data: AuditData, path: str | os.PathLike, *, compress: bool 
     arrays: dict[str, np.ndarray] = {}
     for name in _ARRAYS:
         a = np.asarray(getattr(data, name))
-        if data.kind == "text" and name.endswith(("_x", "_y")) and data.num_classes <= 256:
-            a = a.astype(np.uint8)
+        if data.kind == "text" and name.endswith(("_x", "_y")) and data.num_classes <= 256 and (a.size == 0 or a.min() >= 0):
+            a = a.astype(np.uint8)  # not a question-answer pair's targets, whose unscored ones are negative (IGNORE)
         arrays[name] = a
     header = {
         "format_version": _FORMAT_VERSION,

@@ -9,6 +9,7 @@ JSON Schema (draft 2020-12), so it also works with ``snakemake.utils.validate``.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 from pathlib import Path
@@ -335,10 +336,11 @@ def _model_clipping_budget(key: str, params, design: dict) -> list[tuple[str, st
 MODEL_PARAMETERS: dict[str, tuple[str, ...]] = {
     "tinynet": ("in_channels", "num_classes", "width"),
     "charlstm": ("vocab_size", "embed_dim", "hidden_size", "num_layers"),
+    "causal_lm": ("config", "path", "hub"),
 }
 
 
-def _dataset_problems(key: str, design: dict) -> list[tuple[str, str]]:
+def _dataset_problems(key: str, design: dict, resources_dir: str) -> list[tuple[str, str]]:
     """A built-in dataset's parameters, or a dataset of one's own by import path: its loader importable
     (under ``dataset``), then taking the ``dataset_params`` (under ``dataset_params``)."""
     from ..data import DatasetError, dataset_loader, dataset_params_problems
@@ -349,7 +351,34 @@ def _dataset_problems(key: str, design: dict) -> list[tuple[str, str]]:
             dataset_loader(design["dataset"])
         except DatasetError as exc:
             return [(f"{key}.dataset", str(exc))]
-    return [(f"{key}.dataset_params", p) for p in dataset_params_problems(design["dataset"], design.get("dataset_params", {}))]
+    problems = [(f"{key}.dataset_params", p) for p in dataset_params_problems(design["dataset"], design.get("dataset_params", {}))]
+    if design["dataset"] == "qa" and not problems:
+        problems = _qa_problems(key, design, resources_dir)
+    return problems
+
+
+def _qa_problems(key: str, design: dict, resources_dir: str) -> list[tuple[str, str]]:
+    """Question-answer pairs: the file there and well-formed, m candidate entities with B pairs each
+    and entities left to retain and hold out, every pair within ``max_length`` tokens."""
+    from ..data import DatasetError
+    from ..data.qa import build_qa_data, load_qa_source, longest_pair, split_by_entity, tokens_of
+
+    params = dict(design.get("dataset_params", {}))
+    defaults = {k: v.default for k, v in inspect.signature(build_qa_data).parameters.items() if v.default is not inspect.Parameter.empty}
+    load_keys = set(inspect.signature(load_qa_source).parameters) - {"resources_dir"}
+    try:
+        pairs = load_qa_source(resources_dir, **{k: v for k, v in params.items() if k in load_keys})
+        split_by_entity(pairs, m=int(design["m"]), batch_size=int(design["batch_size"] or 0), seed=0,
+                        n_val_entities=params.get("n_val_entities", defaults["n_val_entities"]),
+                        n_test_entities=params.get("n_test_entities", defaults["n_test_entities"]))
+        tokenizer = params.get("tokenizer", defaults["tokenizer"])
+        longest, max_length = longest_pair(pairs, tokens_of(tokenizer)), int(params.get("max_length", defaults["max_length"]))
+    except (DatasetError, FileNotFoundError, OSError, ValueError) as exc:
+        return [(f"{key}.dataset_params", str(exc))]
+    if longest > max_length:
+        return [(f"{key}.dataset_params.max_length", f"the longest question-answer pair is {longest} tokens, more than max_length = {max_length} "
+                 "(the model's context): raise max_length (within the model's positions) or shorten the pairs")]
+    return []
 
 
 def _model_problems(key: str, model: dict) -> list[tuple[str, str]]:
@@ -371,6 +400,25 @@ def _model_problems(key: str, model: dict) -> list[tuple[str, str]]:
     unknown = sorted(set(model.get("params", {})) - set(allowed))
     if unknown:
         return [(f"{key}.model.params", f"unknown parameter(s) {unknown} for model {model['name']!r}; allowed: {list(allowed)}")]
+    if model["name"] == "causal_lm":
+        return [(f"{key}.model{where}", problem) for where, problem in _causal_lm_problems(model.get("params", {}))]
+    return []
+
+
+def _causal_lm_problems(params: dict) -> list[tuple[str, str]]:
+    """A Hugging Face causal LM: the optional extra installed, one source, a local directory that exists."""
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is None:
+        return [(".name", "causal_lm needs transformers, which is not installed: pip install -e '.[llm]' (the optional extra for language models)")]
+    given = [k for k in ("config", "path", "hub") if params.get(k) is not None]
+    if len(given) != 1:
+        return [(".params", f"causal_lm takes exactly one of config (random initialisation), path (a local model directory) and hub "
+                            f"(a Hub name, online), got {given or 'none'}")]
+    if given == ["config"] and "model_type" not in params["config"]:
+        return [(".params.config", "a causal_lm config needs its model_type (e.g. gpt2, llama)")]
+    if given == ["path"] and not Path(params["path"]).is_dir():
+        return [(".params.path", f"model directory {params['path']} not found: save the model there (save_pretrained) or give hub or config")]
     return []
 
 
@@ -390,7 +438,7 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
         key = f"nn.designs.{name}"
         model = design["model"]
         problems += _model_problems(key, model)
-        problems += _dataset_problems(key, design)
+        problems += _dataset_problems(key, design, config.get("resources_dir", "resources"))
         problems += _pool_size(key, design)
         try:
             dataclass_from_mapping(TrainConfig, design["train"], "training parameter(s)")

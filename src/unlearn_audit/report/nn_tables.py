@@ -311,6 +311,6 @@ def write_nn_table(df: pd.DataFrame, stem: str | os.PathLike, *, caption: str | 
 
 
 _RENDERERS: dict[str, Callable] = {"table1a": table1, "table1b": table1, "table3": table3, "table4": table4, "table5": table5, "table7": table7,
-                                   "appendix_f4": appendix_f4}
+                                   "appendix_f4": appendix_f4, "llm_qa": table1}
 #: Every neural-network table of :data:`unlearn_audit.catalogue.NN_TABLES` → (renderer, caption).
 NN_TABLES: dict[str, tuple[Callable, str]] = {name: (_RENDERERS[name], caption) for name, caption in catalogue.NN_TABLES.items()}

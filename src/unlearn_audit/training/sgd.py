@@ -25,7 +25,11 @@ from .config import ANNEALING, SCHEDULES, TrainConfig, lr_schedule
 if TYPE_CHECKING:
     from .resume import TrainingCheckpoint
 
-__all__ = ["SCHEDULES", "ANNEALING", "TrainConfig", "lr_schedule", "loss_fn", "random_batches", "MomentumSGD", "sgd_run", "StepLoss", "resident_schedule"]
+__all__ = ["SCHEDULES", "ANNEALING", "TrainConfig", "lr_schedule", "IGNORE", "loss_fn", "random_batches", "MomentumSGD", "sgd_run", "StepLoss", "resident_schedule"]
+
+
+#: A sequence target that is not scored (PyTorch's ``ignore_index`` default).
+IGNORE = -100
 
 
 def loss_fn(logits: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
@@ -33,13 +37,20 @@ def loss_fn(logits: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> t
 
     ``reduction="mean"`` averages over all examples (images) or all characters (text, the
     per-character loss of G.3); ``"none"`` gives one value per example (text: the mean over its
-    characters).
+    characters).  Targets equal to ``IGNORE`` (a question–answer sequence's question and padding,
+    :mod:`unlearn_audit.data.qa`) are not scored: the means run over the other targets only.
     """
     if reduction not in ("mean", "none"):
         raise ValueError(f"reduction must be 'mean' or 'none', got {reduction!r}")
     if logits.dim() == 3:
         ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none").view(y.shape)
-        return ce.mean() if reduction == "mean" else ce.mean(dim=1)
+        # question-answer sequences score the answer's tokens only (IGNORE elsewhere, where the
+        # cross-entropy is 0); torch.where keeps a sequence without IGNORE on the plain mean, bit for
+        # bit, and needs no Python branch on the data (vmap traces this function)
+        scored = y != IGNORE
+        if reduction == "mean":
+            return torch.where(scored.all(), ce.mean(), ce.sum() / scored.sum().clamp(min=1))
+        return torch.where(scored.all(dim=1), ce.mean(dim=1), ce.sum(dim=1) / scored.sum(dim=1).clamp(min=1))
     return F.cross_entropy(logits, y, reduction=reduction)
 
 

@@ -22,6 +22,10 @@ __all__ = [
     "HessianParams",
     "ModelClippingParams",
     "RewindToDeleteParams",
+    "GradientAscentParams",
+    "GradientDifferenceParams",
+    "NPOParams",
+    "SimNPOParams",
     "model_clipping_plan",
     "REGULARIZERS",
     "BUILTIN_PARAMS",
@@ -393,6 +397,70 @@ class RewindToDeleteParams:
         check_positive_int(self.micro_batch, "micro_batch")
 
 
+@dataclass(frozen=True)
+class GradientAscentParams:
+    """Hyperparameters of ``gradient_ascent``, the language-model baseline that maximises the loss of
+    the forget set's answers (Jang et al. 2023; TOFU's GA, Maini et al. 2024): ``epochs`` passes over
+    D_f(S) in batches of ``batch_size`` pairs with AdamW at ``lr`` (``weight_decay``), gradients
+    clipped to norm ``grad_clip`` (``None``: no clipping)."""
+
+    epochs: int = 5
+    batch_size: int = 8
+    lr: float = 1e-5
+    weight_decay: float = 0.01
+    grad_clip: float | None = 1.0
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.epochs, "epochs")
+        check_positive_int(self.batch_size, "batch_size")
+        check_positive(self.lr, "lr")
+        check_nonneg(self.weight_decay, "weight_decay")
+        if self.grad_clip is not None:
+            check_positive(self.grad_clip, "grad_clip")
+
+
+@dataclass(frozen=True)
+class GradientDifferenceParams(GradientAscentParams):
+    """Hyperparameters of ``gradient_difference`` (Liu et al. 2022; TOFU's GD): gradient ascent on a
+    forget batch plus ``retain_weight`` times the loss of a retain batch drawn at each step."""
+
+    retain_weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_nonneg(self.retain_weight, "retain_weight")
+
+
+@dataclass(frozen=True)
+class NPOParams(GradientAscentParams):
+    """Hyperparameters of ``npo``, negative preference optimisation (Zhang et al. 2024): the forget
+    loss (2/β) log(1 + (π_θ(y|x)/π_ref(y|x))^β) against the model before unlearning as the
+    reference, β = ``beta`` (0.1 on TOFU in the paper); ``retain_weight`` > 0 adds the retain loss
+    (the paper's NPO+RT)."""
+
+    beta: float = 0.1
+    retain_weight: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_positive(self.beta, "beta")
+        check_nonneg(self.retain_weight, "retain_weight")
+
+
+@dataclass(frozen=True)
+class SimNPOParams(NPOParams):
+    """Hyperparameters of ``simnpo`` (Fan et al. 2024): NPO without a reference model, on the
+    length-normalised log-likelihood, −(2/β) log σ(−(β/|y|) log π_θ(y|x) − γ), β = ``beta``, margin
+    γ = ``gamma``; ``retain_weight`` > 0 adds the retain loss."""
+
+    beta: float = 2.5
+    gamma: float = 0.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_nonneg(self.gamma, "gamma")
+
+
 BUILTIN_PARAMS: dict[str, type] = {
     "no_unlearning": NoUnlearningParams,
     "retain_finetune": RetainFinetuneParams,
@@ -401,6 +469,10 @@ BUILTIN_PARAMS: dict[str, type] = {
     "hessian": HessianParams,
     "model_clipping": ModelClippingParams,
     "rewind_to_delete": RewindToDeleteParams,
+    "gradient_ascent": GradientAscentParams,
+    "gradient_difference": GradientDifferenceParams,
+    "npo": NPOParams,
+    "simnpo": SimNPOParams,
 }
 
 #: The hyperparameters that only the final Gaussian release of a built-in method reads

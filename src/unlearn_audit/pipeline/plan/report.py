@@ -15,9 +15,15 @@ CONVEX_TABLE_SUBCATEGORIES = {"table2c": "Logistic loss (App. H.4.2)"}
 REPORT_KINDS = {"table": "csv", "figure": "png", "record": "json"}
 
 
+#: The tables that are not the paper's, by the label the report lists them under.
+OWN_LABELS = {"llm_qa": "Language models (question-answer pairs)"}
+
+
 def paper_label(name: str) -> str:
     """``Table 1a`` for ``table1a``, ``Figure 1c`` for ``figure1c``, ``App. F.4`` for ``appendix_f4``:
     the paper's name of an output."""
+    if name in OWN_LABELS:
+        return OWN_LABELS[name]
     if name.startswith("appendix_"):
         return "App. " + ".".join(name.removeprefix("appendix_").upper())
     for kind in ("table", "figure"):

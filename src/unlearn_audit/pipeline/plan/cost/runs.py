@@ -57,7 +57,7 @@ def design_sizes(design: Mapping) -> tuple[float, float, float]:
     pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
     if design["dataset"] == "shakespeare":
         return _shakespeare_sizes(design, pool)
-    if is_import_path(design["dataset"]):  # a dataset of one's own: only its loader knows its sizes
+    if is_import_path(design["dataset"]) or design["dataset"] == "qa":  # one's own, or pairs whose count only the file knows
         return math.nan, pool, math.nan
     spec = DATASETS.get(design["dataset"])
     if spec is None or spec.train_portion is None or spec.n_test is None:

@@ -1,0 +1,33 @@
+"""config/llm.yaml's kind of run, end to end at a reduced size (docs/configuration.md#language-models):
+a Hugging Face causal LM on synthetic question-answer pairs, NPO audited beside the controls in the
+llm_qa table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import yaml
+
+from workflow_utils import REPO, snakemake
+
+pytestmark = pytest.mark.workflow
+
+
+def test_a_causal_lm_on_question_answer_pairs_is_audited_beside_its_controls(tmp_path):
+    pytest.importorskip("transformers", reason="the llm extra: pip install -e '.[llm]'")
+    cfg = yaml.safe_load((REPO / "config" / "llm.yaml").read_text())
+    cfg["results_dir"], cfg["resources_dir"] = "results", "resources"
+    design = cfg["nn"]["designs"]["qa_gpt2"]
+    design.update(m=8, calibration_runs=10, evaluation_runs=2, chunk_size=12)
+    design["dataset_params"]["n_entities"] = 16
+    design["train"]["epochs"] = 8
+    design["model"]["params"]["config"].update(n_embd=32, n_layer=1)
+    cfg["nn"]["experiments"] = {"qa_npo": {**cfg["nn"]["experiments"]["qa_npo"], "r": [8]}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path, tmp_path / "config.yaml", cores=2)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    table = pd.read_csv(tmp_path / "results" / "tables" / "llm_qa.csv").set_index("method")
+    assert sorted(table.index) == ["NPO", "No unlearning", "Retrain"]
+    assert (table.m == 8).all() and (table.L == 2).all()
+    assert table[["retain_acc", "forget_acc", "test_acc"]].notna().all().all()
+    assert (table.epsilon_lb <= table.epsilon_lb_ceiling).all() and table.loc["Retrain", "epsilon_lb"] <= table.loc["No unlearning", "epsilon_lb"]
