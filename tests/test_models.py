@@ -122,6 +122,8 @@ def test_causal_lm_from_a_config_is_drawn_from_the_seed_and_gives_token_logits(t
     loaded = build_model("causal_lm", path=str(tmp_path / "lm"))
     x = torch.randint(0, 100, (2, 10))
     assert torch.allclose(loaded.eval()(x), model.eval()(x))
+    model.train()  # no dropout: a training step is a function of the data alone, as the runs' repeatability needs
+    assert torch.equal(model(x), model(x))
     with pytest.raises(ValueError, match="exactly one of config, path and hub"):
         build_model("causal_lm", config=GPT2, path=str(tmp_path))
     with pytest.raises(ValueError, match="model_type"):

@@ -199,6 +199,15 @@ class CharLSTM(nn.Module):
 LLM_EXTRA = "causal_lm needs transformers, which is not installed: pip install -e '.[llm]' (the optional extra for language models)"
 
 
+def _without_dropout(config):
+    """The config with every dropout probability at 0: dropout would draw from torch's global random
+    state, and a run's randomness comes from its seeds alone (its runs are bitwise repeatable)."""
+    for key, value in list(config.to_dict().items()):
+        if isinstance(value, float) and (key.endswith("pdrop") or "dropout" in key):
+            setattr(config, key, 0.0)
+    return config
+
+
 class CausalLM(nn.Module):
     """A Hugging Face ``transformers`` causal language model (docs/configuration.md#language-models):
     input ``(N, T)`` token ids, output ``(N, T, vocabulary)`` logits, as CharLSTM's.
@@ -208,7 +217,8 @@ class CausalLM(nn.Module):
     random initialisation, drawn under the workflow's fixed seed like every model), ``path`` (a local
     directory of ``save_pretrained`` weights) or ``hub`` (a model name on the Hugging Face Hub, fetched
     when online).  Sequences are right-padded, so a causal model needs no attention mask: a
-    position never sees the padding after it, and padded targets are not scored."""
+    position never sees the padding after it, and padded targets are not scored.  Dropout is off
+    (:func:`_without_dropout`): a run draws its randomness from its seeds alone."""
 
     def __init__(self, config: dict | None = None, path: str | None = None, hub: str | None = None) -> None:
         super().__init__()
@@ -224,9 +234,10 @@ class CausalLM(nn.Module):
             model_type = cfg.pop("model_type", None)
             if model_type is None:
                 raise ValueError("causal_lm config needs its model_type (e.g. gpt2, llama)")
-            self.lm = transformers.AutoModelForCausalLM.from_config(transformers.AutoConfig.for_model(model_type, **cfg))
+            self.lm = transformers.AutoModelForCausalLM.from_config(_without_dropout(transformers.AutoConfig.for_model(model_type, **cfg)))
         else:
-            self.lm = transformers.AutoModelForCausalLM.from_pretrained(path or hub)
+            conf = _without_dropout(transformers.AutoConfig.from_pretrained(path or hub))
+            self.lm = transformers.AutoModelForCausalLM.from_pretrained(path or hub, config=conf)
         self.lm.config.use_cache = False
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
