@@ -18,7 +18,7 @@ def test_a_causal_lm_on_question_answer_pairs_is_audited_beside_its_controls(tmp
     cfg = yaml.safe_load((REPO / "config" / "llm.yaml").read_text())
     cfg["results_dir"], cfg["resources_dir"] = "results", "resources"
     design = cfg["nn"]["designs"]["qa_gpt2"]
-    design.update(m=8, calibration_runs=10, evaluation_runs=2, chunk_size=12)
+    design.update(m=8, calibration_runs=16, evaluation_runs=2, chunk_size=18)
     design["dataset_params"]["n_entities"] = 16
     design["train"]["epochs"] = 8
     design["model"]["params"]["config"].update(n_embd=32, n_layer=1)
