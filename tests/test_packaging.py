@@ -1,7 +1,8 @@
 """The library's declared dependencies are what it imports: every third-party module imported
 anywhere under ``src/unlearn_audit`` is a core dependency in ``pyproject.toml`` (so ``pip install
-unlearn-audit`` runs ``unlearn-audit plan``), and what the library never imports (Snakemake and its
-SLURM executor) is not."""
+unlearn-audit`` runs ``unlearn-audit plan``), or an optional extra's (``llm``: transformers) imported
+only inside the functions that need it; what the library never imports (Snakemake and its SLURM
+executor) is not a dependency."""
 
 from __future__ import annotations
 
@@ -24,11 +25,12 @@ def _name(requirement: str) -> str:
     return re.split(r"[<>=!~\[ ;]", requirement, maxsplit=1)[0].lower()
 
 
-def _third_party_imports() -> set[str]:
+def _third_party_imports(module_level_only: bool = False) -> set[str]:
     stdlib = set(sys.stdlib_module_names)
     found = set()
     for path in (REPO / "src" / "unlearn_audit").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        for node in (tree.body if module_level_only else ast.walk(tree)):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -45,8 +47,11 @@ def _third_party_imports() -> set[str]:
 def test_every_imported_package_is_a_core_dependency():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     core = {_name(r) for r in project["dependencies"]}
-    missing = _third_party_imports() - core
+    extras = {_name(r) for r in project["optional-dependencies"]["llm"]}
+    missing = _third_party_imports() - core - extras
     assert not missing, f"imported by the library but not core dependencies: {sorted(missing)}"
+    eager = _third_party_imports(module_level_only=True) & extras
+    assert not eager, f"the llm extra's {sorted(eager)} imported at module level: import it inside the function that needs it"
     assert "jsonschema" in core  # pipeline/config.py validates configs (unlearn-audit plan)
 
 
