@@ -50,3 +50,35 @@ def test_model_scores_image_and_text():
     np.testing.assert_allclose(res["logit"], -res["loss"])
     with pytest.raises(ValueError, match="kind"):
         model_scores(lin, x, y, kind="audio")
+
+
+def test_a_question_answer_pair_is_scored_on_its_answer_tokens_only():
+    import torch
+
+    from unlearn_audit.scores import IGNORE, logit_scores, model_scores
+
+    torch.manual_seed(0)
+    logits = torch.randn(2, 5, 7)
+    y = torch.randint(0, 7, (2, 5))
+    y[0, :2] = IGNORE
+    y[1, :4] = IGNORE
+    model = lambda x: logits  # noqa: E731
+    scores = model_scores(model_of(model), torch.zeros(2, 5, dtype=torch.long), y, kind="text")
+    for i, first in enumerate((2, 4)):
+        tokens = logits[i, first:].double()
+        nll = (torch.logsumexp(tokens, dim=1) - tokens.gather(1, y[i, first:, None]).squeeze(1)).mean()
+        phi = logit_scores(logits[i, first:], y[i, first:]).mean()
+        hits = (logits[i, first:].argmax(dim=1) == y[i, first:]).double().mean()
+        assert np.isclose(scores["loss"][i], float(nll)) and np.isclose(scores["logit"][i], float(phi))
+        assert np.isclose(scores["correct"][i], float(hits))
+
+
+def model_of(fn):
+    """A module whose forward is ``fn`` (no parameters)."""
+    import torch
+
+    class Wrapped(torch.nn.Module):
+        def forward(self, x):
+            return fn(x)
+
+    return Wrapped()

@@ -16,7 +16,7 @@ import torch
 
 from .torch_utils import full_precision, model_device
 
-__all__ = ["IGNORE", "logit_scores", "loss_scores", "sequence_scores", "sequence_accuracy", "model_scores"]
+__all__ = ["IGNORE", "logit_scores", "loss_scores", "sequence_scores", "answer_logit_scores", "sequence_accuracy", "model_scores"]
 
 
 def logit_scores(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -50,6 +50,16 @@ def sequence_scores(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor
     return ce.view(n, t).mean(dim=1)
 
 
+def answer_logit_scores(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """A question-answer pair's logit-style score: the mean over its answer's tokens (targets not
+    ``IGNORE``) of φ_t = z_{y_t} − logsumexp_{j≠y_t} z_j, the per-example score of
+    :func:`logit_scores` taken token by token (a text window keeps −loss, the paper's)."""
+    n, t, v = logits.shape
+    scored = targets != IGNORE
+    phi = logit_scores(logits.reshape(n * t, v), targets.clamp(min=0).reshape(n * t)).view(n, t)
+    return (phi * scored).sum(dim=1) / scored.sum(dim=1).clamp(min=1)
+
+
 def sequence_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """Per sequence, the fraction of its scored targets (not ``IGNORE``) predicted exactly (argmax)."""
     hits = (logits.argmax(dim=2) == targets).to(torch.float64)
@@ -63,8 +73,10 @@ def sequence_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tens
 def model_scores(model: torch.nn.Module, x, y, *, kind: str = "image", batch_size: int = 1024) -> dict[str, np.ndarray]:
     """Scores and correctness of ``model`` on (x, y): {"logit", "loss", "correct"} as numpy arrays.
 
-    ``kind`` is "image" (classification) or "text" (next-character prediction over a window;
-    "correct" is then the per-sequence fraction of correctly predicted characters).
+    ``kind`` is "image" or "classification" (one label per example) or "text" (next-token prediction
+    over a window, or a question-answer pair's answer given its question: "correct" is then the
+    per-sequence fraction of correctly predicted scored tokens; the logit score of a pair is
+    :func:`answer_logit_scores`, of a window −loss).
     The forward pass runs in fp32 even inside a bf16 autocast region.
     """
     model.eval()
@@ -83,7 +95,7 @@ def model_scores(model: torch.nn.Module, x, y, *, kind: str = "image", batch_siz
         elif kind == "text":
             ce = sequence_scores(out, yb)
             loss.append(ce)
-            logit.append(-ce)
+            logit.append(answer_logit_scores(out, yb) if bool((yb == IGNORE).any()) else -ce)
             correct.append(sequence_accuracy(out, yb))
         else:
             raise ValueError(f"kind must be 'image', 'classification' or 'text', got {kind!r}")
