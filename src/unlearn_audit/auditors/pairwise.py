@@ -26,7 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..checks import check_delta, check_zeta
-from ..stats.bounds import Bound, pairwise_unlearning_epsilon_lower_bound, pairwise_unlearning_mu_lower_bound
+from ..stats.bounds import Bound, EpsilonMuBounds, pairwise_unlearning_epsilon_lower_bound, pairwise_unlearning_mu_lower_bound
 from .joint import Joint
 
 __all__ = ["PAIRWISE_COLUMNS", "PAIRWISE_TESTS", "Pairwise", "PairwiseAudit", "confusion", "pairwise_result"]
@@ -40,7 +40,7 @@ PAIRWISE_TESTS = ("eq3", "reference")
 
 
 @dataclass(frozen=True)
-class PairwiseAudit:
+class PairwiseAudit(EpsilonMuBounds):
     """Confusion matrix of the pairwise auditor and its bounds on the unlearning claim (App. A.3).
 
     ``fp`` of ``n_neg`` runs with S = (−1, +1) were predicted (+1, −1); ``fn`` of ``n_pos`` runs
@@ -56,14 +56,6 @@ class PairwiseAudit:
     n_pos: int
     epsilon: Bound
     mu: Bound
-
-    @property
-    def epsilon_lb(self) -> float:
-        return self.epsilon.lb
-
-    @property
-    def mu_lb(self) -> float:
-        return self.mu.lb
 
     @property
     def zeta(self) -> float:

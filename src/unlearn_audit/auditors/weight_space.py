@@ -44,6 +44,7 @@ from ..checks import check_delta, check_int, check_zeta
 from ..seeds import SeedLike, as_seed_sequence, spawn_generators
 from ..stats.bounds import (
     Bound,
+    EpsilonMuBounds,
     gdp_delta,
     gdp_epsilon,
     epsilon_lower_bound,
@@ -104,7 +105,7 @@ class WeightSpaceSettings:
 
 
 @dataclass(frozen=True)
-class TwoPointAlgorithm1:
+class TwoPointAlgorithm1(EpsilonMuBounds):
     """Algorithm 1 with m = r = 2 on a pair of hypotheses: the one convention of this project.
 
     Each run draws S uniformly from S_2 = {(+1, −1), (−1, +1)} and outputs ``draws_per_run``
@@ -125,14 +126,6 @@ class TwoPointAlgorithm1:
     bound: Bound
     epsilon: Bound
     mu: Bound
-
-    @property
-    def epsilon_lb(self) -> float:
-        return self.epsilon.lb
-
-    @property
-    def mu_lb(self) -> float:
-        return self.mu.lb
 
 
 def algorithm1_two_point(correct, *, zeta: float, delta: float = 0.0, draws_per_run: int = 1) -> TwoPointAlgorithm1:

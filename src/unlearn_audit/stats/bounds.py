@@ -60,6 +60,7 @@ __all__ = [
     "log_tail_bound",
     "PARAMETERS",
     "Bound",
+    "EpsilonMuBounds",
     "pairwise_error_limits",
     "STATISTICS",
     "ALL_STATISTICS",
@@ -173,6 +174,23 @@ class Bound:
     def answering(self, cell: Cell | None = None, ceiling: float | None = None) -> "Bound":
         """This bound with its pre-registered cell and ceiling filled in."""
         return replace(self, cell=cell if cell is not None else self.cell, ceiling=ceiling if ceiling is not None else self.ceiling)
+
+
+class EpsilonMuBounds:
+    """The shape of an audit's result that reports an ε bound and a μ bound of the same runs:
+    its ``epsilon`` and ``mu`` fields are :class:`Bound` objects, ``epsilon_lb`` and ``mu_lb``
+    read them (the pairwise audit, App. A.3; Algorithm 1 on a pair of hypotheses, App. H.1)."""
+
+    epsilon: Bound
+    mu: Bound
+
+    @property
+    def epsilon_lb(self) -> float:
+        return self.epsilon.lb
+
+    @property
+    def mu_lb(self) -> float:
+        return self.mu.lb
 
 
 def prepare_overlaps(overlaps, r: int) -> np.ndarray:
