@@ -10,7 +10,7 @@ import importlib
 import inspect
 from typing import Any
 
-__all__ = ["ImportPathError", "is_import_path", "import_object"]
+__all__ = ["ImportPathError", "is_import_path", "import_object", "keyword_binding_error"]
 
 
 class ImportPathError(ValueError):
@@ -58,3 +58,17 @@ def import_object(path: str, what: str, form: str, *, error: type[ValueError] = 
         found = "a class" if inspect.isclass(obj) else f"an object of type {type(obj).__name__!r}"
         raise error(f"{what} {path!r}: {attr!r} is {found}, not a {kind}; name a {kind} {form}")
     return obj
+
+
+def keyword_binding_error(fn: Any, arguments: dict[str, Any]) -> str | None:
+    """Why ``fn`` cannot be called with ``arguments`` by keyword (the ``TypeError`` that binding
+    raises), or ``None`` where it can or where its signature cannot be read."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    try:
+        sig.bind(**arguments)
+    except TypeError as exc:
+        return str(exc)
+    return None

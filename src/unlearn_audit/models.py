@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .import_paths import import_object, is_import_path
+from .import_paths import import_object, is_import_path, keyword_binding_error
 from .seeds import torch_seed_of
 from .torch_utils import clip_grad_norms_per_model_
 
@@ -269,15 +269,10 @@ def model_parameter_problems(name: str, params: Mapping[str, Any]) -> list[str]:
     """What is wrong with ``params`` for model ``name``, checked without building it: parameters its
     factory does not take (a factory with ``**kwargs`` takes any), or required ones missing."""
     factory = model_factory(name)
-    try:
-        sig = inspect.signature(factory)
-    except (TypeError, ValueError):
-        return []
-    try:
-        sig.bind(**params)
-    except TypeError as exc:
-        allowed = [p for p, v in sig.parameters.items() if v.kind in (v.KEYWORD_ONLY, v.POSITIONAL_OR_KEYWORD)]
-        return [f"model {name!r} cannot be built from params {sorted(params)} ({exc}); it takes {allowed}"]
+    error = keyword_binding_error(factory, dict(params))
+    if error:
+        allowed = [p for p, v in inspect.signature(factory).parameters.items() if v.kind in (v.KEYWORD_ONLY, v.POSITIONAL_OR_KEYWORD)]
+        return [f"model {name!r} cannot be built from params {sorted(params)} ({error}); it takes {allowed}"]
     return []
 
 

@@ -20,10 +20,10 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from ..import_paths import import_object, is_import_path
+from ..import_paths import import_object, is_import_path, keyword_binding_error
 from .cifar100 import load_cifar100_source
 from .digits import load_digits_source
-from .qa import build_qa_data, load_qa_source
+from .qa import build_qa_data, check_qa_design, load_qa_source
 from .shakespeare import ShakespeareCorpus, build_shakespeare_data, load_shakespeare_corpus
 from .splits import (
     PARTS,
@@ -41,6 +41,7 @@ from .vocab import VOCAB_SIZE, CharVocab, default_vocab
 __all__ = [
     "dataset_parameter_names",
     "dataset_job_mem_mb",
+    "dataset_design_problems",
     "dataset_loader",
     "DATASET_PATH_FORM",
     "LOADER_ARGUMENTS",
@@ -74,7 +75,9 @@ class DatasetSpec:
     for an image dataset ``train_portion`` (images of the training portion before the forget pool
     is cut out of it, :func:`.splits.split_image_source`), ``n_test`` (test images) and
     ``image`` (side, channels), which ``unlearn-audit plan``'s cost model reads
-    (:mod:`unlearn_audit.pipeline.plan.cost.hours`); ``None`` where only the data tell (text)."""
+    (:mod:`unlearn_audit.pipeline.plan.cost.hours`); ``None`` where only the data tell (text).
+    ``check(source, m=, batch_size=, **split_params)``, where given, says what a design asks of the
+    data that only the data answer (:func:`dataset_design_problems`)."""
 
     name: str
     kind: str
@@ -86,6 +89,7 @@ class DatasetSpec:
     train_portion: int | None = None
     n_test: int | None = None
     image: tuple[int, int] | None = None
+    check: Callable[..., list[tuple[str, str]]] | None = None
 
 
 def _load_digits(resources_dir: str | os.PathLike) -> ImageSource:
@@ -111,7 +115,7 @@ DATASETS: dict[str, DatasetSpec] = {
     "shakespeare": DatasetSpec("shakespeare", "text", "Shakespeare (play, role) clients, 80-character windows (App. D.2)",
                                load_shakespeare_corpus, _build_shakespeare, 0.1, job_mem_mb=1000),
     "qa": DatasetSpec("qa", "text", "question-answer pairs about entities in TOFU's format, a candidate batch one entity's pairs",
-                      load_qa_source, build_qa_data, None, job_mem_mb=500),
+                      load_qa_source, build_qa_data, None, job_mem_mb=500, check=check_qa_design),
 }
 
 
@@ -144,14 +148,9 @@ def _loader_problems(name: str, params: Mapping[str, Any]) -> list[str]:
         loader = dataset_loader(name)
     except DatasetError as exc:
         return [str(exc)]
-    try:
-        sig = inspect.signature(loader)
-    except (TypeError, ValueError):
-        return []
-    try:
-        sig.bind(**{a: None for a in LOADER_ARGUMENTS}, **params)
-    except TypeError as exc:
-        return [f"dataset {name!r}: the loader cannot take {list(LOADER_ARGUMENTS)} and dataset_params {sorted(params)} by keyword ({exc}); "
+    error = keyword_binding_error(loader, {**{a: None for a in LOADER_ARGUMENTS}, **params})
+    if error:
+        return [f"dataset {name!r}: the loader cannot take {list(LOADER_ARGUMENTS)} and dataset_params {sorted(params)} by keyword ({error}); "
                 f"write it as {DATASET_PATH_FORM}"]
     return []
 
@@ -241,6 +240,22 @@ def dataset_params_problems(name: str, params: Mapping[str, Any]) -> list[str]:
             if not fine:
                 problems.append(f"{key} must be {what}, got {value!r}")
     return problems
+
+
+def dataset_design_problems(name: str, *, m: int | None, batch_size: int | None, resources_dir: str | os.PathLike,
+                            params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """What a design asks of a registered dataset that only its data answer (its spec's ``check``, on
+    the source read as :func:`prepare_audit_data` reads it), before any job: (``dataset_params`` key
+    or ``""``, message) each; none for a dataset without a check."""
+    spec = DATASETS.get(name)
+    if spec is None or spec.check is None:
+        return []
+    load_keys, build_keys = _parameter_sets(spec)
+    try:
+        source = spec.load(resources_dir, **{k: v for k, v in params.items() if k in load_keys})
+    except (DatasetError, OSError) as exc:
+        return [("", str(exc))]
+    return spec.check(source, m=m, batch_size=batch_size, **{k: v for k, v in params.items() if k in build_keys})
 
 
 def load_dataset(name: str, *, resources_dir: str | os.PathLike = "resources", **params: Any) -> ImageSource | ShakespeareCorpus:

@@ -14,6 +14,7 @@ Standard library and numpy only."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from dataclasses import asdict, dataclass
@@ -26,7 +27,7 @@ from ..atomic import write_text_atomic
 from .splits import DatasetError, DatasetNotFoundError
 
 __all__ = ["QA_FIELDS", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
-           "Tokens", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data"]
+           "Tokens", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data", "check_qa_design"]
 
 #: The fields every record holds.
 QA_FIELDS = ("question", "answer", "entity")
@@ -269,3 +270,24 @@ def build_qa_data(pairs: Sequence[QAPair], *, split: str, batch_size: int, forge
         m=m, batch_size=batch_size, meta={"forget_entities": list(parts.forget_entities), "max_length": max_length},
         retain_id=parts.retain, forget_id=parts.forget, val_id=parts.val, test_id=parts.test,
     )
+
+
+#: build_qa_data's defaults (what a design that leaves a build parameter out gets).
+_BUILD_DEFAULTS = {k: v.default for k, v in inspect.signature(build_qa_data).parameters.items() if v.default is not inspect.Parameter.empty}
+
+
+def check_qa_design(pairs: Sequence[QAPair], *, m: int | None, batch_size: int | None, **build_params: Any) -> list[tuple[str, str]]:
+    """What a design asks of its pairs, checked before any job: m candidate entities with B pairs
+    each and entities left to retain and hold out, every pair within ``max_length`` tokens; as
+    (``dataset_params`` key or ``""``, message)."""
+    p = {**_BUILD_DEFAULTS, **build_params}
+    try:
+        split_by_entity(pairs, m=int(m or 0), batch_size=int(batch_size or 0), seed=0, n_val_entities=p["n_val_entities"],
+                        n_test_entities=p["n_test_entities"])
+        longest = longest_pair(pairs, tokens_of(p["tokenizer"]))
+    except (DatasetError, OSError, ValueError) as exc:
+        return [("", str(exc))]
+    if longest > int(p["max_length"]):
+        return [("max_length", f"the longest question-answer pair is {longest} tokens, more than max_length = {p['max_length']} "
+                 "(the model's context): raise max_length (within the model's positions) or shorten the pairs")]
+    return []

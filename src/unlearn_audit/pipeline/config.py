@@ -9,7 +9,7 @@ JSON Schema (draft 2020-12), so it also works with ``snakemake.utils.validate``.
 
 from __future__ import annotations
 
-import inspect
+import math
 import os
 import re
 from pathlib import Path
@@ -318,10 +318,10 @@ def _model_clipping_budget(key: str, params, design: dict) -> list[tuple[str, st
 
     if design.get("dataset") == "shakespeare":
         return []
-    try:
-        n_retain = int(design_sizes(design)[0])
-    except ValueError:  # no size model for the dataset
+    n_retain = design_sizes(design)[0]
+    if not math.isfinite(n_retain):  # no size model for the dataset
         return []
+    n_retain = int(n_retain)
     if n_retain < 1:  # no retain set at all: the design's pool check says so
         return []
     try:
@@ -341,9 +341,10 @@ MODEL_PARAMETERS: dict[str, tuple[str, ...]] = {
 
 
 def _dataset_problems(key: str, design: dict, resources_dir: str) -> list[tuple[str, str]]:
-    """A built-in dataset's parameters, or a dataset of one's own by import path: its loader importable
-    (under ``dataset``), then taking the ``dataset_params`` (under ``dataset_params``)."""
-    from ..data import DatasetError, dataset_loader, dataset_params_problems
+    """A built-in dataset's parameters and what the design asks of its data (question-answer pairs:
+    the file, the entities, the pairs' length), or a dataset of one's own by import path: its loader
+    importable (under ``dataset``), then taking the ``dataset_params`` (under ``dataset_params``)."""
+    from ..data import DatasetError, dataset_design_problems, dataset_loader, dataset_params_problems
     from ..import_paths import is_import_path
 
     if is_import_path(design["dataset"]):
@@ -351,34 +352,12 @@ def _dataset_problems(key: str, design: dict, resources_dir: str) -> list[tuple[
             dataset_loader(design["dataset"])
         except DatasetError as exc:
             return [(f"{key}.dataset", str(exc))]
-    problems = [(f"{key}.dataset_params", p) for p in dataset_params_problems(design["dataset"], design.get("dataset_params", {}))]
-    if design["dataset"] == "qa" and not problems:
-        problems = _qa_problems(key, design, resources_dir)
-    return problems
-
-
-def _qa_problems(key: str, design: dict, resources_dir: str) -> list[tuple[str, str]]:
-    """Question-answer pairs: the file there and well-formed, m candidate entities with B pairs each
-    and entities left to retain and hold out, every pair within ``max_length`` tokens."""
-    from ..data import DatasetError
-    from ..data.qa import build_qa_data, load_qa_source, longest_pair, split_by_entity, tokens_of
-
-    params = dict(design.get("dataset_params", {}))
-    defaults = {k: v.default for k, v in inspect.signature(build_qa_data).parameters.items() if v.default is not inspect.Parameter.empty}
-    load_keys = set(inspect.signature(load_qa_source).parameters) - {"resources_dir"}
-    try:
-        pairs = load_qa_source(resources_dir, **{k: v for k, v in params.items() if k in load_keys})
-        split_by_entity(pairs, m=int(design["m"]), batch_size=int(design["batch_size"] or 0), seed=0,
-                        n_val_entities=params.get("n_val_entities", defaults["n_val_entities"]),
-                        n_test_entities=params.get("n_test_entities", defaults["n_test_entities"]))
-        tokenizer = params.get("tokenizer", defaults["tokenizer"])
-        longest, max_length = longest_pair(pairs, tokens_of(tokenizer)), int(params.get("max_length", defaults["max_length"]))
-    except (DatasetError, FileNotFoundError, OSError, ValueError) as exc:
-        return [(f"{key}.dataset_params", str(exc))]
-    if longest > max_length:
-        return [(f"{key}.dataset_params.max_length", f"the longest question-answer pair is {longest} tokens, more than max_length = {max_length} "
-                 "(the model's context): raise max_length (within the model's positions) or shorten the pairs")]
-    return []
+    params = design.get("dataset_params", {})
+    problems = [(f"{key}.dataset_params", p) for p in dataset_params_problems(design["dataset"], params)]
+    if problems:
+        return problems
+    return [(f"{key}.dataset_params" + (f".{sub}" if sub else ""), message) for sub, message in
+            dataset_design_problems(design["dataset"], m=design["m"], batch_size=design["batch_size"], resources_dir=resources_dir, params=params)]
 
 
 def _model_problems(key: str, model: dict) -> list[tuple[str, str]]:

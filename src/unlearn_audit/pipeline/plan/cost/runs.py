@@ -12,7 +12,6 @@ from types import SimpleNamespace
 from typing import Mapping, Sequence
 
 from ....data import DATASETS
-from ....import_paths import is_import_path
 
 __all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "unlearning_images",
            "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "hessian_vector_products", "training_k", "unlearning_k"]
@@ -52,16 +51,15 @@ def _shakespeare_sizes(design: Mapping, pool: float) -> tuple[float, float, floa
 
 def design_sizes(design: Mapping) -> tuple[float, float, float]:
     """(|D_r|, m·B, |test|) of a design, in examples (text: windows; :func:`_shakespeare_sizes`;
-    images: the retain set capped at ``dataset_params.max_retain``; a dataset of one's own: NaN
-    sizes, so that the cost model leaves it out and its jobs ask for ``runtime_minutes_per_run``)."""
+    images: the retain set capped at ``dataset_params.max_retain``).  A dataset without a size model
+    (one of one's own by import path, question-answer pairs whose count only their file knows) has
+    NaN sizes: the cost model leaves it out and its jobs ask for ``runtime_minutes_per_run``."""
     pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
     if design["dataset"] == "shakespeare":
         return _shakespeare_sizes(design, pool)
-    if is_import_path(design["dataset"]) or design["dataset"] == "qa":  # one's own, or pairs whose count only the file knows
-        return math.nan, pool, math.nan
     spec = DATASETS.get(design["dataset"])
     if spec is None or spec.train_portion is None or spec.n_test is None:
-        raise ValueError(f"no size model for dataset {design['dataset']!r}")
+        return math.nan, pool, math.nan
     retain = spec.train_portion - pool
     max_retain = (design.get("dataset_params") or {}).get("max_retain")
     return (min(retain, float(max_retain)) if max_retain else retain), pool, spec.n_test
@@ -97,7 +95,10 @@ def _forget_rows(batches: int, batch_size: int, n_forget: float) -> float:
 
 
 def unlearning_images(method: str, p, n_retain: float, n_forget: float) -> float:
-    """One unlearning run's noiseless part (the noise release is free)."""
+    """One unlearning run's noiseless part (the noise release is free); NaN without a retain size
+    (:func:`design_sizes`)."""
+    if not math.isfinite(n_retain):
+        return math.nan
     if method == "hessian":
         return n_retain + HVP * p.s1 * p.s2 * p.batch_size
     if method == "rewind_to_delete":
@@ -110,28 +111,26 @@ def unlearning_images(method: str, p, n_retain: float, n_forget: float) -> float
     return epochs * n_retain + getattr(p, "ascent_epochs", 0) * n_forget
 
 
-def _ceil(x: float) -> float:
-    """``math.ceil``, and NaN for NaN (a dataset of one's own has no sizes, :func:`design_sizes`)."""
-    return math.ceil(x) if math.isfinite(x) else math.nan
-
-
 def unlearning_steps(method: str, p, n_retain: float, n_forget: float) -> float:
     """The optimizer steps (each with a fixed cost beside its images, :func:`.throughput.read_step_costs`) of
-    one unlearning run's noiseless part; a Hessian–vector product counts ``HVP`` steps."""
+    one unlearning run's noiseless part; a Hessian–vector product counts ``HVP`` steps; NaN without a
+    retain size (:func:`design_sizes`)."""
+    if not math.isfinite(n_retain):
+        return math.nan
     if method == "hessian":
-        return _ceil(n_retain / p.grad_batch_size) + HVP * p.s1 * p.s2
+        return math.ceil(n_retain / p.grad_batch_size) + HVP * p.s1 * p.s2
     if method == "rewind_to_delete":
-        return (p.K + p.lipschitz_samples + 1) * _ceil(n_retain / p.micro_batch)
+        return (p.K + p.lipschitz_samples + 1) * math.ceil(n_retain / p.micro_batch)
     if method == "no_unlearning":
         return 0.0
     batch = getattr(p, "batch_size", None)
     if not batch:  # a method of the user's without a batch size: one step a pass
         return float(getattr(p, "epochs", 1))
-    steps = getattr(p, "epochs", 1) * _ceil(n_retain / batch)
+    steps = getattr(p, "epochs", 1) * math.ceil(n_retain / batch)
     if method == "ida":
-        steps += p.forget_epochs * _ceil(n_retain / batch)
+        steps += p.forget_epochs * math.ceil(n_retain / batch)
     if getattr(p, "ascent_epochs", 0) and n_forget:
-        steps += p.ascent_epochs * _ceil(n_forget / (getattr(p, "ascent_batch_size", None) or batch))
+        steps += p.ascent_epochs * math.ceil(n_forget / (getattr(p, "ascent_batch_size", None) or batch))
     return float(steps)
 
 
@@ -148,7 +147,9 @@ def hessian_vector_products(method: str, p) -> tuple[float, float]:
 def base_training_steps(design: Mapping) -> float:
     """One base model's training steps: ``epochs`` passes over D_r and half the pool at the batch size."""
     n_retain, pool, _ = design_sizes(design)
-    return float(design["train"]["epochs"] * _ceil((n_retain + pool / 2) / design["train"]["batch_size"]))
+    if not math.isfinite(n_retain + pool):
+        return math.nan
+    return float(design["train"]["epochs"] * math.ceil((n_retain + pool / 2) / design["train"]["batch_size"]))
 
 
 def _method_params(exp: Mapping):
