@@ -24,7 +24,7 @@ from typing import Mapping
 from ...controls import is_control
 from .. import WorkflowPlan
 from .throughput import model_key, run_seconds
-from .runs import base_training_images, base_training_steps, design_sizes, training_k, unlearning_k, unlearning_run_work
+from .runs import base_training_images, base_training_steps, retrain_work, training_k, unlearning_k, unlearning_run_work
 
 __all__ = ["KindCheck", "check_kinds", "format_check", "TOLERANCE"]
 
@@ -113,10 +113,8 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping, hvp_costs: Mapping | N
         cfg = plan.nn.design(design)
         model = model_key(cfg)[0]
         if chunk == "retrain":
-            n_retain = design_sizes(cfg)[0]
-            steps = cfg["train"]["epochs"] * math.ceil(n_retain / cfg["train"]["batch_size"])
-            add(f"train {model}", bench / "nn" / design / "train_retrain.tsv", 1,
-                run_seconds(cfg, steps, cfg["train"]["epochs"] * n_retain, 1, step_costs))
+            steps, images = retrain_work(cfg)
+            add(f"train {model}", bench / "nn" / design / "train_retrain.tsv", 1, run_seconds(cfg, steps, images, 1, step_costs))
         else:
             add(f"train {model}", bench / "nn" / design / f"train_{chunk}.tsv", len(keys),
                 run_seconds(cfg, base_training_steps(cfg), base_training_images(cfg), training_k(cfg), step_costs))

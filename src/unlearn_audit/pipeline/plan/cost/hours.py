@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from .. import WorkflowPlan
-from .runs import base_training_images, design_sizes, training_k, unlearning_k, unlearning_run_images
+from .runs import base_training_images, design_sizes, retrain_work, training_k, unlearning_k, unlearning_run_images
 from .throughput import model_key, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
 
 __all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
@@ -46,10 +46,9 @@ class Work:
 
 def _design_work(plan: WorkflowPlan, design: str) -> Work:
     cfg = plan.nn.design(design)
-    n_retain, _, _ = design_sizes(cfg)
     models = len(plan.nn.candidates(design)) if plan.nn.is_joint(design) else cfg["calibration_runs"] + cfg["evaluation_runs"]
     retrain = 1 if plan.nn.retrains(design) else 0  # A(D_r), the Retrain control's model
-    return Work(base_trainings=models + retrain, images=models * base_training_images(cfg) + retrain * cfg["train"]["epochs"] * n_retain)
+    return Work(base_trainings=models + retrain, images=models * base_training_images(cfg) + retrain * retrain_work(cfg)[1])
 
 
 def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:

@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 from ....data import DATASETS
 
-__all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "unlearning_images",
+__all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "retrain_work", "unlearning_images",
            "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "hessian_vector_products", "training_k", "unlearning_k"]
 
 FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
@@ -150,6 +150,16 @@ def base_training_steps(design: Mapping) -> float:
     if not math.isfinite(n_retain + pool):
         return math.nan
     return float(design["train"]["epochs"] * math.ceil((n_retain + pool / 2) / design["train"]["batch_size"]))
+
+
+def retrain_work(design: Mapping) -> tuple[float, float]:
+    """(optimizer steps, training-image equivalents) of the one retrained model A(D_r) of a design
+    with a *Retrain* control: ``epochs`` passes over D_r alone; NaN without a retain size."""
+    n_retain = design_sizes(design)[0]
+    if not math.isfinite(n_retain):
+        return math.nan, math.nan
+    epochs = design["train"]["epochs"]
+    return float(epochs * math.ceil(n_retain / design["train"]["batch_size"])), epochs * n_retain
 
 
 def _method_params(exp: Mapping):
