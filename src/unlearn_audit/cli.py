@@ -308,7 +308,8 @@ def checkout() -> Path:
 
 
 def _load_configs(paths: list[str]) -> dict:
-    """The configs merged as ``snakemake --configfile A B`` merges them, validated with defaults."""
+    """The configs merged as ``snakemake --configfile A B`` merges them, validated with defaults (the
+    checks that read a design's data left out: a config is priced before its data are downloaded)."""
     from .pipeline.config import load_yaml, validate_config
 
     schema = checkout() / "workflow" / "schemas" / "config.schema.yaml"
@@ -323,7 +324,7 @@ def _load_configs(paths: list[str]) -> dict:
         if not Path(path).exists():
             raise UsageError(f"--configfile {path}: no such file")
         config = merge(config, load_yaml(path) or {})
-    return validate_config(config, schema)
+    return validate_config(config, schema, read_data=False)
 
 
 def _cmd_plan(args) -> str:
@@ -335,6 +336,10 @@ def _cmd_plan(args) -> str:
     results = args.results or str(checkout() / "benchmarks" / "RESULTS.md")
     if args.batched is not None and args.batched < 1:
         raise UsageError(f"--batched must be a number of models >= 1, got {args.batched}")
+    cluster = config.get("cluster", {})  # the config's own cost device and assumed speed, unless given
+    args.device = args.device or cluster.get("cost_device") or "cpu"
+    if args.assume_tflops is None:
+        args.assume_tflops = cluster.get("assume_tflops")
     if args.check:
         return _plan_check(args, config, results)
     throughputs = read_throughputs(results, args.device)
@@ -430,10 +435,12 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plan", help="the base trainings, unlearning runs and score extractions of a config, per table "
                         "and figure, and their device-hours at a measured throughput (prints a table)")
     pl.add_argument("--configfile", nargs="+", help="config files, merged in order (default: config/config.yaml of the checkout)")
-    pl.add_argument("--device", default="cpu", help="device whose benchmarks/RESULTS.md rows to use (substring, e.g. cpu, H200, A100)")
+    pl.add_argument("--device", help="device whose benchmarks/RESULTS.md rows to use (substring, e.g. cpu, H200, A100; default: the "
+                    "config's cluster.cost_device, else cpu)")
     pl.add_argument("--results", help="the throughput records (default: benchmarks/RESULTS.md of the checkout: the current "
                     "directory when it is a clone of the workflow, else the one the package was installed from)")
-    pl.add_argument("--assume-tflops", type=float, help="estimate models without a measured row at this sustained TFLOP/s")
+    pl.add_argument("--assume-tflops", type=float, help="estimate models without a measured row at this sustained TFLOP/s "
+                    "(default: the config's cluster.assume_tflops, else none)")
     pl.add_argument("--batched", type=int, metavar="K", help="also the hours with K models at once wherever the work can be "
                     "grouped (TinyNet base training; retain fine-tune, forget ascent, IDA, model clipping), at K's recorded rate")
     pl.add_argument("--check", metavar="RESULTS_DIR", help="instead: the predicted beside the measured seconds of every "

@@ -138,15 +138,15 @@ def test_certified_plan_reads_experiments_and_files_through_its_nn_plan(default)
 
 
 def test_pricing_asks_for_the_configured_minutes_where_the_data_have_no_size_model():
-    """Question-answer pairs (and datasets of one's own) have no size model: every method's run is
-    priced at the design's runtime_minutes_per_run, and IDA's or the Hessian's step counts are NaN,
-    not an error at the Snakefile's parse."""
+    """A question-answer file in the records format (and datasets of one's own) has no size model:
+    every method's run is priced at the design's runtime_minutes_per_run, and IDA's or the Hessian's
+    step counts are NaN, not an error at the Snakefile's parse."""
     import math
 
     from unlearn_audit.pipeline.plan.cost.runs import base_training_steps, design_sizes, unlearning_run_work
 
     design = {"dataset": "qa", "m": 8, "batch_size": 4, "chunk_size": 10, "runtime_minutes_per_run": 3,
-              "train": {"epochs": 2, "batch_size": 32}}
+              "dataset_params": {"source": "my_pairs.jsonl"}, "train": {"epochs": 2, "batch_size": 32}}
     experiments = {"ida": {"method": "ida", "params": {}}, "hessian": {"method": "hessian", "params": {}}, "npo": {"method": "npo", "params": {}}}
     pricing = ChunkPricing({"nn": {"designs": {"d": design}, "experiments": experiments}, "cluster": {}})
     assert math.isnan(design_sizes(design)[0]) and design_sizes(design)[1] == 32 and math.isnan(base_training_steps(design))

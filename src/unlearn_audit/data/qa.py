@@ -26,11 +26,16 @@ import numpy as np
 from ..atomic import write_text_atomic
 from .splits import DatasetError, DatasetNotFoundError
 
-__all__ = ["QA_FIELDS", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
+__all__ = ["QA_FIELDS", "QA_FORMATS", "QA_DEFAULTS", "TOFU_ENTITIES", "TOFU_PAIRS_PER_ENTITY", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
            "Tokens", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data", "check_qa_design"]
 
 #: The fields every record holds.
 QA_FIELDS = ("question", "answer", "entity")
+#: How a file's records name their entity: ``records`` (an ``entity`` field) or ``tofu`` (TOFU's
+#: rows, each author's pairs in a row, :func:`tofu_records`).
+QA_FORMATS = ("records", "tofu")
+#: TOFU's ``full.json`` (Maini et al. 2024): 200 fictitious authors of 20 pairs each.
+TOFU_ENTITIES, TOFU_PAIRS_PER_ENTITY = 200, 20
 
 
 @dataclass(frozen=True)
@@ -57,8 +62,11 @@ def _record(i: int, raw: Any, where: str) -> QAPair:
     return QAPair(question, answer, str(raw["entity"]))
 
 
-def read_qa_file(path: str | os.PathLike) -> list[QAPair]:
-    """The records of a JSON list or JSON-lines file, each checked for :data:`QA_FIELDS`."""
+def read_qa_file(path: str | os.PathLike, file_format: str = "records") -> list[QAPair]:
+    """The records of a JSON list or JSON-lines file, each checked for :data:`QA_FIELDS`;
+    ``file_format`` ``tofu``: TOFU's rows, which lack ``entity`` (:func:`tofu_records` adds it)."""
+    if file_format not in QA_FORMATS:
+        raise DatasetError(f"question-answer file format {file_format!r} is not one of {list(QA_FORMATS)} (dataset_params.format)")
     path = Path(path)
     if not path.is_file():
         raise DatasetNotFoundError(f"question-answer file {path} not found; write one (unlearn_audit.data.qa.synthetic_qa) "
@@ -71,6 +79,8 @@ def read_qa_file(path: str | os.PathLike) -> list[QAPair]:
         raise DatasetError(f"{path}: not JSON or JSON lines ({exc})") from None
     if not raws:
         raise DatasetError(f"{path}: no records")
+    if file_format == "tofu":
+        raws = tofu_records(raws, TOFU_PAIRS_PER_ENTITY)
     return [_record(i, raw, str(path)) for i, raw in enumerate(raws)]
 
 
@@ -81,7 +91,7 @@ def write_qa_file(pairs: Iterable[QAPair], path: str | os.PathLike) -> Path:
     return path
 
 
-def tofu_records(rows: Sequence[dict], pairs_per_entity: int = 20) -> list[dict]:
+def tofu_records(rows: Sequence[dict], pairs_per_entity: int = TOFU_PAIRS_PER_ENTITY) -> list[dict]:
     """TOFU's rows (question, answer; each author's 20 pairs in a row) with the author as ``entity``."""
     return [{**row, "entity": str(i // pairs_per_entity)} for i, row in enumerate(rows)]
 
@@ -240,13 +250,14 @@ def longest_pair(pairs: Sequence[QAPair], tokens: Tokens | None = None) -> int:
 
 
 def load_qa_source(resources_dir: str | os.PathLike, *, source: str = "synthetic", n_entities: int = 40, pairs_per_entity: int = 8,
-                   source_seed: int = 0) -> list[QAPair]:
+                   source_seed: int = 0, format: str = "records") -> list[QAPair]:  # noqa: A002 - the config's key
     """The pairs of a ``qa`` design: ``source`` ``synthetic`` (:func:`synthetic_qa` of ``n_entities``,
-    ``pairs_per_entity`` and ``source_seed``) or a file (a path, relative paths under ``resources_dir``)."""
+    ``pairs_per_entity`` and ``source_seed``) or a file (a path, relative paths under ``resources_dir``)
+    in ``format`` ``records`` or ``tofu`` (:func:`read_qa_file`)."""
     if source == "synthetic":
         return synthetic_qa(n_entities, pairs_per_entity, seed=source_seed)
     path = Path(source)
-    return read_qa_file(path if path.is_absolute() else Path(resources_dir) / path)
+    return read_qa_file(path if path.is_absolute() else Path(resources_dir) / path, format)
 
 
 def build_qa_data(pairs: Sequence[QAPair], *, split: str, batch_size: int, forget_fraction: float | None, m: int | None, seed: int,
@@ -272,15 +283,16 @@ def build_qa_data(pairs: Sequence[QAPair], *, split: str, batch_size: int, forge
     )
 
 
-#: build_qa_data's defaults (what a design that leaves a build parameter out gets).
-_BUILD_DEFAULTS = {k: v.default for k, v in inspect.signature(build_qa_data).parameters.items() if v.default is not inspect.Parameter.empty}
+#: What a design that leaves a ``dataset_params`` key out gets (load_qa_source's and build_qa_data's defaults).
+QA_DEFAULTS = {k: v.default for fn in (load_qa_source, build_qa_data) for k, v in inspect.signature(fn).parameters.items()
+               if v.default is not inspect.Parameter.empty}
 
 
 def check_qa_design(pairs: Sequence[QAPair], *, m: int | None, batch_size: int | None, **build_params: Any) -> list[tuple[str, str]]:
     """What a design asks of its pairs, checked before any job: m candidate entities with B pairs
     each and entities left to retain and hold out, every pair within ``max_length`` tokens; as
     (``dataset_params`` key or ``""``, message)."""
-    p = {**_BUILD_DEFAULTS, **build_params}
+    p = {**QA_DEFAULTS, **build_params}
     try:
         split_by_entity(pairs, m=int(m or 0), batch_size=int(batch_size or 0), seed=0, n_val_entities=p["n_val_entities"],
                         n_test_entities=p["n_test_entities"])

@@ -9,6 +9,7 @@ JSON Schema (draft 2020-12), so it also works with ``snakemake.utils.validate``.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import os
 import re
@@ -354,7 +355,7 @@ def _dataset_problems(key: str, design: dict, resources_dir: str) -> list[tuple[
             return [(f"{key}.dataset", str(exc))]
     params = design.get("dataset_params", {})
     problems = [(f"{key}.dataset_params", p) for p in dataset_params_problems(design["dataset"], params)]
-    if problems:
+    if problems or not _READ_DATA.get():
         return problems
     return [(f"{key}.dataset_params" + (f".{sub}" if sub else ""), message) for sub, message in
             dataset_design_problems(design["dataset"], m=design["m"], batch_size=design["batch_size"], resources_dir=resources_dir, params=params)]
@@ -406,7 +407,7 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
     nn = config.get("nn", {})
     if not nn.get("enabled"):
         return []
-    from ..training.config import TrainConfig
+    from ..training.config import BaseTrainConfig
     from ..checks import dataclass_from_mapping
 
     used = {exp.get("design") for exp in nn.get("experiments", {}).values()}
@@ -420,7 +421,7 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
         problems += _dataset_problems(key, design, config.get("resources_dir", "resources"))
         problems += _pool_size(key, design)
         try:
-            dataclass_from_mapping(TrainConfig, design["train"], "training parameter(s)")
+            dataclass_from_mapping(BaseTrainConfig, design["train"], "training parameter(s)")
         except (TypeError, ValueError) as exc:
             problems.append((f"{key}.train", str(exc)))
         for group_key, what in (("models_per_group", "training"), ("unlearn_models_per_group", "unlearning")):
@@ -429,6 +430,9 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
                     problems.append((f"{key}.{group_key}", f"grouped {what} ({group_key} = {design[group_key]}) exists for tinynet only, not {model['name']!r}: set it to 1" + (" or unlearn_group_mode to vmap" if group_key == "unlearn_models_per_group" else "")))
                 if design.get("compile"):
                     problems.append((f"{key}.{group_key}", f"grouped {what} does not compile the grouped network: set compile to false or {group_key} to 1"))
+        if int(design.get("models_per_group", 1)) > 1 and design["train"].get("optimizer", "sgd") != "sgd":
+            problems.append((f"{key}.models_per_group", f"grouped training takes SGD steps; train.optimizer {design['train']['optimizer']!r} "
+                             "trains one model at a time: set models_per_group to 1"))
         if design.get("auditor", "batchwise") == "joint":
             if int(design["m"]) > MAX_JOINT_M:
                 problems.append((f"{key}.m", f"a joint design enumerates all |S_m| candidates (one base model each); m = {design['m']} is more than {MAX_JOINT_M}: use the batchwise auditor"))
@@ -529,9 +533,23 @@ def _nn_walltime(config: dict) -> list[tuple[str, str]]:
     return WorkflowPlan(config).resources.walltime_problems()
 
 
-def validate_config(config: dict, schema_path: str | os.PathLike) -> dict:
+def validate_config(config: dict, schema_path: str | os.PathLike, *, read_data: bool = True) -> dict:
     """Validate ``config`` against the schema, filling defaults in place, and add the controls of
-    every neural-network design (:func:`.controls.add_controls`) before the semantic checks; return it."""
+    every neural-network design (:func:`.controls.add_controls`) before the semantic checks; return it.
+    ``read_data=False`` leaves out the checks that read a design's data (its question-answer file
+    and tokenizer): ``unlearn-audit plan`` prices a config before its data are downloaded."""
+    token = _READ_DATA.set(read_data)
+    try:
+        return _validated(config, schema_path)
+    finally:
+        _READ_DATA.reset(token)
+
+
+#: Whether the semantic checks read the designs' data (:func:`validate_config`'s ``read_data``).
+_READ_DATA: contextvars.ContextVar[bool] = contextvars.ContextVar("read_data", default=True)
+
+
+def _validated(config: dict, schema_path: str | os.PathLike) -> dict:
     schema = load_yaml(Path(schema_path))
     cls = jsonschema.validators.validator_for(schema)
     validator = _with_defaults(cls)(schema)

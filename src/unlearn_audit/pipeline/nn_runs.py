@@ -29,7 +29,7 @@ from ..seeds import seed_sequence, torch_seed
 from ..catalogue import SCORE_NAMES, score_column
 from ..stats.signs import sign_vector_rank, sign_vector_unrank
 from ..torch_utils import ProgressLog, compile_model, compute_precision, deterministic_default, save_state_dict
-from ..training import TrainConfig, shuffle_orders, train_many, train_model
+from ..training import BaseTrainConfig, TrainConfig, shuffle_orders, train_many, train_model
 from ..training.resume import TrainingCheckpoint
 from ..unlearning import Monitor
 from ..unlearning import get_method, unlearn_many, unlearn_variants_many
@@ -40,9 +40,9 @@ from .runtime import resolve_device
 __all__ = ["train_config", "RunSwitches", "run_switches", "chance_accuracy", "training_ids", "training_set", "forget_set", "base_training_setup", "universe_tensors", "train", "unlearn"]
 
 
-def train_config(cfg: Mapping) -> TrainConfig:
-    """TrainConfig from a config mapping, refusing unknown keys."""
-    return TrainConfig.from_dict(cfg)
+def train_config(cfg: Mapping) -> BaseTrainConfig:
+    """A design's base training from its ``train`` mapping, refusing unknown keys."""
+    return BaseTrainConfig.from_dict(cfg)
 
 
 class RunSwitches(NamedTuple):

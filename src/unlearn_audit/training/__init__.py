@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "ANNEALING": "config", "SCHEDULES": "config", "TrainConfig": "config", "lr_schedule": "config",
+    "ANNEALING": "config", "SCHEDULES": "config", "TrainConfig": "config", "BaseTrainConfig": "config", "lr_schedule": "config",
     "MomentumSGD": "sgd", "loss_fn": "sgd", "random_batches": "sgd", "sgd_run": "sgd",
     "epoch_batches": "base", "epoch_rows": "base", "shuffle_orders": "base", "train_many": "many",
     "train_model": "base", "training_batches": "base",

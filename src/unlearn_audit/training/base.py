@@ -31,6 +31,7 @@ from torch import nn
 
 from ..seeds import SeedLike, as_generator
 from ..torch_utils import as_torch_generator, check_xy, model_device
+from .config import optimizer_of
 from .sgd import TrainConfig, random_batches, sgd_run
 
 __all__ = ["shuffle_orders", "epoch_rows", "epoch_batches", "training_batches", "train_model"]
@@ -127,4 +128,5 @@ def train_model(
     return sgd_run(
         model, xt, yt, batches, cfg.lrs(len(batches)), momentum=cfg.momentum, weight_decay=cfg.weight_decay,
         nesterov=cfg.nesterov, grad_clip=cfg.grad_clip, show_progress=progress, desc="base training", checkpoint=checkpoint,
+        optimizer=optimizer_of(cfg),
     )

@@ -13,9 +13,12 @@ import numpy as np
 
 from ..checks import dataclass_from_mapping
 
-__all__ = ["SCHEDULES", "ANNEALING", "TrainConfig", "lr_schedule"]
+__all__ = ["SCHEDULES", "ANNEALING", "OPTIMIZERS", "BaseTrainConfig", "optimizer_of", "TrainConfig", "lr_schedule"]
 
 SCHEDULES: tuple[str, ...] = ("onecycle", "cosine", "constant")
+#: ``sgd``: SGD with momentum (App. G.1.2); ``adamw``: AdamW with β = (0.9, 0.999), the optimizer
+#: of language-model fine-tuning (:mod:`.adamw`).
+OPTIMIZERS: tuple[str, ...] = ("sgd", "adamw")
 ANNEALING: tuple[str, ...] = ("cos", "linear")
 
 
@@ -104,6 +107,28 @@ class TrainConfig:
             self.schedule, self.lr, total_steps, pct_start=self.pct_start, div_factor=self.div_factor,
             final_div_factor=self.final_div_factor, anneal=self.anneal, min_lr=self.min_lr,
         )
+
+
+@dataclass(frozen=True)
+class BaseTrainConfig(TrainConfig):
+    """A design's base training (``nn.designs.<name>.train``): :class:`TrainConfig` and its
+    ``optimizer``, ``"sgd"`` (the paper's) or ``"adamw"`` (:data:`OPTIMIZERS`; one model at a time,
+    its ``weight_decay`` decoupled, ``momentum`` unused; docs/configuration.md#language-models).
+    The unlearning methods' fine-tuning phases are SGD's (:class:`TrainConfig`)."""
+
+    optimizer: str = "sgd"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+        if self.optimizer != "sgd" and self.nesterov:
+            raise ValueError("nesterov is SGD's; optimizer adamw takes none")
+
+
+def optimizer_of(cfg: TrainConfig) -> str:
+    """The optimizer of a training configuration: a :class:`BaseTrainConfig`'s, SGD for another."""
+    return getattr(cfg, "optimizer", "sgd")
 
 
 def lr_schedule(

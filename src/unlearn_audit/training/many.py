@@ -16,6 +16,7 @@ from torch import nn
 from ..torch_utils import check_xy
 from .base import train_model
 from .batched import grouped_applicable, train_models_grouped
+from .config import optimizer_of
 from .sgd import TrainConfig
 
 __all__ = ["train_many"]
@@ -52,6 +53,9 @@ def train_many(
     can_group = grouped_applicable(make_grouped, ids_list)
     if grouped and not can_group:
         raise ValueError("grouped training needs a grouped-network factory (TinyNet) and training sets of equal size")
+    if grouped and optimizer_of(cfg) != "sgd":
+        raise ValueError(f"grouped training takes SGD steps; optimizer {optimizer_of(cfg)!r} trains one model at a time (models_per_group: 1)")
+    can_group = can_group and optimizer_of(cfg) == "sgd"
     if group_size < 1:
         raise ValueError("group_size must be >= 1")
     if grouped or (grouped is None and can_group):

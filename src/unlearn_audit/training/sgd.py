@@ -153,8 +153,11 @@ def sgd_run(
     show_progress: bool | None = None,
     desc: str = "train",
     checkpoint: "TrainingCheckpoint | None" = None,
+    optimizer: str = "sgd",
 ) -> nn.Module:
-    """Run one SGD step per batch of rows of ``(x, y)`` with learning rate ``lrs[t]`` (in place).
+    """Run one SGD step per batch of rows of ``(x, y)`` with learning rate ``lrs[t]`` (in place);
+    ``optimizer`` ``adamw``: an AdamW step (:class:`~.adamw.AdamW`, ``weight_decay`` decoupled,
+    ``momentum`` unused) instead.
 
     ``ascent=True`` ascends the loss (gradient ascent, G.6).  ``step_loss(model, t, rows)``
     replaces the default objective (mean loss of the batch) — used by IDA (G.5).  The optimiser's
@@ -166,7 +169,14 @@ def sgd_run(
     params = [p for p in model.parameters() if p.requires_grad]
     if not batches:
         return model
-    opt = MomentumSGD(params, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    if optimizer == "adamw":
+        from .adamw import AdamW
+
+        opt = AdamW(params, weight_decay=weight_decay)
+    elif optimizer == "sgd":
+        opt = MomentumSGD(params, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov)
+    else:
+        raise ValueError(f"optimizer must be sgd or adamw, got {optimizer!r}")
     start = 0 if checkpoint is None else checkpoint.restore(model, opt.buffers, len(batches))
     model.train()
     schedule = resident_schedule(batches, x.device) if step_loss is None else None

@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from ...checks import check_positive_int
 from ...data import dataset_job_mem_mb
+from .cost.language_models import lm_host_mem_mb
 from .paths import chunk_keys
 from .nn import NNPlan
 from .pricing import ChunkPricing
@@ -22,6 +23,7 @@ class ResourcesPlan:
     #: Host memory (MB) of one neural-network job: the Python + torch process ...
     BASE_MEM_MB = 1500
     #: ... plus its dataset's arrays and loaders (``DatasetSpec.job_mem_mb`` of ``unlearn_audit.data.DATASETS``) ...
+    #: ... plus a language model's weights (:func:`.cost.language_models.lm_host_mem_mb`) ...
     #: ... plus the host side of a CUDA context when the job requests a GPU.
     CUDA_MEM_MB = 2000
     #: CPU cores per GPU of a GPU job (the nn rules run one thread, ``threads: 1``).
@@ -40,13 +42,15 @@ class ResourcesPlan:
             raise ValueError(f"attempt must be an integer >= 1 (Snakemake counts from 1), got {attempt!r}")
 
     # ------------------------------------------------------------------ neural-network jobs
-    def mem_mb(self, design: str, attempt: int = 1, *, cuda: bool | None = None) -> int:
-        """SLURM ``mem_mb`` of a job of ``design``: process + dataset (+ CUDA when ``cuda``, by
-        default when the config's jobs request a GPU), times ``attempt`` (so that each retry under
-        ``--retries`` asks for more)."""
+    def mem_mb(self, design: str, attempt: int = 1, *, cuda: bool | None = None, model: bool = True) -> int:
+        """SLURM ``mem_mb`` of a job of ``design``: process + dataset (+ a language model's weights
+        where the job loads the ``model``) (+ CUDA when ``cuda``, by default when the config's jobs
+        request a GPU), times ``attempt`` (so that each retry under ``--retries`` asks for more)."""
         self._check_resource_args(design, attempt)
-        dataset = self.nn.design(design)["dataset"]
-        base = self.BASE_MEM_MB + dataset_job_mem_mb(dataset)
+        cfg = self.nn.design(design)
+        base = self.BASE_MEM_MB + dataset_job_mem_mb(cfg["dataset"])
+        if model and cfg["model"]["name"] == "causal_lm":
+            base += lm_host_mem_mb(cfg["model"].get("params", {}))
         cuda = bool(self.gpus()) if cuda is None else cuda
         return (base + (self.CUDA_MEM_MB if cuda else 0)) * attempt
 
@@ -131,7 +135,7 @@ class ResourcesPlan:
 
     def step_resources(self, minutes: int) -> dict[str, Any]:
         """``resources:`` of a CPU job of one design or experiment (wildcard ``design`` or
-        ``experiment``): the design's ``mem_mb`` without CUDA and ``minutes`` of runtime, both
+        ``experiment``): the design's ``mem_mb`` without CUDA or a model and ``minutes`` of runtime, both
         times the attempt, and ``cluster.cpu_partition`` where one is set."""
 
         def design_of(wildcards) -> str:
@@ -139,7 +143,7 @@ class ResourcesPlan:
             return design if design is not None else self.nn.design_of(wildcards.experiment)
 
         return {
-            "mem_mb": lambda wildcards, attempt: self.mem_mb(design_of(wildcards), attempt, cuda=False),
+            "mem_mb": lambda wildcards, attempt: self.mem_mb(design_of(wildcards), attempt, cuda=False, model=False),
             "runtime": lambda wildcards, attempt: minutes * attempt,
         } | self._cpu_partition()
 

@@ -49,14 +49,35 @@ def _shakespeare_sizes(design: Mapping, pool: float) -> tuple[float, float, floa
     return retain, pool, test
 
 
+def _qa_sizes(design: Mapping, pool: float) -> tuple[float, float, float]:
+    """Pairs of a question-answer design: the synthetic source's ``n_entities`` × ``pairs_per_entity``,
+    or TOFU's 200 authors × 20 for a file in ``format: tofu`` (its ``full.json``); the retain set is
+    every entity but the m candidates and the held-out ones, the test set the test entities' pairs.
+    NaN for another file (only the file knows its count)."""
+    from ....data.qa import QA_DEFAULTS, TOFU_ENTITIES, TOFU_PAIRS_PER_ENTITY
+
+    dp = {**QA_DEFAULTS, **design.get("dataset_params", {})}
+    if dp["source"] == "synthetic":
+        entities, per_entity = int(dp["n_entities"]), int(dp["pairs_per_entity"])
+    elif dp["format"] == "tofu":
+        entities, per_entity = TOFU_ENTITIES, TOFU_PAIRS_PER_ENTITY
+    else:
+        return math.nan, pool, math.nan
+    held_out = int(dp["n_val_entities"]) + int(dp["n_test_entities"])
+    return float((entities - int(design["m"]) - held_out) * per_entity), pool, float(int(dp["n_test_entities"]) * per_entity)
+
+
 def design_sizes(design: Mapping) -> tuple[float, float, float]:
-    """(|D_r|, m·B, |test|) of a design, in examples (text: windows; :func:`_shakespeare_sizes`;
-    images: the retain set capped at ``dataset_params.max_retain``).  A dataset without a size model
-    (one of one's own by import path, question-answer pairs whose count only their file knows) has
-    NaN sizes: the cost model leaves it out and its jobs ask for ``runtime_minutes_per_run``."""
+    """(|D_r|, m·B, |test|) of a design, in examples (text: windows, :func:`_shakespeare_sizes`, or
+    question-answer pairs, :func:`_qa_sizes`; images: the retain set capped at
+    ``dataset_params.max_retain``).  A dataset without a size model (one of one's own by import path,
+    a question-answer file whose count only the file knows) has NaN sizes: the cost model leaves it
+    out and its jobs ask for ``runtime_minutes_per_run``."""
     pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
     if design["dataset"] == "shakespeare":
         return _shakespeare_sizes(design, pool)
+    if design["dataset"] == "qa":
+        return _qa_sizes(design, pool)
     spec = DATASETS.get(design["dataset"])
     if spec is None or spec.train_portion is None or spec.n_test is None:
         return math.nan, pool, math.nan
@@ -94,11 +115,25 @@ def _forget_rows(batches: int, batch_size: int, n_forget: float) -> float:
     return full * n_forget + min(rest * batch_size, n_forget)
 
 
+def _passes_over_forget(p) -> bool:
+    """Whether a method's ``epochs`` pass over D_f(S) alone (the language-model methods:
+    gradient ascent, gradient difference, NPO, SimNPO), not over D_r."""
+    from ....unlearning.params import GradientAscentParams
+
+    return isinstance(p, GradientAscentParams)
+
+
 def unlearning_images(method: str, p, n_retain: float, n_forget: float) -> float:
     """One unlearning run's noiseless part (the noise release is free); NaN without a retain size
-    (:func:`design_sizes`)."""
+    (:func:`design_sizes`).  A language-model method passes over D_f(S), with NPO's reference
+    model's forward pass of each forget pair and, where ``retain_weight`` > 0, a retain batch of
+    ``batch_size`` pairs a step."""
     if not math.isfinite(n_retain):
         return math.nan
+    if _passes_over_forget(p):
+        steps = p.epochs * math.ceil(n_forget / p.batch_size) if n_forget else 0
+        retain_rows = steps * min(p.batch_size, n_retain) if getattr(p, "retain_weight", 0.0) > 0 else 0.0
+        return p.epochs * n_forget * (1.0 + (FORWARD if method == "npo" else 0.0)) + retain_rows
     if method == "hessian":
         return n_retain + HVP * p.s1 * p.s2 * p.batch_size
     if method == "rewind_to_delete":
@@ -126,6 +161,8 @@ def unlearning_steps(method: str, p, n_retain: float, n_forget: float) -> float:
     batch = getattr(p, "batch_size", None)
     if not batch:  # a method of the user's without a batch size: one step a pass
         return float(getattr(p, "epochs", 1))
+    if _passes_over_forget(p):
+        return float(p.epochs * math.ceil(n_forget / batch)) if n_forget else 0.0
     steps = getattr(p, "epochs", 1) * math.ceil(n_retain / batch)
     if method == "ida":
         steps += p.forget_epochs * math.ceil(n_retain / batch)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ....data import DATASETS
+from .language_models import lm_label, lm_shape
 from .runs import HVP, charlstm_training_flops
 
 __all__ = ["StepCost", "HVP_HEADER", "tinynet_training_flops", "model_key", "read_throughputs", "read_step_costs", "read_hvp_costs",
@@ -114,9 +115,16 @@ def read_hvp_costs(results_md: str | Path, device: str) -> dict[tuple[str, str],
 
 
 def model_key(design: Mapping) -> tuple[str, str, float]:
-    """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them."""
+    """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them (a
+    language model's per sequence of ``max_length`` tokens, :mod:`.language_models`)."""
     model = design["model"]
     p = model.get("params", {})
+    if model["name"] == "causal_lm":
+        from ....data.qa import QA_DEFAULTS
+
+        tokens = int(design.get("dataset_params", {}).get("max_length", QA_DEFAULTS["max_length"]))
+        shape = lm_shape(p)
+        return lm_label(p), f"T={tokens}", shape.training_flops(tokens) if shape else math.nan
     if model["name"] == "charlstm":  # the schema's model names: tinynet, charlstm
         hidden, window = int(p.get("hidden_size", 256)), int(design.get("dataset_params", {}).get("window", 80))
         flops = charlstm_training_flops(hidden, int(p.get("embed_dim", 8)), int(p.get("vocab_size", 100)), int(p.get("num_layers", 2)), window)
