@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from unlearn_audit.data import DatasetError, DatasetNotFoundError
+from unlearn_audit.data import DatasetError, DatasetNotFoundError, dataset_params_problems
 from unlearn_audit.data.qa import QAPair, entity_groups, read_qa_file, split_by_entity, synthetic_qa, tofu_records, write_qa_file
 
 
@@ -30,6 +30,14 @@ def test_a_file_round_trips_and_a_tofu_file_gets_its_authors(tmp_path):
     (tmp_path / "tofu.json").write_text(json.dumps(tofu_records(rows)))
     read = read_qa_file(tmp_path / "tofu.json")
     assert [p.entity for p in read[18:22]] == ["0", "0", "1", "1"]  # 20 pairs an author
+    # a TOFU file as downloaded (JSON lines, no entity) read in format tofu: the same pairs
+    (tmp_path / "full.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert read_qa_file(tmp_path / "full.json", "tofu") == read
+    with pytest.raises(DatasetError, match=r"lacks field\(s\) \['entity'\]"):
+        read_qa_file(tmp_path / "full.json")
+    with pytest.raises(DatasetError, match="format 'tofoo' is not one of"):
+        read_qa_file(tmp_path / "full.json", "tofoo")
+    assert dataset_params_problems("qa", {"format": "tofoo"}) == ["format must be one of ['records', 'tofu'] (question-answer files), got 'tofoo'"]
 
 
 @pytest.mark.parametrize(("content", "words"), [

@@ -46,6 +46,8 @@ def test_plan_prices_the_tofu_config_before_its_data_are_downloaded(tmp_path):
     line = next(line for line in stdout.splitlines() if line.startswith("total"))
     assert f"{total['device_hours']:,.2f} (estimate)" in line and "hours on A100" in stdout.splitlines()[0]
     assert "assumed 100 TFLOP/s" in stdout
+    docs = (REPO / "docs" / "configuration.md").read_text()
+    assert f"prices it at {total['device_hours']:.2f} A100-hours" in docs  # the number the docs quote
 
 
 def _resources(proc) -> list[tuple[str, dict[str, str]]]:

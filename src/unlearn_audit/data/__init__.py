@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 from ..import_paths import import_object, is_import_path, keyword_binding_error
 from .cifar100 import load_cifar100_source
 from .digits import load_digits_source
-from .qa import build_qa_data, check_qa_design, load_qa_source
+from .qa import QA_FORMATS, build_qa_data, check_qa_design, load_qa_source
 from .shakespeare import ShakespeareCorpus, build_shakespeare_data, load_shakespeare_corpus
 from .splits import (
     PARTS,
@@ -204,6 +204,7 @@ _PARAM_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     **{k: (lambda v: v is None or v >= 1, "an integer >= 1") for k in (
         "num_roles", "min_blocks", "window", "stride", "forget_stride", "eval_stride", "max_retain_windows", "max_eval_windows",
         "max_retain")},
+    "format": (lambda v: v in QA_FORMATS, f"one of {list(QA_FORMATS)} (question-answer files)"),
 }
 
 
