@@ -1,6 +1,6 @@
 """config/llm.yaml's kind of run, end to end at a reduced size (docs/configuration.md#language-models):
-a Hugging Face causal LM on synthetic question-answer pairs, NPO audited beside the controls in the
-llm_qa table."""
+a Hugging Face causal LM on synthetic question-answer pairs, trained with AdamW (``train.optimizer``),
+NPO audited beside the controls in the llm_qa table."""
 
 from __future__ import annotations
 
@@ -20,7 +20,9 @@ def test_a_causal_lm_on_question_answer_pairs_is_audited_beside_its_controls(tmp
     design = cfg["nn"]["designs"]["qa_gpt2"]
     design.update(m=8, calibration_runs=16, evaluation_runs=2, chunk_size=18)
     design["dataset_params"]["n_entities"] = 16
-    design["train"]["epochs"] = 8
+    # base training with AdamW, the language-model recipe (config/tofu.yaml's), through the real job
+    design["train"] = {"epochs": 8, "batch_size": 32, "lr": 3e-3, "weight_decay": 0.0, "optimizer": "adamw", "schedule": "onecycle",
+                       "anneal": "linear", "pct_start": 0.2, "grad_clip": 1.0}
     design["model"]["params"]["config"].update(n_embd=32, n_layer=1)
     cfg["nn"]["experiments"] = {"qa_npo": {**cfg["nn"]["experiments"]["qa_npo"], "r": [8]}}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
@@ -31,3 +33,6 @@ def test_a_causal_lm_on_question_answer_pairs_is_audited_beside_its_controls(tmp
     assert (table.m == 8).all() and (table.L == 2).all()
     assert table[["retain_acc", "forget_acc", "test_acc"]].notna().all().all()
     assert (table.epsilon_lb <= table.epsilon_lb_ceiling).all() and table.loc["Retrain", "epsilon_lb"] <= table.loc["No unlearning", "epsilon_lb"]
+    assert yaml.safe_load((tmp_path / "results" / "config.yaml").read_text())["nn"]["designs"]["qa_gpt2"]["train"]["optimizer"] == "adamw"
+    # the model learnt its training pairs: answer tokens of D_f(S) better than of held-out entities
+    assert table.loc["No unlearning", "forget_acc"] > table.loc["No unlearning", "test_acc"]
