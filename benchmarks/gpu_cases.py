@@ -3,7 +3,8 @@
 Run (``benchmarks/gpu.sh`` runs each case as a step of its own)::
 
     python benchmarks/gpu_cases.py noisy --device cuda --units 200 --append benchmarks/RESULTS.md
-    python benchmarks/gpu_cases.py noisy r2d lstm lissa --device cpu --tiny       (a check of the code, seconds)
+    python benchmarks/gpu_cases.py lm --device cuda --dtype bf16 --units 10 --append benchmarks/RESULTS.md
+    python benchmarks/gpu_cases.py noisy r2d lstm lissa lm --device cpu --tiny       (a check of the code, seconds)
 
 Cases, each in milliseconds per unit (a call of ``--units`` + 1 units less a call of one, after a
 warm-up call):
@@ -17,6 +18,11 @@ warm-up call):
   batch 256 windows of 80 characters, by :func:`~unlearn_audit.training.sgd.sgd_run` (``--hidden``
   and ``--windows`` for another design's; with ``--append`` also a row of the throughput table, in
   windows/s, which ``unlearn-audit plan`` reads for the CharLSTM);
+* ``lm``: base-training steps of ``config/tofu.yaml``'s language model (Llama-3.2-1B's architecture
+  from its published config, randomly initialised: nothing is downloaded), AdamW as its design
+  trains it, batch 32 sequences of 256 tokens (``--dtype bf16``: the design's precision); with
+  ``--append`` also a row of the throughput table, in sequences/s, which ``unlearn-audit plan``
+  reads for that design in place of its assumed TFLOP/s;
 * ``lissa``: LiSSA iterations of the Hessian method (App. G.4), one Hessian-vector product of a
   minibatch of 10 a unit (``--hvp-batch``: one or more minibatch sizes), on the TinyNet;
   ``lissa-lstm`` the same on the CharLSTM, with cuDNN off as the method runs it on a GPU.  With
@@ -49,6 +55,7 @@ import yaml
 
 from unlearn_audit.data import DATASETS
 from unlearn_audit.models import build_model
+from unlearn_audit.pipeline.plan.cost.language_models import lm_label
 from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER
 from unlearn_audit.torch_utils import compute_precision, deterministic_default
 from unlearn_audit.training.sgd import random_batches, sgd_run
@@ -61,14 +68,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from throughput import _sync, device_name, with_rows  # noqa: E402  (the throughput table's format)
 
 HEADER = "| date | device | case | shapes | dtype | units | ms per unit |"
-CASES = ("noisy", "r2d", "lstm", "lissa", "lissa-lstm")
+CASES = ("noisy", "r2d", "lstm", "lissa", "lissa-lstm", "lm")
+#: The language model of ``lm``: config/tofu.yaml's design.
+LM_DESIGN = Path(__file__).resolve().parents[1] / "config" / "tofu.yaml", "tofu_llama"
+#: ``--tiny``'s language model: two layers of 64.
+TINY_LM = {"model_type": "llama", "vocab_size": 128, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "num_key_value_heads": 2}
 
 
 def _shapes(tiny: bool, hidden: int | None = None, windows: int | None = None, design: str | None = None) -> dict:
     if tiny:
-        s = {"width": 0.25, "size": 8, "channels": 3, "classes": 10, "batch": 16, "micro": 32, "hidden": 16, "windows": 8, "chars": 12}
+        s = {"width": 0.25, "size": 8, "channels": 3, "classes": 10, "batch": 16, "micro": 32, "hidden": 16, "windows": 8, "chars": 12,
+             "lm": {"config": TINY_LM}, "tokens": 16, "sequences": 4}
     else:
-        s = {"width": 1.0, "size": 32, "channels": 3, "classes": 100, "batch": 128, "micro": 1024, "hidden": 256, "windows": 256, "chars": 80}
+        s = {"width": 1.0, "size": 32, "channels": 3, "classes": 100, "batch": 128, "micro": 1024, "hidden": 256, "windows": 256, "chars": 80,
+             **_lm_shapes()}
     return s | (_design_shapes(design) if design else {}) | ({"hidden": hidden} if hidden else {}) | ({"windows": windows} if windows else {})
 
 
@@ -84,6 +98,24 @@ def _design_shapes(spec: str) -> dict:
         return {"hidden": int(params.get("hidden_size", 256)), "chars": int(design.get("dataset_params", {}).get("window", 80))}
     side, channels = DATASETS[design["dataset"]].image
     return {"width": float(params.get("width", 1.0)), "size": side, "channels": channels, "classes": int(params.get("num_classes", 100))}
+
+
+def _lm_shapes() -> dict:
+    """config/tofu.yaml's language model (its ``causal_lm`` params), tokens a sequence and batch."""
+    path, name = LM_DESIGN
+    design = yaml.safe_load(path.read_text())["nn"]["designs"][name]
+    return {"lm": design["model"]["params"], "tokens": int(design["dataset_params"]["max_length"]), "sequences": int(design["train"]["batch_size"])}
+
+
+def _causal_lm(s: dict, device: torch.device):
+    """The language model of ``s["lm"]`` (its params), built on ``device`` from its shape's config:
+    a Hub model's published config (nothing downloaded), randomly initialised."""
+    from unlearn_audit.pipeline.plan.cost.language_models import HUB_CONFIGS
+
+    params = s["lm"]
+    config = params["config"] if "config" in params else HUB_CONFIGS[params["hub"]]
+    with device:
+        return build_model("causal_lm", config=config)
 
 
 def _labels(lstm: bool, s: dict) -> tuple[str, str]:
@@ -140,6 +172,19 @@ def case_timer(case: str, units: int, s: dict, device: torch.device):
             sgd_run(model, x, y, [batches[i % len(batches)] for i in range(n)], np.full(n, 0.1), grad_clip=1.0, show_progress=False)
 
         return run, f"charlstm {s['hidden']} units, batch {s['windows']} x {s['chars']} chars"
+    if case == "lm":
+        model = _causal_lm(s, device)
+        g = torch.Generator().manual_seed(0)
+        x = torch.randint(0, model.lm.config.vocab_size, (s["sequences"] * 4, s["tokens"]), generator=g).to(device)
+        y = torch.roll(x, -1, dims=1)
+        g = torch.Generator().manual_seed(1)
+
+        def run(n: int) -> None:
+            batches = random_batches(len(x), s["sequences"], 1, g)
+            sgd_run(model, x, y, [batches[i % len(batches)] for i in range(n)], np.full(n, 1e-5), weight_decay=0.01, grad_clip=1.0,
+                    show_progress=False, optimizer="adamw")
+
+        return run, f"{lm_label(s['lm'])}, AdamW, batch {s['sequences']} x {s['tokens']} tokens"
     if case in ("lissa", "lissa-lstm"):
         lstm = case == "lissa-lstm"
         model = _charlstm(s, device) if lstm else _tinynet(s, device)
@@ -209,6 +254,9 @@ def main() -> None:
             if case == "lstm" and math.isfinite(ms) and ms > 0:  # also a throughput row, in windows/s, that plan reads
                 rate = s["windows"] / (ms / 1e3)
                 text = with_rows(text, [f"| {today} | {name} | charlstm h={s['hidden']} | T={s['chars']} | 1 | {a.dtype} | {s['windows']} | {rate:.0f} | {rate:.0f} |"])
+            if case == "lm" and math.isfinite(ms) and ms > 0:  # a throughput row, in sequences/s, that plan reads
+                rate = s["sequences"] / (ms / 1e3)
+                text = with_rows(text, [f"| {today} | {name} | {lm_label(s['lm'])} | T={s['tokens']} | 1 | {a.dtype} | {s['sequences']} | {rate:.2f} | {rate:.2f} |"])
             if case.startswith("lissa") and math.isfinite(ms) and ms > 0:  # a row of the HVP table, in examples/s
                 model, inp = _labels(case == "lissa-lstm", s)
                 text = with_rows(text, [f"| {today} | {name} | {model} | {inp} | {a.dtype} | {s['hvp_batch']} | {s['hvp_batch'] / (ms / 1e3):.0f} |"], HVP_HEADER)

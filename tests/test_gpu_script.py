@@ -11,7 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from unlearn_audit.pipeline.plan.cost.throughput import read_hvp_costs
+import yaml
+
+from unlearn_audit.pipeline.plan.cost.throughput import model_key, read_hvp_costs, read_step_costs
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "gpu.sh"
@@ -41,9 +43,12 @@ def _run(*args: str) -> str:
 def test_each_case_runs_and_appends_its_row(tmp_path):
     results = tmp_path / "RESULTS.md"
     results.write_text("# Measured\n\nprose before\n")
-    _run("benchmarks/gpu_cases.py", "noisy", "r2d", "lstm", "lissa", "lissa-lstm", "--tiny", "--units", "2", "--append", str(results))
+    _run("benchmarks/gpu_cases.py", "noisy", "r2d", "lstm", "lissa", "lissa-lstm", "lm", "--tiny", "--units", "2", "--append", str(results))
     rows = [line.split(" | ") for line in results.read_text().splitlines() if " tiny | " in line]
-    assert [r[2] for r in rows] == ["noisy tiny", "r2d tiny", "lstm tiny", "lissa tiny", "lissa-lstm tiny"]
+    assert [r[2] for r in rows] == ["noisy tiny", "r2d tiny", "lstm tiny", "lissa tiny", "lissa-lstm tiny", "lm tiny"]
+    # the language model's throughput row (sequences/s), read as the cost model reads a step's cost
+    lm = read_step_costs(results, "cpu")[("causal_lm llama d=64 L=2", "T=16", 1)]
+    assert lm.images_per_s > 0
     assert all(float(r[-1].rstrip(" |")) >= 0 for r in rows)
     _run("benchmarks/gpu_cases.py", "lissa", "lissa-lstm", "--tiny", "--units", "2", "--hvp-batch", "4", "8", "--append", str(results))
     hvp = read_hvp_costs(results, "cpu")  # the Hessian-vector product rows the cost model prices the Hessian method at
@@ -54,3 +59,20 @@ def test_each_case_runs_and_appends_its_row(tmp_path):
     loop = [line for line in results.read_text().splitlines() if "| 8x8x3 |" in line and line.count("|") == 10]  # the throughput rows
     assert [line.split(" | ")[4] for line in loop] == ["1", "2"]
     assert results.read_text().startswith("# Measured\n\nprose before\n")
+
+
+def test_the_lm_case_measures_the_model_the_tofu_design_is_priced_for():
+    """gpu.sh's ``lm`` row (bf16, config/tofu.yaml's model and sequences) is the row ``plan`` prices
+    config/tofu.yaml's design at: the same model label, precision and input."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import gpu_cases
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    from unlearn_audit.pipeline.plan.cost.language_models import lm_label
+
+    shapes = gpu_cases._shapes(False)
+    design = yaml.safe_load((REPO / "config" / "tofu.yaml").read_text())["nn"]["designs"]["tofu_llama"]
+    assert design["precision"] == "bf16" and shapes["sequences"] == design["train"]["batch_size"] == 32
+    assert (f"{lm_label(shapes['lm'])} bf16", f"T={shapes['tokens']}") == model_key(design)[:2] == ("causal_lm meta-llama/Llama-3.2-1B bf16", "T=256")
+    assert "--dtype bf16" in next(line for line in SCRIPT.read_text().splitlines() if line.startswith("step lm "))

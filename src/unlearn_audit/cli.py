@@ -344,7 +344,7 @@ def _cmd_plan(args) -> str:
         return _plan_check(args, config, results)
     throughputs = read_throughputs(results, args.device)
     rows = plan_rows(config, throughputs, args.assume_tflops, args.batched)
-    notes = [f"throughput: fp32 rows of {results} whose device contains {args.device!r} (base training at the design's "
+    notes = [f"throughput: rows of {results} whose device contains {args.device!r}, each design at its precision's (base training at the design's "
              "models_per_group K, unlearning of retain fine-tune, forget ascent, IDA and model clipping at its "
              "unlearn_models_per_group K, where that K's row was recorded, else K = 1)"]
     if args.batched:

@@ -9,6 +9,7 @@ import yaml
 from cli_runner import run_cli
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.plan.cost.hours import plan_rows, read_throughputs, tinynet_training_flops
+from unlearn_audit.pipeline.plan.cost.throughput import model_key
 from unlearn_audit.pipeline.plan import WorkflowPlan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,7 +84,7 @@ def test_unlearning_of_a_grouped_design_costs_at_its_k_rate():
     assert grouped["figure1c"]["device_hours"] == pytest.approx(one["figure1c"]["device_hours"])  # rewind-to-delete
 
 
-def test_read_throughputs_takes_the_fp32_rows_of_the_device(tmp_path):
+def test_read_throughputs_takes_the_rows_of_the_device_each_under_its_precision(tmp_path):
     results = tmp_path / "RESULTS.md"
     results.write_text(
         "| date | device | model | input | K | dtype | batch | images/s (all K) | images/s per model |\n"
@@ -91,8 +92,12 @@ def test_read_throughputs_takes_the_fp32_rows_of_the_device(tmp_path):
         "| 2026-12-01 | cpu (AMD EPYC, 1 threads) | tinynet w=0.25 | 8x8x1 | 1 | fp32 | 64 | 14000 | 14000 |\n"
         "| 2026-12-01 | cpu (AMD EPYC, 1 threads) | tinynet w=0.25 | 8x8x1 | 1 | bf16 | 64 | 20000 | 20000 |\n"
         "| 2026-12-01 | NVIDIA H200 | tinynet w=1 | 32x32x3 | 8 | fp32 | 128 | 80000 | 10000 |\n"
+        "| 2026-12-01 | cpu (AMD EPYC, 1 threads) | tinynet w=0.25 | 8x8x1 | 1 | fp32+compile | 64 | 30000 | 30000 |\n"
     )
-    assert read_throughputs(results, "cpu") == {("tinynet w=0.25", "8x8x1", 1): 14000.0}
+    # a bf16 row prices a design of precision bf16 (its model label says so), never an fp32 one
+    assert read_throughputs(results, "cpu") == {("tinynet w=0.25", "8x8x1", 1): 14000.0, ("tinynet w=0.25 bf16", "8x8x1", 1): 20000.0}
+    design = {"dataset": "digits", "model": {"name": "tinynet", "params": {"width": 0.25, "in_channels": 1}}}
+    assert model_key(design)[0] == "tinynet w=0.25" and model_key({**design, "precision": "bf16"})[0] == "tinynet w=0.25 bf16"
     # the rate summed over the K models prices K-at-a-time work, not the per-model column
     assert read_throughputs(results, "h200") == {("tinynet w=1", "32x32x3", 8): 80000.0}
     assert read_throughputs(tmp_path / "missing.md", "cpu") == {}
@@ -144,7 +149,7 @@ def test_plan_reads_the_checkout_it_runs_in(tmp_path):
     (clone / "benchmarks" / "RESULTS.md").write_text("no rows yet\n")
     rc, stdout, stderr = run_cli("plan", cwd=clone)
     assert rc == 0, stderr
-    assert f"fp32 rows of {clone / 'benchmarks' / 'RESULTS.md'}" in stdout
+    assert f"rows of {clone / 'benchmarks' / 'RESULTS.md'}" in stdout
     assert not any(line.startswith("table1b") for line in stdout.splitlines())  # nn is off in the clone's config
 
 

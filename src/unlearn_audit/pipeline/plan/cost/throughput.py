@@ -16,7 +16,7 @@ from ....data import DATASETS
 from .language_models import lm_label, lm_shape
 from .runs import HVP, charlstm_training_flops
 
-__all__ = ["StepCost", "HVP_HEADER", "tinynet_training_flops", "model_key", "read_throughputs", "read_step_costs", "read_hvp_costs",
+__all__ = ["StepCost", "HVP_HEADER", "PRECISIONS", "precision_label", "tinynet_training_flops", "model_key", "read_throughputs", "read_step_costs", "read_hvp_costs",
            "run_seconds"]
 
 #: The table of Hessian–vector product rates in ``benchmarks/RESULTS.md`` (``benchmarks/gpu_cases.py
@@ -32,9 +32,20 @@ def tinynet_training_flops(width: float, size: int, channels: int, classes: int)
     return 3 * 2 * macs
 
 
-def _fp32_rows(results_md: str | Path, device: str):
-    """(model, input, K, batch, images/s of the K models) of each fp32 throughput row whose device
-    column contains ``device`` (case-insensitively), in the file's order."""
+#: The precisions whose throughput rows price a design of that ``precision``: an fp32 row under its
+#: model's label, a bf16 or tf32 row under the label and the precision (:func:`model_key`).
+PRECISIONS = ("fp32", "bf16", "tf32")
+
+
+def precision_label(model: str, precision: str) -> str:
+    """How a row or a design of ``precision`` names its model: the label, and the precision unless fp32."""
+    return model if precision == "fp32" else f"{model} {precision}"
+
+
+def _rows(results_md: str | Path, device: str):
+    """(model, input, K, batch, images/s of the K models) of each throughput row of a precision of
+    :data:`PRECISIONS` whose device column contains ``device`` (case-insensitively), in the file's
+    order; the model labelled with its row's precision (:func:`precision_label`)."""
     path = Path(results_md)
     if not path.exists():
         return
@@ -43,16 +54,16 @@ def _fp32_rows(results_md: str | Path, device: str):
         if len(cells) != 9 or cells[0] in ("date", "") or set(cells[0]) <= {"-"}:
             continue
         _, dev, model, inp, k, dtype, batch, all_k, _ = cells
-        if device.lower() in dev.lower() and dtype == "fp32" and k.isdigit():
-            yield model, inp, int(k), int(batch) if batch.isdigit() else None, float(all_k)
+        if device.lower() in dev.lower() and dtype in PRECISIONS and k.isdigit():
+            yield precision_label(model, dtype), inp, int(k), int(batch) if batch.isdigit() else None, float(all_k)
 
 
 def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str, int], float]:
-    """{(model, input, K): images/s summed over the K models} of the fp32 rows of ``device`` in
-    RESULTS.md (the device column contains ``device``, case-insensitively; the last row of a kind
-    wins).  The summed rate is the one that prices work: N trainings of I images each, K at a
+    """{(model, input, K): images/s summed over the K models} of the rows of ``device`` in
+    RESULTS.md (fp32, bf16 and tf32, a precision other than fp32 in the model's label; the device
+    column contains ``device``, case-insensitively; the last row of a kind wins).  The summed rate is the one that prices work: N trainings of I images each, K at a
     time, take N·I / rate seconds (the per-model column is that rate over K)."""
-    return {(model, inp, k): rate for model, inp, k, _, rate in _fp32_rows(results_md, device)}
+    return {(model, inp, k): rate for model, inp, k, _, rate in _rows(results_md, device)}
 
 
 @dataclass(frozen=True)
@@ -82,11 +93,11 @@ def _fitted(rates: Mapping[int, float], k: int = 1) -> StepCost:
 
 
 def read_step_costs(results_md: str | Path, device: str) -> dict[tuple[str, str, int], StepCost]:
-    """{(model, input, K): :class:`StepCost`} from the fp32 rows of ``device`` (as
+    """{(model, input, K): :class:`StepCost`} from the rows of ``device`` (as
     :func:`read_throughputs`): where rows of two or more batch sizes were recorded, the line
     through their seconds a step against the batch; else no fixed cost and the one rate."""
     by_batch: dict[tuple[str, str, int], dict[int, float]] = {}
-    for model, inp, k, batch, rate in _fp32_rows(results_md, device):
+    for model, inp, k, batch, rate in _rows(results_md, device):
         if batch:
             by_batch.setdefault((model, inp, k), {})[batch] = rate
     return {key: _fitted(rates, key[2]) for key, rates in by_batch.items()}
@@ -116,7 +127,14 @@ def read_hvp_costs(results_md: str | Path, device: str) -> dict[tuple[str, str],
 
 def model_key(design: Mapping) -> tuple[str, str, float]:
     """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them (a
-    language model's per sequence of ``max_length`` tokens, :mod:`.language_models`)."""
+    language model's per sequence of ``max_length`` tokens, :mod:`.language_models`); the label
+    carries the design's ``precision`` unless fp32 (:func:`precision_label`), so that a design is
+    priced at the rows of its precision."""
+    model, inp, flops = _model_key(design)
+    return precision_label(model, str(design.get("precision", "fp32"))), inp, flops
+
+
+def _model_key(design: Mapping) -> tuple[str, str, float]:
     model = design["model"]
     p = model.get("params", {})
     if model["name"] == "causal_lm":
