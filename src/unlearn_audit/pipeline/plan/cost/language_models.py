@@ -17,16 +17,25 @@ __all__ = ["HUB_CONFIGS", "LMShape", "lm_shape", "lm_label", "lm_host_mem_mb"]
 
 #: The published ``config.json`` fields (those a shape needs) of the Hub models the configs name.
 HUB_CONFIGS: dict[str, dict] = {
-    # huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json (1.24 B parameters)
+    # huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json (1.24 B parameters): config/tofu.yaml's
     "meta-llama/Llama-3.2-1B": {"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 16,
                                 "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
                                 "tie_word_embeddings": True, "max_position_embeddings": 131072},
+    # TOFU's original two (Maini et al. 2024): Llama-2-7b-chat (6.74 B) and Phi-1.5 (1.42 B)
+    "meta-llama/Llama-2-7b-chat-hf": {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+                                      "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000,
+                                      "tie_word_embeddings": False, "max_position_embeddings": 4096},
+    "microsoft/phi-1_5": {"model_type": "phi", "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 24,
+                          "num_attention_heads": 32, "vocab_size": 51200, "tie_word_embeddings": False, "partial_rotary_factor": 0.5,
+                          "max_position_embeddings": 2048},
 }
 
-#: Model types with GPT-2's layout (learned positions, a two-matrix MLP) and with Llama's (rotary
-#: positions, a gated three-matrix MLP, grouped key-value heads).
+#: Model types with GPT-2's layout (learned positions, a two-matrix MLP), with Llama's (rotary
+#: positions, a gated three-matrix MLP, grouped key-value heads) and with Phi's (Llama's keys, a
+#: two-matrix MLP).
 _GPT2_TYPES = ("gpt2",)
 _LLAMA_TYPES = ("llama", "mistral", "qwen2", "qwen3", "olmo", "olmo2", "gemma", "gemma2")
+_PHI_TYPES = ("phi",)
 
 
 @dataclass(frozen=True)
@@ -74,11 +83,11 @@ def _shape_of(cfg: Mapping) -> LMShape | None:
         return LMShape(int(cfg.get("n_layer", 12)), width, int(cfg.get("n_inner") or 4 * width), int(cfg.get("n_head", 12)),
                        int(cfg.get("n_head", 12)), int(cfg.get("vocab_size", 50257)), bool(cfg.get("tie_word_embeddings", True)), False,
                        int(cfg.get("n_positions", 1024)))
-    if kind in _LLAMA_TYPES:
+    if kind in _LLAMA_TYPES + _PHI_TYPES:
         heads = int(cfg.get("num_attention_heads", 32))
         return LMShape(int(cfg.get("num_hidden_layers", 32)), int(cfg.get("hidden_size", 4096)), int(cfg.get("intermediate_size", 11008)),
                        heads, int(cfg.get("num_key_value_heads") or heads), int(cfg.get("vocab_size", 32000)),
-                       bool(cfg.get("tie_word_embeddings", False)), True)
+                       bool(cfg.get("tie_word_embeddings", False)), kind not in _PHI_TYPES)
     return None
 
 
