@@ -6,7 +6,8 @@
 # Steps, most decisive first, each under its own time limit; a step that fails, runs out of time or
 # out of memory is reported and the next one runs, and each step's rows are appended as it finishes:
 #   1 cuda-tests   the CUDA tests (tests/test_cuda.py: grouped networks, unlearning, the CharLSTM
-#                  Hessian with cuDNN off, bf16; tests/pipeline/test_runtime.py: GPU slots)
+#                  Hessian with cuDNN off, bf16, a small causal LM's AdamW training, NPO and scores
+#                  under bf16; tests/pipeline/test_runtime.py: GPU slots)
 #   2 loop-k1      the workflow's training loop and model-clipping runs, K = 1, fp32 (what `plan` reads)
 #   3 loop-k8      the same, K = 8 models as one grouped network
 #   4 loop-k32     the same, K = 32

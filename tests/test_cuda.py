@@ -1,5 +1,5 @@
-"""The CUDA paths (run by benchmarks/gpu.sh on a GPU machine): grouped networks, unlearning and
-bf16 autocast on the device.  Skipped, with that reason, where no CUDA GPU is visible."""
+"""The CUDA paths (run by benchmarks/gpu.sh on a GPU machine): grouped networks, unlearning, bf16
+autocast and a language model's training and unlearning on the device.  Skipped, with that reason, where no CUDA GPU is visible."""
 
 import pytest
 import torch
@@ -88,3 +88,33 @@ def test_charlstm_hessian_runs_on_cuda():
     assert next(out.parameters()).device.type == "cuda"
     assert all(torch.isfinite(p).all() for p in out.parameters())
     assert torch.backends.cudnn.enabled  # switched off for the method's passes only
+
+
+def test_a_causal_lm_trains_unlearns_and_scores_on_cuda_under_bf16():
+    """config/tofu.yaml's path on a small Llama: an AdamW base training under bf16 autocast, NPO (its
+    reference model on the device) and gradient difference, and answer scores in fp32, all on the GPU."""
+    pytest.importorskip("transformers", reason="the llm extra: pip install -e '.[llm]'")
+    import numpy as np
+
+    from unlearn_audit.scores import IGNORE
+    from unlearn_audit.training import BaseTrainConfig, train_model
+
+    config = {"model_type": "llama", "vocab_size": 128, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+              "num_attention_heads": 4, "num_key_value_heads": 2}
+    torch.manual_seed(0)
+    model = build_model("causal_lm", config=config).cuda()
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(0, 128, (48, 24), generator=g)
+    y = torch.roll(x, -1, dims=1)
+    y[:, :8] = IGNORE  # the question's targets are not scored
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    cfg = BaseTrainConfig.from_dict({"epochs": 2, "batch_size": 16, "lr": 1e-3, "optimizer": "adamw", "grad_clip": 1.0})
+    with compute_precision("bf16", "cuda"):
+        train_model(model, x[:40].cuda(), y[:40].cuda(), np.arange(40), None, cfg, generator=0, progress=False)
+        for method, params in (("npo", {"epochs": 1, "batch_size": 4, "lr": 1e-4}),
+                               ("gradient_difference", {"epochs": 1, "batch_size": 4, "lr": 1e-4})):
+            out = unlearn(method, model, (x[:40].cuda(), y[:40].cuda()), (x[40:].cuda(), y[40:].cuda()), params, generator=4)
+            assert {p.device.type for p in out.parameters()} == {"cuda"} and all(torch.isfinite(p).all() for p in out.parameters())
+    assert any(not torch.equal(before[k], v) for k, v in model.state_dict().items())  # it trained
+    scores = model_scores(out, x[40:].numpy(), y[40:].numpy(), kind="text")
+    assert scores["loss"].shape == (8,) and np.isfinite(scores["loss"]).all() and np.isfinite(scores["logit"]).all()
