@@ -64,7 +64,8 @@ def _qa_sizes(design: Mapping, pool: float) -> tuple[float, float, float]:
     else:
         return math.nan, pool, math.nan
     held_out = int(dp["n_val_entities"]) + int(dp["n_test_entities"])
-    return float((entities - int(design["m"]) - held_out) * per_entity), pool, float(int(dp["n_test_entities"]) * per_entity)
+    retain = max(entities - int(design["m"]) - held_out, 0) * per_entity  # too few entities: the config check says so
+    return float(retain), pool, float(int(dp["n_test_entities"]) * per_entity)
 
 
 def design_sizes(design: Mapping) -> tuple[float, float, float]:
