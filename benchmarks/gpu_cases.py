@@ -19,10 +19,11 @@ warm-up call):
   and ``--windows`` for another design's; with ``--append`` also a row of the throughput table, in
   windows/s, which ``unlearn-audit plan`` reads for the CharLSTM);
 * ``lm``: base-training steps of ``config/tofu.yaml``'s language model (Llama-3.2-1B's architecture
-  from its published config, randomly initialised: nothing is downloaded), AdamW as its design
-  trains it, batch 32 sequences of 256 tokens (``--dtype bf16``: the design's precision); with
-  ``--append`` also a row of the throughput table, in sequences/s, which ``unlearn-audit plan``
-  reads for that design in place of its assumed TFLOP/s;
+  from its published config, randomly initialised: nothing is downloaded), with the optimizer its
+  design trains with (AdamW), batch 32 sequences of 256 tokens (``--dtype bf16``: the design's
+  precision; ``--sequences``: other batch sizes, a row each; ``--design``: another language-model
+  design, e.g. ``config/llm.yaml:qa_gpt2``); with ``--append`` also a row of the throughput table,
+  in sequences/s, which ``unlearn-audit plan`` reads for that design in place of its assumed TFLOP/s;
 * ``lissa``: LiSSA iterations of the Hessian method (App. G.4), one Hessian-vector product of a
   minibatch of 10 a unit (``--hvp-batch``: one or more minibatch sizes), on the TinyNet;
   ``lissa-lstm`` the same on the CharLSTM, with cuDNN off as the method runs it on a GPU.  With
@@ -79,7 +80,7 @@ TINY_LM = {"model_type": "llama", "vocab_size": 128, "hidden_size": 64, "interme
 def _shapes(tiny: bool, hidden: int | None = None, windows: int | None = None, design: str | None = None) -> dict:
     if tiny:
         s = {"width": 0.25, "size": 8, "channels": 3, "classes": 10, "batch": 16, "micro": 32, "hidden": 16, "windows": 8, "chars": 12,
-             "lm": {"config": TINY_LM}, "tokens": 16, "sequences": 4}
+             "lm": {"config": TINY_LM}, "tokens": 16, "sequences": 4, "optimizer": "adamw"}
     else:
         s = {"width": 1.0, "size": 32, "channels": 3, "classes": 100, "batch": 128, "micro": 1024, "hidden": 256, "windows": 256, "chars": 80,
              **_lm_shapes()}
@@ -94,17 +95,24 @@ def _design_shapes(spec: str) -> dict:
         raise SystemExit(f"--design {spec}: no design {name!r} in {path} (designs: {', '.join(designs)})")
     design = designs[name]
     params = design["model"].get("params", {})
+    if design["model"]["name"] == "causal_lm":
+        return _lm_shapes(design)
     if design["model"]["name"] == "charlstm":
         return {"hidden": int(params.get("hidden_size", 256)), "chars": int(design.get("dataset_params", {}).get("window", 80))}
     side, channels = DATASETS[design["dataset"]].image
     return {"width": float(params.get("width", 1.0)), "size": side, "channels": channels, "classes": int(params.get("num_classes", 100))}
 
 
-def _lm_shapes() -> dict:
-    """config/tofu.yaml's language model (its ``causal_lm`` params), tokens a sequence and batch."""
-    path, name = LM_DESIGN
-    design = yaml.safe_load(path.read_text())["nn"]["designs"][name]
-    return {"lm": design["model"]["params"], "tokens": int(design["dataset_params"]["max_length"]), "sequences": int(design["train"]["batch_size"])}
+def _lm_shapes(design: dict | None = None) -> dict:
+    """A language-model design's model (its ``causal_lm`` params), tokens a sequence, batch and
+    base-training optimizer; by default config/tofu.yaml's."""
+    if design is None:
+        path, name = LM_DESIGN
+        design = yaml.safe_load(path.read_text())["nn"]["designs"][name]
+    from unlearn_audit.data.qa import QA_DEFAULTS
+
+    return {"lm": design["model"]["params"], "tokens": int(design.get("dataset_params", {}).get("max_length", QA_DEFAULTS["max_length"])),
+            "sequences": int(design["train"]["batch_size"]), "optimizer": design["train"].get("optimizer", "sgd")}
 
 
 def _causal_lm(s: dict, device: torch.device):
@@ -182,9 +190,9 @@ def case_timer(case: str, units: int, s: dict, device: torch.device):
         def run(n: int) -> None:
             batches = random_batches(len(x), s["sequences"], 1, g)
             sgd_run(model, x, y, [batches[i % len(batches)] for i in range(n)], np.full(n, 1e-5), weight_decay=0.01, grad_clip=1.0,
-                    show_progress=False, optimizer="adamw")
+                    show_progress=False, optimizer=s["optimizer"])
 
-        return run, f"{lm_label(s['lm'])}, AdamW, batch {s['sequences']} x {s['tokens']} tokens"
+        return run, f"{lm_label(s['lm'])}, {s['optimizer']}, batch {s['sequences']} x {s['tokens']} tokens"
     if case in ("lissa", "lissa-lstm"):
         lstm = case == "lissa-lstm"
         model = _charlstm(s, device) if lstm else _tinynet(s, device)
@@ -229,6 +237,8 @@ def main() -> None:
     ap.add_argument("--windows", type=int, help="the CharLSTM's batch of windows (default 256, the paper's)")
     ap.add_argument("--design", help="CONFIG:DESIGN whose model and input shapes to use (default: the paper's)")
     ap.add_argument("--hvp-batch", type=int, nargs="+", default=[10], help="lissa cases: the minibatch sizes of a product (default 10, App. G.4's CIFAR-100)")
+    ap.add_argument("--sequences", type=int, nargs="+", help="lm: the batch sizes to time, a row each (default the design's; two or more "
+                    "give plan a step's fixed cost beside its rate)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--append", type=Path, help="add each case's row to this file's per-unit table as it finishes")
     a = ap.parse_args()
@@ -236,7 +246,8 @@ def main() -> None:
     device = torch.device(a.device)
     name, today, shapes = device_name(device), dt.date.today().isoformat(), _shapes(a.tiny, a.hidden, a.windows, a.design)
     print(f"{name}, torch {torch.__version__}; load average {Path('/proc/loadavg').read_text().split()[:3]}", flush=True)
-    runs = [(case, shapes | {"hvp_batch": b}) for case in a.cases for b in (a.hvp_batch if case.startswith("lissa") else a.hvp_batch[:1])]
+    runs = [(case, shapes | {"hvp_batch": b}) for case in a.cases if case != "lm" for b in (a.hvp_batch if case.startswith("lissa") else a.hvp_batch[:1])]
+    runs += [("lm", shapes | {"sequences": q}) for q in (a.sequences or [shapes["sequences"]]) if "lm" in a.cases]
     for case, s in runs:
         t0 = time.perf_counter()
         try:

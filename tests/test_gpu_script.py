@@ -6,6 +6,7 @@ runs every step on the CPU (about a minute; not part of the suite)."""
 
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import sys
@@ -76,3 +77,29 @@ def test_the_lm_case_measures_the_model_the_tofu_design_is_priced_for():
     assert design["precision"] == "bf16" and shapes["sequences"] == design["train"]["batch_size"] == 32
     assert (f"{lm_label(shapes['lm'])} bf16", f"T={shapes['tokens']}") == model_key(design)[:2] == ("causal_lm meta-llama/Llama-3.2-1B bf16", "T=256")
     assert "--dtype bf16" in next(line for line in SCRIPT.read_text().splitlines() if line.startswith("step lm "))
+
+
+def test_the_lm_case_measures_any_language_model_design_and_plan_prices_config_llm_at_its_rows():
+    """``gpu_cases.py lm --design config/llm.yaml:qa_gpt2``: that design's GPT-2, sequences and
+    optimizer, under the label ``plan`` prices the design at; benchmarks/RESULTS.md holds its CPU rows
+    at two batch sizes, so that ``plan`` prices config/llm.yaml from a measurement, not an estimate."""
+    from unlearn_audit.pipeline.plan.cost.hours import plan_rows, read_throughputs
+    from unlearn_audit.pipeline.config import validate_config
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import gpu_cases
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    from unlearn_audit.pipeline.plan.cost.language_models import lm_label
+
+    config = yaml.safe_load((REPO / "config" / "llm.yaml").read_text())
+    design = config["nn"]["designs"]["qa_gpt2"]
+    shapes = gpu_cases._shapes(False, design="config/llm.yaml:qa_gpt2")
+    assert (shapes["tokens"], shapes["sequences"], shapes["optimizer"]) == (112, 32, "sgd")
+    assert (lm_label(shapes["lm"]), f"T={shapes['tokens']}") == model_key(design)[:2]
+    costs = read_step_costs(REPO / "benchmarks" / "RESULTS.md", "AMD EPYC")
+    assert (*model_key(design)[:2], 1) in costs
+    total = next(r for r in plan_rows(validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml", read_data=False),
+                                      read_throughputs(REPO / "benchmarks" / "RESULTS.md", "AMD EPYC")) if r["target"] == "total")
+    assert math.isfinite(total["device_hours"]) and not total["estimate"]
