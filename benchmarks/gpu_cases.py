@@ -56,7 +56,7 @@ import yaml
 
 from unlearn_audit.data import DATASETS
 from unlearn_audit.models import build_model
-from unlearn_audit.pipeline.plan.cost.language_models import lm_label
+from unlearn_audit.pipeline.plan.cost.language_models import lm_config, lm_label, lm_tokens
 from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER
 from unlearn_audit.torch_utils import compute_precision, deterministic_default
 from unlearn_audit.training.sgd import random_batches, sgd_run
@@ -109,19 +109,16 @@ def _lm_shapes(design: dict | None = None) -> dict:
     if design is None:
         path, name = LM_DESIGN
         design = yaml.safe_load(path.read_text())["nn"]["designs"][name]
-    from unlearn_audit.data.qa import QA_DEFAULTS
-
-    return {"lm": design["model"]["params"], "tokens": int(design.get("dataset_params", {}).get("max_length", QA_DEFAULTS["max_length"])),
-            "sequences": int(design["train"]["batch_size"]), "optimizer": design["train"].get("optimizer", "sgd")}
+    return {"lm": design["model"]["params"], "tokens": lm_tokens(design), "sequences": int(design["train"]["batch_size"]),
+            "optimizer": design["train"].get("optimizer", "sgd")}
 
 
 def _causal_lm(s: dict, device: torch.device):
-    """The language model of ``s["lm"]`` (its params), built on ``device`` from its shape's config:
-    a Hub model's published config (nothing downloaded), randomly initialised."""
-    from unlearn_audit.pipeline.plan.cost.language_models import HUB_CONFIGS
-
-    params = s["lm"]
-    config = params["config"] if "config" in params else HUB_CONFIGS[params["hub"]]
+    """The language model of ``s["lm"]`` (its params), built on ``device`` from its config (a Hub
+    model's published one: nothing downloaded), randomly initialised."""
+    config = lm_config(s["lm"])
+    if config is None:
+        raise SystemExit(f"lm: no config known for {s['lm']} (a config, a local directory with its config.json, or a Hub model of HUB_CONFIGS)")
     with device:
         return build_model("causal_lm", config=config)
 

@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from cli_runner import run_cli
+from linear_passes import counted_linear_passes
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.plan.cost.hours import plan_rows, read_throughputs, tinynet_training_flops
 from unlearn_audit.pipeline.plan.cost.throughput import model_key
@@ -227,21 +228,6 @@ def test_batched_hours_use_the_k_rate_for_groupable_work_only(tmp_path):
 
 
 # ----------------------------------------------------------------------------- steps and images, counted
-class _Counting:
-    """Counts the training-mode forward passes of every ``torch.nn.Linear`` (the method works on a
-    copy of the model it is given) and the rows they carry."""
-
-    def __init__(self):
-        self.calls = self.rows = 0
-
-    def __call__(self, module, args, out):
-        import torch
-
-        if isinstance(module, torch.nn.Linear) and module.training:
-            self.calls += 1
-            self.rows += len(args[0])
-
-
 @pytest.mark.parametrize(("method", "params"), [
     ("retain_finetune", {"epochs": 3, "batch_size": 16}),
     ("forget_ascent", {"epochs": 2, "batch_size": 16, "ascent_epochs": 3, "ascent_batch_size": 4}),
@@ -258,12 +244,8 @@ def test_the_cost_models_steps_and_images_are_what_a_run_computes(method, params
     g = torch.Generator().manual_seed(0)
     retain = (torch.randn(100, 5, generator=g), torch.randint(0, 3, (100,), generator=g))
     forget = (torch.randn(10, 5, generator=g), torch.randint(0, 3, (10,), generator=g))
-    counter = _Counting()
-    handle = torch.nn.modules.module.register_module_forward_hook(counter)
-    try:
+    with counted_linear_passes() as counter:
         unlearn(method, torch.nn.Linear(5, 3), retain, forget, params, generator=1)
-    finally:
-        handle.remove()
     p = make_params(method, params)
     combined = _ida_combined_steps(p, 100) if method == "ida" else 0
     assert counter.rows == unlearning_images(method, p, 100, 10)

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import pytest
 
+from linear_passes import counted_linear_passes
 from unlearn_audit.pipeline.plan.cost.language_models import HUB_CONFIGS, lm_host_mem_mb, lm_label, lm_shape
 from unlearn_audit.pipeline.plan.cost.runs import design_sizes, unlearning_images, unlearning_steps
 
@@ -95,22 +95,6 @@ def test_the_size_model_is_the_split_the_workflow_makes(tmp_path, dataset_params
     assert math.isnan(design_sizes(other_file)[0])
 
 
-class _Rows:
-    """Rows of the training-mode and the eval-mode (a reference model's) forward passes of every
-    ``torch.nn.Linear``, and the training-mode calls."""
-
-    def __init__(self):
-        self.train = self.eval = self.calls = 0
-
-    def __call__(self, module, args, out):
-        if isinstance(module, torch.nn.Linear):
-            if module.training:
-                self.train += len(args[0])
-                self.calls += 1
-            else:
-                self.eval += len(args[0])
-
-
 @pytest.mark.parametrize(("method", "params"), [
     ("gradient_ascent", {"epochs": 3, "batch_size": 4}),
     ("gradient_difference", {"epochs": 2, "batch_size": 4, "retain_weight": 1.0}),
@@ -132,14 +116,10 @@ def test_the_language_model_methods_pass_over_the_forget_pairs_as_priced(method,
         return torch.randn(n, 6, 5, generator=g), y
 
     retain, forget = pairs(100), pairs(10)
-    rows = _Rows()
-    handle = torch.nn.modules.module.register_module_forward_hook(rows)
-    try:
+    with counted_linear_passes() as passes:
         unlearn(method, torch.nn.Linear(5, 3), retain, forget, params, generator=1)
-    finally:
-        handle.remove()
     p = make_params(method, params)
-    assert rows.train + rows.eval / 3 == pytest.approx(unlearning_images(method, p, 100, 10))
+    assert passes.rows + passes.eval_rows / 3 == pytest.approx(unlearning_images(method, p, 100, 10))
     steps = unlearning_steps(method, p, 100, 10)
-    assert rows.calls == steps * (2 if method == "gradient_difference" else 1)
+    assert passes.calls == steps * (2 if method == "gradient_difference" else 1)
     assert steps == params["epochs"] * math.ceil(10 / params["batch_size"])

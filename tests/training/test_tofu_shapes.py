@@ -18,7 +18,7 @@ import yaml
 from meta_device import META, host_reads_answered
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.nn_runs import train_config
-from unlearn_audit.pipeline.plan.cost.language_models import HUB_CONFIGS
+from unlearn_audit.pipeline.plan.cost.language_models import lm_config
 from unlearn_audit.training import train_model
 from unlearn_audit.unlearning import unlearn
 
@@ -36,7 +36,7 @@ def _model():
     from unlearn_audit.models import build_model
 
     with torch.device(META):  # the architecture of the Hub model, its weights left out
-        return build_model("causal_lm", config=HUB_CONFIGS[DESIGN["model"]["params"]["hub"]])
+        return build_model("causal_lm", config=lm_config(DESIGN["model"]["params"]))
 
 
 def _pairs(n: int):

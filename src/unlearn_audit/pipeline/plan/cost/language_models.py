@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-__all__ = ["HUB_CONFIGS", "LMShape", "lm_shape", "lm_label", "lm_host_mem_mb"]
+__all__ = ["HUB_CONFIGS", "LMShape", "lm_config", "lm_shape", "lm_tokens", "lm_label", "lm_host_mem_mb"]
 
 #: The published ``config.json`` fields (those a shape needs) of the Hub models the configs name.
 HUB_CONFIGS: dict[str, dict] = {
@@ -91,17 +91,31 @@ def _shape_of(cfg: Mapping) -> LMShape | None:
     return None
 
 
-def lm_shape(params: Mapping) -> LMShape | None:
-    """The shape of a ``causal_lm`` model's ``params``: its ``config``, the ``config.json`` in its
-    ``path`` (None while the directory is not there), or its ``hub`` name's entry in
-    :data:`HUB_CONFIGS` (None for a Hub model not listed)."""
+def lm_config(params: Mapping) -> dict | None:
+    """The ``transformers`` config mapping of a ``causal_lm`` model's ``params``: its ``config``, the
+    ``config.json`` in its ``path`` (None while the directory is not there), or its ``hub`` name's
+    entry in :data:`HUB_CONFIGS` (None for a Hub model not listed)."""
     if params.get("config") is not None:
-        return _shape_of(params["config"])
+        return dict(params["config"])
     if params.get("path") is not None:
         file = Path(params["path"]) / "config.json"
-        return _shape_of(json.loads(file.read_text())) if file.is_file() else None
+        return json.loads(file.read_text()) if file.is_file() else None
     cfg = HUB_CONFIGS.get(str(params.get("hub")))
+    return dict(cfg) if cfg is not None else None
+
+
+def lm_shape(params: Mapping) -> LMShape | None:
+    """The shape of a ``causal_lm`` model's ``params`` (:func:`lm_config`); None where its config is
+    not known or of another layout."""
+    cfg = lm_config(params)
     return _shape_of(cfg) if cfg is not None else None
+
+
+def lm_tokens(design: Mapping) -> int:
+    """The tokens a question-answer pair of a design is padded to: its ``dataset_params.max_length``."""
+    from ....data.qa import QA_DEFAULTS
+
+    return int(design.get("dataset_params", {}).get("max_length", QA_DEFAULTS["max_length"]))
 
 
 def lm_label(params: Mapping) -> str:

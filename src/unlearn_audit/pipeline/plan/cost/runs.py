@@ -132,7 +132,7 @@ def unlearning_images(method: str, p, n_retain: float, n_forget: float) -> float
     if not math.isfinite(n_retain):
         return math.nan
     if _passes_over_forget(p):
-        steps = p.epochs * math.ceil(n_forget / p.batch_size) if n_forget else 0
+        steps = unlearning_steps(method, p, n_retain, n_forget)
         retain_rows = steps * min(p.batch_size, n_retain) if getattr(p, "retain_weight", 0.0) > 0 else 0.0
         return p.epochs * n_forget * (1.0 + (FORWARD if method == "npo" else 0.0)) + retain_rows
     if method == "hessian":

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ....data import DATASETS
-from .language_models import lm_label, lm_shape
+from .language_models import lm_label, lm_shape, lm_tokens
 from .runs import HVP, charlstm_training_flops
 
 __all__ = ["StepCost", "HVP_HEADER", "PRECISIONS", "precision_label", "tinynet_training_flops", "model_key", "read_throughputs", "read_step_costs", "read_hvp_costs",
@@ -138,9 +138,7 @@ def _model_key(design: Mapping) -> tuple[str, str, float]:
     model = design["model"]
     p = model.get("params", {})
     if model["name"] == "causal_lm":
-        from ....data.qa import QA_DEFAULTS
-
-        tokens = int(design.get("dataset_params", {}).get("max_length", QA_DEFAULTS["max_length"]))
+        tokens = lm_tokens(design)
         shape = lm_shape(p)
         return lm_label(p), f"T={tokens}", shape.training_flops(tokens) if shape else math.nan
     if model["name"] == "charlstm":  # the schema's model names: tinynet, charlstm
