@@ -24,6 +24,7 @@ from unlearn_audit.data import load_audit_data  # noqa: E402
 from unlearn_audit.models import build_model  # noqa: E402
 from unlearn_audit.pipeline import nn as pnn  # noqa: E402
 from unlearn_audit.pipeline import nn_runs  # noqa: E402
+from unlearn_audit.pipeline.plan.experiment import design_seed  # noqa: E402
 from unlearn_audit.scores import model_scores  # noqa: E402
 from unlearn_audit.training import train_model  # noqa: E402
 from unlearn_audit.unlearning import unlearn  # noqa: E402
@@ -43,7 +44,7 @@ def design_data(cfg: dict, design: str, workdir: Path):
     workdir.mkdir(parents=True, exist_ok=True)
     data_path = workdir / f"{design}.npz"
     if not data_path.exists():
-        pnn.prepare_data(design, dcfg, int(cfg["seed"]), str(ROOT / cfg.get("resources_dir", "resources")),
+        pnn.prepare_data(design, dcfg, design_seed(dcfg, int(cfg["seed"])), str(ROOT / cfg.get("resources_dir", "resources")),
                          data_path, workdir / f"{design}_split.parquet")
     return load_audit_data(data_path)
 
@@ -56,7 +57,7 @@ def train_base(cfg: dict, design: str, data, signs: np.ndarray, cache: Path | No
     if cache is not None and cache.exists():
         model.load_state_dict(torch.load(cache, map_location="cpu", weights_only=True))
         return model, 0.0
-    x0, tcfg, orders = nn_runs.base_training_setup(design, dcfg, int(cfg["seed"]), data)
+    x0, tcfg, orders = nn_runs.base_training_setup(design, dcfg, design_seed(dcfg, int(cfg["seed"])), data)
     x, y, ids = nn_runs.training_set(data, signs)
     model.load_state_dict(x0)
     t0 = time.perf_counter()

@@ -153,3 +153,16 @@ def test_pricing_asks_for_the_configured_minutes_where_the_data_have_no_size_mod
     for name in experiments:
         assert all(math.isnan(v) for v in unlearning_run_work(design, [experiments[name]])[:3])
         assert pricing.run_minutes("d", [name]) == 3
+
+
+def test_a_design_draws_its_streams_from_its_own_seed_else_the_configs(default):
+    nn = NNPlan(default["nn"], PlanFiles("out"), FixedPricing(40), default["seed"])
+    seeds = {d: nn.design_seed(d) for d in nn.used_designs()}
+    for design, seed in seeds.items():
+        assert seed == default["nn"]["designs"][design].get("seed", default["seed"])
+    assert len(set(seeds.values())) == 2  # the heuristics' digits designs drawn anew, the others at the config's seed
+    assert seeds["shakespeare"] == default["seed"] and seeds["digits_uniform"] != default["seed"]
+    group = nn.unlearn_groups()[0]
+    design = nn.design_of(group[0])
+    assert nn.seed_of_design(W(design=design)) == nn.seed_of_group(W(group=group[0])) == seeds[design]
+    assert NNPlan(default["nn"], PlanFiles("out"), FixedPricing(40), 7).design_seed("shakespeare") == 7

@@ -28,7 +28,7 @@ rule nn_prepare_data:
         **plan.resources.step_resources(minutes=30),
     params:
         cfg=plan.nn.data_params,
-        seed=config["seed"],
+        seed=plan.nn.seed_of_design,
     script:
         "../scripts/nn_prepare_data.py"
 
@@ -44,7 +44,7 @@ rule nn_sample_signs:
         CPU_ENV
     params:
         cfg=plan.nn.signs_params,
-        seed=config["seed"],
+        seed=plan.nn.seed_of_design,
     script:
         "../scripts/nn_sample_signs.py"
 
@@ -70,7 +70,7 @@ rule nn_train:
         **plan.resources.train_resources(),
     params:
         job=plan.nn.train_job,
-        seed=config["seed"],
+        seed=plan.nn.seed_of_design,
     script:
         "../scripts/nn_train.py"
 
@@ -110,7 +110,7 @@ rule nn_unlearn:
         **plan.resources.unlearn_resources(),
     params:
         job=plan.nn.unlearn_job,
-        seed=config["seed"],
+        seed=plan.nn.seed_of_group,
     script:
         "../scripts/nn_unlearn.py"
 

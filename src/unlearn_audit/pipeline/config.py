@@ -197,9 +197,10 @@ def _pairwise_coverage(config: dict, exp: dict, design: dict) -> list[tuple[str,
     if exp.get("auditor") != "pairwise":
         return []
     from ..auditors.runs import candidate_sign_table, sign_matrix
+    from .plan.experiment import design_seed
 
     m, name = int(design["m"]), exp["design"]
-    table = candidate_sign_table(name, m, int(design["calibration_runs"]), int(design["evaluation_runs"]), int(config.get("seed", 0)))
+    table = candidate_sign_table(name, m, int(design["calibration_runs"]), int(design["evaluation_runs"]), design_seed(design, int(config.get("seed", 0))))
     _, signs = sign_matrix(table, "eval")
     drawn = {tuple(int(v) for v in s) for s in signs}
     if len(drawn) < 2:
@@ -461,8 +462,9 @@ def _calibration_coverage(config: dict, name: str, design: dict) -> list[tuple[s
     """Every candidate batch needs >= 2 calibration runs with it in and >= 2 with it out (Algorithm 2
     step 7); the sign vectors are a deterministic function of the seed, so this is known now."""
     from ..auditors.runs import sign_matrix, sign_table
+    from .plan.experiment import design_seed
 
-    table = sign_table(name, int(design["m"]), int(design["calibration_runs"]), 0, int(config.get("seed", 0)))
+    table = sign_table(name, int(design["m"]), int(design["calibration_runs"]), 0, design_seed(design, int(config.get("seed", 0))))
     _, signs = sign_matrix(table, "calib")
     n_in = (signs == 1).sum(axis=0)
     n_out = (signs == -1).sum(axis=0)

@@ -45,7 +45,7 @@ class WorkflowPlan:
         self.results = config["results_dir"]
         self.files = PlanFiles(self.results)
         self.pricing = ChunkPricing(config)
-        self.nn = NNPlan(config["nn"], self.files, self.pricing)
+        self.nn = NNPlan(config["nn"], self.files, self.pricing, config["seed"])
         self.resources = ResourcesPlan(config, self.nn, self.pricing)
         self.certified = CertifiedPlan(self.nn)
         self.convex = ConvexPlan(config["convex"], self.files)

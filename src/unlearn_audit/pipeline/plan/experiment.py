@@ -7,12 +7,19 @@ from typing import Mapping
 
 from ...stats.selection import DEFAULT_CELL, Cell
 
-__all__ = ["PHASES", "DEVICE_PATH_KEYS", "preregistered_cell", "certified_claim", "audit_delta", "method_params", "chunks"]
+__all__ = ["PHASES", "DEVICE_PATH_KEYS", "design_seed", "preregistered_cell", "certified_claim", "audit_delta", "method_params", "chunks"]
 
 PHASES = ("calib", "eval")
 #: The design keys that name a device setting (bf16 autocast, torch.compile, deterministic kernels):
 #: params of the torch rules.
 DEVICE_PATH_KEYS = ("precision", "compile", "deterministic")
+
+
+def design_seed(design_cfg: Mapping, root_seed: int) -> int:
+    """The root seed of a design's streams (its data split, sign vectors, x0, order, base models and
+    its experiments' unlearning): the design's own ``seed``, else the config's ``root_seed``
+    (docs/workflow.md, "Pre-registration")."""
+    return int(design_cfg.get("seed", root_seed))
 
 
 def chunks(runs: list[int], size: int) -> list[list[int]]:

@@ -9,7 +9,7 @@ import re
 from ... import catalogue
 from .paths import chunk_keys, chunk_name
 from ...stats.signs import num_sign_vectors
-from .experiment import DEVICE_PATH_KEYS, PHASES, chunks as _chunks, preregistered_cell
+from .experiment import DEVICE_PATH_KEYS, PHASES, chunks as _chunks, design_seed as _design_seed, preregistered_cell
 from .files import PlanFiles
 from .pricing import ChunkPricing
 
@@ -30,10 +30,11 @@ class NNPlan:
     ``files`` and its chunks cut at what ``pricing`` says a job holds (the resources of the jobs:
     :class:`.resources.ResourcesPlan`; Table 6 and Figures 1a–c: :class:`.certified.CertifiedPlan`)."""
 
-    def __init__(self, nn_config: dict, files: PlanFiles, pricing: ChunkPricing):
+    def __init__(self, nn_config: dict, files: PlanFiles, pricing: ChunkPricing, root_seed: int = 0):
         self._cfg = nn_config
         self.files = files
         self.pricing = pricing
+        self.root_seed = int(root_seed)
 
     def designs(self) -> list[str]:
         """Every design the config defines (:meth:`used_designs`: those an experiment uses)."""
@@ -54,6 +55,10 @@ class NNPlan:
 
     def used_designs(self) -> list[str]:
         return sorted({self.design_of(e) for e in self.experiments()})
+
+    def design_seed(self, design: str) -> int:
+        """The root seed of a design's streams (:func:`.experiment.design_seed`)."""
+        return _design_seed(self.design(design), self.root_seed)
 
     def is_joint(self, design: str) -> bool:
         """A joint (Algorithm 3) design: Γ calibration runs per candidate S̃ ∈ S_m, one base model per S̃."""
@@ -341,6 +346,14 @@ class NNPlan:
         return tables + [f for name in targets if name not in NN_TABLES + tuple(catalogue.CERTIFIED_TABLES) for f in self.files.figure_files(name)]
 
     # input and params functions of the nn rules (they take the rule's wildcards)
+    def seed_of_design(self, wildcards) -> int:
+        """The root seed of rules nn_prepare_data, nn_sample_signs and nn_train (:meth:`design_seed`)."""
+        return self.design_seed(wildcards.design)
+
+    def seed_of_group(self, wildcards) -> int:
+        """The root seed of rule nn_unlearn: its group's design's (:meth:`design_seed`)."""
+        return self.design_seed(self.design_of(self.group(wildcards.group)[0]))
+
     def data_params(self, wildcards) -> dict:
         return self.design(wildcards.design, keys=NN_DATA_KEYS)
 
