@@ -23,7 +23,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from divergences import experiment_rows  # noqa: E402
 
-COLUMNS = ["epsilon_lb_claim", "epsilon_lb", "epsilon_lb_exact", "right_fraction", "forget_acc", "test_acc", "gap", "d_prime"]
+COLUMNS = ["epsilon_lb_claim", "epsilon_lb_theorem42", "epsilon_lb_exact", "guess_fraction", "forget_acc", "test_acc", "gap", "d_prime"]
 
 
 def side_by_side(fp32: Path, bf16: Path) -> pd.DataFrame:
@@ -41,7 +41,7 @@ def main() -> None:
     bf16 = Path(sys.argv[2] if len(sys.argv) > 2 else "results_bf16")
     table = side_by_side(fp32, bf16)
     with pd.option_context("display.width", 250, "display.max_columns", None, "display.float_format", "{:.3f}".format):
-        print(f"# {fp32} (fp32) against {bf16} (bf16 autocast): pre-registered cell: the claim (its pre-registered test), Theorem 4.2 (epsilon_lb), the exact test")
+        print(f"# {fp32} (fp32) against {bf16} (bf16 autocast): pre-registered cell: the claim (its pre-registered test), Theorem 4.2, the exact test")
         print(table.to_string())
 
 

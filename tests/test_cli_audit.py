@@ -25,7 +25,7 @@ from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.auditors.runs import sign_table
 from unlearn_audit.io import write_parquet
 from synthetic_scores import split_batch
-from unlearn_audit.stats.selection import Cell
+from unlearn_audit.stats.selection import DEFAULT_CELL, Cell
 
 # A producer that knows nothing of unlearn_audit: numpy and pyarrow only.  One Parquet file per
 # run (calib/<run>.parquet, eval/<run>.parquet), run ids counted within each phase and a seed
@@ -177,7 +177,7 @@ def test_equals_the_pipeline_fit_and_audit(tmp_path, capsys):
     assert rc == 0, err
     fit = fit_table(scores[scores.phase == "calib"], "exp", scores=["logit"])
     overlaps, bounds = audit_tables(fit, scores[scores.phase == "eval"], signs[signs.phase == "eval"], 24, [8, 24],
-                                    primary=Cell(24, "mean", "logit"))
+                                    primary=Cell(24, "mean", "logit", DEFAULT_CELL["test"]))  # the workflow's default cell
     for a in res["audits"]:
         assert a["overlaps"] == overlaps[overlaps.r == a["r"]].sort_values("run")["overlap"].tolist()
     got = pd.read_parquet(tmp_path / "b.parquet")

@@ -7,35 +7,45 @@ list of each, with the caption or title it is shown with.  Standard library only
 
 from __future__ import annotations
 
-__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CONVEX_MECHANISMS", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column", "NAME_PATTERN", "pattern"]
+__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CONVEX_MECHANISMS", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column",
+           "PAPER_AUDIT_SIZES", "NAME_PATTERN", "pattern"]
 
 #: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7; App. F.4) → caption; an experiment lists the ones it fills.
+#: Every table leads with each row's claim (its pre-registered test's bound) and the claim's own ceiling, Theorem 4.2's beside it.
 NN_TABLES = {
-    "table1a": "Table 1a: epsilon lower bounds on Shakespeare (uncertified methods)",
-    "table1b": "Table 1b: epsilon lower bounds on images, uniform and adversarial splits",
-    "table3": "Table 3: logit score vs cross-entropy loss score over r",
-    "table4": "Table 4: mean vs median aggregation of overlaps over r",
-    "table5": "Table 5: batch size B and guess budget r, forget ascent",
-    "table7": "Table 7: Hessian-based unlearning, final noise sigma",
+    "table1a": "Table 1a: epsilon lower bounds on Shakespeare (uncertified methods), the pre-registered claim first, Theorem 4.2's beside it",
+    "table1b": "Table 1b: epsilon lower bounds on images, uniform and adversarial splits, the pre-registered claim first, Theorem 4.2's beside it",
+    "table3": "Table 3: logit score vs cross-entropy loss score over r (the claim's bounds, then Theorem 4.2's)",
+    "table4": "Table 4: mean vs median aggregation of overlaps over r (the claim's bounds, then Theorem 4.2's)",
+    "table5": "Table 5: batch size B and guess budget r, forget ascent (the claim's bound, then Theorem 4.2's)",
+    "table7": "Table 7: Hessian-based unlearning, final noise sigma (the claim first, Theorem 4.2's beside it)",
     "appendix_f4": "App. F.4: uncertified model clipping just after its first noisy step, batchwise auditor at large batches "
     "and the joint auditor beside it (why the certified audits use the joint auditor)",
     "llm_qa": "Language models: epsilon lower bounds on question-answer pairs about entities (a candidate batch is one entity's "
     "pairs, scores the answers' log-likelihood given the questions; accuracies are answer-token accuracies)",
 }
 
+#: The paper's audit size (m candidate batches, guess budget r) of each dataset's neural-network audits
+#: (Section 7: CIFAR-100, whose small stand-in is digits, and Shakespeare): the size the tables'
+#: ``epsilon_lb_theorem42_at_paper_size`` extrapolates an audit's fraction of right guesses to
+#: (:func:`unlearn_audit.stats.guesses.theorem42_at_size`); another dataset has none (NaN).
+PAPER_AUDIT_SIZES = {"cifar100": (4500, 3000), "digits": (4500, 3000), "shakespeare": (400, 100)}
+
 #: The certified audits' tables (paper Table 6; Sec. 7.3's pairwise baseline on the uncertified methods) → caption.
 CERTIFIED_TABLES = {
     "table6": "Table 6: model clipping on the certified (epsilon, C2, sigma) grid: noisy steps from the accountant, "
-    "epsilon_LB at the first noisy step and after fine-tuning (joint auditor, r = m, audited at the certified delta)",
-    "pairwise_uncertified": "Sec. 7.3: the pairwise auditor (App. A.3) on the uncertified methods: error counts, Eq. 3's bound "
-    "and the largest bound its L runs allow (every guess right); where it is 0, as at the paper's L = 10, this auditor cannot reject: the paper's point",
+    "the claim (the pre-registered test's epsilon_LB) at the first noisy step and after fine-tuning with its own ceiling, "
+    "Theorem 4.2's beside it (joint auditor, r = m, audited at the certified delta)",
+    "pairwise_uncertified": "Sec. 7.3: the pairwise auditor (App. A.3) on the uncertified methods: the claim with its own ceiling, error counts, "
+    "Eq. 3's bound and the largest bound its L runs allow (every guess right); where that is 0, as at the paper's L = 10, Eq. 3 cannot "
+    "reject: the paper's point",
 }
 
 #: The certified audits' figures (paper Figures 1a–c) → caption.
 CERTIFIED_FIGURES = {
-    "figure1a": "Figure 1a: epsilon_LB(t) along the model-clipping trajectory, uncertified variant vs certified runs",
-    "figure1b": "Figure 1b: joint sign-vector auditor vs pairwise auditor (rewind-to-delete, uniform split)",
-    "figure1c": "Figure 1c: rewind-to-delete, epsilon_LB against the target epsilon",
+    "figure1a": "Figure 1a: the claim epsilon_LB(t) along model clipping's trajectory, uncertified vs certified runs",
+    "figure1b": "Figure 1b: joint vs pairwise auditor, their claims (rewind-to-delete, uniform split)",
+    "figure1c": "Figure 1c: rewind-to-delete, the claim's epsilon_LB against the target epsilon",
 }
 
 #: The convex mechanisms of Section 8 (Table 2) → the title of their panels.

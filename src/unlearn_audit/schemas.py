@@ -119,8 +119,18 @@ REPORTED_ROLES = ("preregistered", "selected")
 
 #: The boolean flags every neural-network table and figure CSV carries beside an audited model set
 #: (docs/workflow.md, "Accuracies and flags"): its models are at chance, the method left them where
-#: No unlearning has them, the design's audit has no power (its No-unlearning control is not rejected).
-DIAGNOSTIC_FLAGS = ("at_chance", "no_op", "no_power")
+#: No unlearning has them, the design's audit has no power (its No-unlearning control is not rejected),
+#: the method's forget accuracy tells it apart from Retrain's (it does not look unlearned).
+DIAGNOSTIC_FLAGS = ("at_chance", "no_op", "no_power", "not_forgotten")
+#: The flags of a checkpoint step's models (the algorithm stopped at that step): those of
+#: ``DIAGNOSTIC_FLAGS`` a step has of its own (no power is its design's).
+STEP_FLAGS = ("at_chance", "no_op", "not_forgotten")
+
+#: The scale-free readings of a reported cell's overlaps the neural-network tables print beside its ε
+#: (:mod:`unlearn_audit.stats.guesses`; README, "Reading a table"): the mean fraction of right guesses
+#: V / r over the evaluation runs, its 95 % t-interval, and Theorem 4.2's bound of the same fractions
+#: at the paper's audit size (an extrapolation, :data:`unlearn_audit.catalogue.PAPER_AUDIT_SIZES`).
+GUESS_COLUMNS = ("guess_fraction", "guess_fraction_low", "guess_fraction_high", "epsilon_lb_theorem42_at_paper_size")
 
 #: Scores of the model at noisy step ``step`` of a run (model clipping, Figure 1a): the audit of the
 #: algorithm as if it had stopped at that step, without rerunning the trajectory per step.

@@ -21,7 +21,7 @@ from unlearn_audit.auditors.tables import audit_tables
 from unlearn_audit.auditors.runs import sign_table
 from unlearn_audit.auditors.score_files import ScoreAudit, audit_scores, read_score_files, read_signs_file
 from unlearn_audit.io import write_parquet
-from unlearn_audit.stats.selection import Cell
+from unlearn_audit.stats.selection import DEFAULT_CELL, Cell
 from synthetic_scores import split_batch
 
 M = 12
@@ -108,7 +108,7 @@ def test_audit_scores_equals_the_pipeline_fit_and_audit():
     assert (res.experiment, res.score, res.m, res.calibration_runs, res.evaluation_runs) == ("exp", "logit", M, 16, 5)
     fit = fit_table(scores[scores.phase == "calib"], "exp", scores=["logit"])
     overlaps, bounds = audit_tables(fit, scores[scores.phase == "eval"], signs[signs.phase == "eval"], M, [4, 12],
-                                    primary=Cell(12, "mean", "logit"))
+                                    primary=Cell(12, "mean", "logit", DEFAULT_CELL["test"]))  # the workflow's default cell
     pd.testing.assert_frame_equal(res.fit.reset_index(drop=True), fit.reset_index(drop=True), check_dtype=False)
     pd.testing.assert_frame_equal(res.overlaps.reset_index(drop=True), overlaps.reset_index(drop=True), check_dtype=False)
     pd.testing.assert_frame_equal(res.bounds.reset_index(drop=True), bounds.reset_index(drop=True), check_dtype=False)

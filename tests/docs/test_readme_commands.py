@@ -130,6 +130,10 @@ def test_audit_of_the_example_scores_matches_bound_on_the_example_overlaps():
         assert bound["epsilon_lb"] == pytest.approx(row["epsilon_lb"]) and bound["rejected"] == row["rejected"]
     preregistered = [b for a in audit["audits"] for b in a["bounds"] if b["role"] == "preregistered"]
     assert len(preregistered) == 1 and preregistered[0]["r"] == 60 and preregistered[0]["rejected"]
+    # its claim is the workflow's default test's, the reference test (docs/cli.md)
+    rc, out, err = run_cli("bound", "--m", m, "--r", 60, "--overlaps-file", "examples/overlaps.parquet", "--method", "reference", cwd=REPO)
+    assert rc == 0, err
+    assert preregistered[0]["test"] == "reference" and json.loads(out)["epsilon_lb"] == pytest.approx(preregistered[0]["epsilon_lb_test"])
 
 
 def test_bound_refuses_an_m_that_contradicts_the_example_overlaps():

@@ -1,14 +1,16 @@
-"""Accuracies and the three warnings beside every bound (pipeline/diagnostics.py): a model set at
-chance, a method that left the model where the No-unlearning control has it, and a design whose
-control is not rejected (no power) are flagged, for final models and for every checkpoint step."""
+"""Accuracies and the four warnings beside every bound (pipeline/diagnostics.py): a model set at
+chance, a method that left the model where the No-unlearning control has it, a design whose
+control is not rejected (no power) and a method whose forget accuracy tells it apart from the
+Retrain control's (not forgotten) are flagged, for final models and for every checkpoint step."""
 
 import io
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from unlearn_audit.pipeline.diagnostics import (at_chance, checkpoint_accuracies, checkpoint_diagnostics, experiment_diagnostics,
-                                                same_accuracy, warn)
+from unlearn_audit.pipeline.diagnostics import (FORGET_MARGIN, at_chance, checkpoint_accuracies, checkpoint_diagnostics, experiment_diagnostics,
+                                                is_not_forgotten, same_accuracy, warn)
 
 
 def test_at_chance_is_two_binomial_standard_errors_of_one_over_the_classes():
@@ -39,11 +41,12 @@ def test_a_method_at_the_no_unlearning_level_is_a_no_op_and_destroyed_models_are
                    "works": {"design": "d", "method": "forget_ascent"},
                    "dead": {"design": "d", "method": "model_clipping"},
                    "other": {"design": "e", "method": "forget_ascent"}}
-    metrics = pd.DataFrame(_metrics("ctl", 1.0) + _metrics("ret", 0.0) + _metrics("noop", 1.0) + _metrics("works", 0.05)
+    metrics = pd.DataFrame(_metrics("ctl", 1.0) + _metrics("ret", 0.97) + _metrics("noop", 1.0) + _metrics("works", 0.05)
                            + _metrics("dead", 0.1, test_acc=0.1) + _metrics("other", 1.0) + [{**_metrics("ctl", 0.5)[0], "phase": "calib"}])
     bounds = _bounds({"ctl": 12.0, "ret": 0.0, "noop": 11.5, "works": 3.0, "dead": 0.0, "other": 12.0})
     d = experiment_diagnostics(bounds, metrics, experiments).set_index("experiment")
-    assert d.loc["ctl", "forget_acc"] == 1.0 and d.loc["ret", "forget_acc"] == 0.0  # evaluation runs only
+    assert d.loc["ctl", "forget_acc"] == 1.0 and d.loc["ret", "forget_acc"] == pytest.approx(0.97)  # evaluation runs only
+    assert not d.not_forgotten.any()  # every forget accuracy within 0.05 of Retrain's, or below it
     assert d.no_op.to_dict() == {"ctl": False, "ret": False, "noop": True, "works": False, "dead": False, "other": False}
     assert d.at_chance.to_dict() == {"ctl": False, "ret": False, "noop": False, "works": False, "dead": True, "other": False}
     assert not d.no_power.any()  # the control of d is rejected; e has no control here
@@ -84,7 +87,7 @@ def test_a_control_at_zero_makes_no_method_a_no_op_and_flags_every_experiment_of
                    "ret": {"design": "d", "method": "no_unlearning", "base": "retrain"},
                    "m": {"design": "d", "method": "retain_finetune"},
                    "ctl_e": {"design": "e", "method": "no_unlearning"}, "m_e": {"design": "e", "method": "retain_finetune"}}
-    metrics = pd.DataFrame(_metrics("ctl", 0.58) + _metrics("ret", 0.3) + _metrics("m", 0.58) + _metrics("ctl_e", 1.0) + _metrics("m_e", 1.0))
+    metrics = pd.DataFrame(_metrics("ctl", 0.58) + _metrics("ret", 0.55) + _metrics("m", 0.58) + _metrics("ctl_e", 1.0) + _metrics("m_e", 1.0))
     bounds = _bounds({"ctl": 0.0, "ret": 0.0, "m": 0.0, "ctl_e": 5.0, "m_e": 0.0})
     d = experiment_diagnostics(bounds, metrics, experiments).set_index("experiment")
     # the same forget accuracy and a bound "at 90 % of" 0: two zeros say nothing about each other
@@ -111,3 +114,28 @@ def test_every_checkpoint_step_is_flagged_as_its_own_model_set():
     # the final models are neither: the flags of a step are its own
     assert not diagnostics.set_index("experiment").loc["mc", ["at_chance", "no_op"]].any()
     assert checkpoint_diagnostics(steps.iloc[:0], metrics[metrics.experiment == "ctl"], diagnostics, experiments).empty
+
+
+def test_a_method_whose_forget_accuracy_is_above_retrains_is_not_forgotten():
+    """Not forgotten: a method's mean forget accuracy more than FORGET_MARGIN above its design's Retrain
+    control's; never the controls, a design without Retrain here, or a missing accuracy."""
+    experiments = {"ctl": {"design": "d", "method": "no_unlearning", "base": "trained"},
+                   "ret": {"design": "d", "method": "no_unlearning", "base": "retrain"},
+                   "kept": {"design": "d", "method": "retain_finetune"}, "close": {"design": "d", "method": "forget_ascent"},
+                   "unknown": {"design": "d", "method": "ida"}, "alone": {"design": "e", "method": "retain_finetune"}}
+    metrics = pd.DataFrame(_metrics("ctl", 1.0) + _metrics("ret", 0.8) + _metrics("kept", 0.9) + _metrics("close", 0.8 + FORGET_MARGIN - 0.01)
+                           + _metrics("unknown", float("nan")) + _metrics("alone", 1.0))
+    bounds = _bounds({"ctl": 5.0, "ret": 0.0, "kept": 2.0, "close": 0.5, "unknown": 1.0, "alone": 3.0})
+    d = experiment_diagnostics(bounds, metrics, experiments).set_index("experiment")
+    assert d.not_forgotten.to_dict() == {"ctl": False, "ret": False, "kept": True, "close": False, "unknown": False, "alone": False}
+    assert is_not_forgotten(0.86, 0.8) and not is_not_forgotten(0.85, 0.8) and not is_not_forgotten(0.9, float("nan"))
+    lines = warn(d.reset_index(), io.StringIO())
+    assert len(lines) == 1 and "kept" in lines[0] and "does not look unlearned" in lines[0]
+    # a checkpoint step is judged by its own forget accuracy against the same Retrain control
+    record = '{"checkpoint_test_acc": {"1": 0.97, "40": 0.9}, "checkpoint_forget_acc": {"1": 1.0, "40": 0.82}}'
+    stepped = pd.concat([metrics, pd.DataFrame([{**row, "record": record} for row in _metrics("mc", 0.8)])], ignore_index=True)
+    experiments["mc"] = {"design": "d", "method": "model_clipping"}
+    diagnostics = experiment_diagnostics(bounds, stepped, experiments)
+    steps = pd.DataFrame([{"experiment": "mc", "step": t, "role": "preregistered", "epsilon_lb_test": 0.0} for t in (1, 40)])
+    got = checkpoint_diagnostics(steps, stepped, diagnostics, experiments).set_index("step")
+    assert got.not_forgotten.to_dict() == {1: True, 40: False}

@@ -12,25 +12,27 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from unlearn_audit.pipeline.config import validate_config
+from unlearn_audit.pipeline.config import load_yaml, validate_config
 from unlearn_audit.pipeline.plan import NN_TABLES, WorkflowPlan, audit_delta, preregistered_cell
-from unlearn_audit.stats.selection import Cell
+from unlearn_audit.stats.selection import DEFAULT_CELL, Cell
 from unlearn_audit.stats.signs import num_sign_vectors
 from workflow_utils import REPO
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 
 
-def test_preregistered_cell_defaults_to_largest_r_mean_logit():
-    assert preregistered_cell({"r": [5, 50, 20]}) == Cell(50, "mean", "logit")
+def test_preregistered_cell_defaults_to_largest_r_mean_logit_reference():
+    assert preregistered_cell({"r": [5, 50, 20]}) == Cell(50, "mean", "logit", "reference")
+    schema = load_yaml(SCHEMA)["$defs"]["experiment"]["properties"]
+    assert schema["test"]["default"] == DEFAULT_CELL["test"] == "reference"  # the config's default is the one the plan assumes
 
 
 def test_preregistered_cell_uses_explicit_values():
-    cell = preregistered_cell({"r": [5, 50, 20], "report_r": 20, "statistic": "median", "score": "loss"})
-    assert cell == Cell(20, "median", "loss")
+    cell = preregistered_cell({"r": [5, 50, 20], "report_r": 20, "statistic": "median", "score": "loss", "test": "theorem4.2"})
+    assert cell == Cell(20, "median", "loss", "theorem4.2")
     assert isinstance(cell.r, int)
-    assert preregistered_cell({"r": [5, 50], "report_r": None}) == Cell(50, "mean", "logit")
-    assert preregistered_cell({"r": [5, 50], "score": "loss"}) == Cell(50, "mean", "loss")
+    assert preregistered_cell({"r": [5, 50], "report_r": None}) == Cell(50, "mean", "logit", "reference")
+    assert preregistered_cell({"r": [5, 50], "score": "loss"}) == Cell(50, "mean", "loss", "reference")
 
 
 def _plan(overrides: dict | None = None) -> WorkflowPlan:
@@ -190,6 +192,8 @@ def test_plan_input_functions_name_the_phase_files():
         "digits_uniform_hessian_s1e3", "digits_uniform_hessian_s5e3", "digits_uniform_hessian_s1e2",  # uniform only (App. G.4)
         "digits_uniform_no_unlearning", "digits_uniform_retrain",  # beside its controls
     ]
+    # the tables' guess fractions read the same experiments' overlaps
+    assert plan.nn.table_overlaps(wc) == [f.replace("/bounds.parquet", "/overlaps.parquet") for f in plan.nn.table_bounds(wc)]
     summary = plan.nn.experiment_summary("digits_uniform_ida_q1")
     assert summary["report_r"] == 100 and summary["m"] == 144 and summary["label"] == "IDA q=1"
     assert plan.resources.runtime_minutes("digits_uniform", 25) == 25 + 5

@@ -36,29 +36,35 @@ def _bounds_and_metrics(primary: Cell | None = None, selection: str = "preregist
     return bounds, metrics, experiments
 
 
+_FLAGS = ["retain_acc", "forget_acc", "test_acc", "at_chance", "no_op", "no_power", "not_forgotten"]
+
+
 def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
     bounds, metrics, experiments = _bounds_and_metrics()
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     t1 = table1(bounds, metrics, experiments, diagnostics)
-    assert list(t1.columns) == ["method", "params", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "m", "L",
-                                "retain_acc", "forget_acc", "test_acc", "at_chance", "no_op", "no_power", "cell"]
+    assert list(t1.columns) == ["method", "params", "split", "epsilon_lb_claim", "test", "epsilon_lb_theorem42", "epsilon_ldp", "epsilon_lb_exact",
+                                "mu_lb", "r", "m", "L", *_FLAGS, "cell"]
     assert (t1.test_acc == 0.7).all() and not t1.at_chance.any() and not t1.no_op.any()  # no control here: no no-op verdict
     for _, row in t1.iterrows():
         name = row.method.split()[-1]
         want = bounds[(bounds.experiment == name) & (bounds.role == "preregistered")].iloc[0]
         assert (want.r, want.score, want.statistic) == (40, "logit", "mean")  # the default cell
-        assert row.epsilon_lb == want.epsilon_lb and row.epsilon_ldp == want.epsilon_ldp and row.r == 40
+        assert row.epsilon_lb_claim == want.epsilon_lb_test and row.test == want.test == "theorem4.2"
+        assert row.epsilon_lb_theorem42 == want.epsilon_lb and row.epsilon_ldp == want.epsilon_ldp and row.r == 40
         assert row.epsilon_lb_exact == want.epsilon_lb_exact and row.mu_lb == want.mu_lb
         assert row.cell == "preregistered: logit/mean"
     t7 = table7(bounds, metrics, experiments, diagnostics)
-    assert list(t7.columns) == ["method", "sigma", "split", "epsilon_lb", "epsilon_ldp", "epsilon_lb_exact", "mu_lb", "r", "retain_acc", "forget_acc",
-                                "test_acc", "at_chance", "no_op", "no_power", "cell"]
-    assert set(t7.epsilon_lb) == set(t1.epsilon_lb) and set(t7.cell) == {"preregistered: logit/mean"}
+    assert list(t7.columns) == ["method", "sigma", "split", "epsilon_lb_claim", "test", "epsilon_lb_theorem42", "epsilon_ldp", "epsilon_lb_exact",
+                                "mu_lb", "r", "m", "L", *_FLAGS, "cell"]
+    assert set(t7.epsilon_lb_claim) == set(t1.epsilon_lb_claim) and set(t7.cell) == {"preregistered: logit/mean"}
 
     t3, t4, t5 = (f(bounds, metrics, experiments) for f in (table3, table4, table5))
-    assert list(t3.columns) == ["method", "split", "r", "epsilon_lb_logit", "epsilon_lb_loss", "cell"]
-    assert list(t4.columns) == ["method", "split", "r", "epsilon_lb_mean", "epsilon_lb_median", "cell"]
-    assert list(t5.columns) == ["batch_size", "m", "method", "r", "r_times_B", "epsilon_lb", "cell"]
+    assert list(t3.columns) == ["method", "split", "r", "epsilon_lb_claim_logit", "epsilon_lb_claim_loss", "test", "epsilon_lb_theorem42_logit",
+                                "epsilon_lb_theorem42_loss", "cell"]
+    assert list(t4.columns) == ["method", "split", "r", "epsilon_lb_claim_mean", "epsilon_lb_claim_median", "test", "epsilon_lb_theorem42_mean",
+                                "epsilon_lb_theorem42_median", "cell"]
+    assert list(t5.columns) == ["batch_size", "m", "method", "r", "r_times_B", "epsilon_lb_claim", "test", "epsilon_lb_theorem42", "epsilon_ldp", "cell"]
     for t in (t3, t4):
         assert (t.loc[t.r == 40, "cell"] == "preregistered: logit/mean").all()
         assert (t.loc[t.r != 40, "cell"] == "exploratory").all()
@@ -69,7 +75,7 @@ def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
     t1 = table1(bounds, metrics, experiments)
     assert t1.r.tolist() == [20, 20] and set(t1.cell) == {"preregistered: logit/median"}
     want = bounds[(bounds.experiment == "a") & (bounds.r == 20) & (bounds.statistic == "median") & (bounds.score == "logit")]
-    assert t1.epsilon_lb.iloc[0] == want.epsilon_lb.iloc[0]
+    assert t1.epsilon_lb_theorem42.iloc[0] == want.epsilon_lb.iloc[0] and t1.epsilon_lb_claim.iloc[0] == want.epsilon_lb_test.iloc[0]
     t3, t4 = table3(bounds, metrics, experiments), table4(bounds, metrics, experiments)
     assert set(t4.loc[t4.r == 20, "cell"]) == {"preregistered: logit/median"}
     assert set(t3.cell) == {"exploratory"}  # Table 3 shows only mean cells
@@ -91,6 +97,39 @@ def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
         table1(bounds.assign(role="exploratory"), metrics, experiments)
 
 
+def test_every_table_leads_with_the_claim_and_changes_no_bound():
+    """Pre-registered under the reference test, each table's claim columns are the BOUNDS rows'
+    epsilon_lb_test of the cells they show (larger than Theorem 4.2's, which stand beside them,
+    unchanged), and the row that reports the claim names its test."""
+    from unlearn_audit.report.nn_tables import appendix_f4
+
+    bounds, metrics, experiments = _bounds_and_metrics(primary=Cell(40, "mean", "logit", "reference"))
+    cell = lambda name, r, score="logit", statistic="mean": bounds[(bounds.experiment == name) & (bounds.r == r) & (bounds.score == score)  # noqa: E731
+                                                                   & (bounds.statistic == statistic)].iloc[0]
+    for render in (table1, table7, appendix_f4):
+        t = render(bounds, metrics, experiments).set_index("method")
+        claim = t.columns.get_loc("epsilon_lb_claim")
+        assert t.columns[claim + 1] == "test" and claim < t.columns.get_loc("epsilon_lb_theorem42") < t.columns.get_loc("r")
+        for name in experiments:
+            row, want = t.loc[f"method {name}"], cell(name, 40)
+            assert row.epsilon_lb_claim == want.epsilon_lb_test and row.epsilon_lb_theorem42 == want.epsilon_lb and row.test == "reference"
+            assert row.cell == "preregistered: logit/mean (reference test)"
+    assert (table1(bounds, metrics, experiments).epsilon_lb_claim > table1(bounds, metrics, experiments).epsilon_lb_theorem42).all()
+    t3, t4, t5 = (f(bounds, metrics, experiments) for f in (table3, table4, table5))
+    for row in t3.itertuples():
+        name = row.method.split()[-1]
+        assert (row.epsilon_lb_claim_logit, row.epsilon_lb_claim_loss) == (cell(name, row.r).epsilon_lb_test, cell(name, row.r, "loss").epsilon_lb_test)
+        assert (row.epsilon_lb_theorem42_logit, row.epsilon_lb_theorem42_loss) == (cell(name, row.r).epsilon_lb, cell(name, row.r, "loss").epsilon_lb)
+    for row in t4.itertuples():
+        name = row.method.split()[-1]
+        assert row.epsilon_lb_claim_median == cell(name, row.r, statistic="median").epsilon_lb_test and row.test == "reference"
+    for row in t5.itertuples():
+        assert row.epsilon_lb_claim == cell(row.method.split()[-1], row.r).epsilon_lb_test
+    # a row labelled with the reference test shows the reference test's number first
+    labelled = t3[t3.cell.str.contains("reference test")]
+    assert len(labelled) == 2 and (labelled.epsilon_lb_claim_logit == [cell(n, 40).epsilon_lb_test for n in ("a", "b")]).all()
+
+
 def test_appendix_f4_reports_each_method_at_its_first_checkpoint_step_and_a_control_as_trained():
     from unlearn_audit.report.nn_tables import NN_TABLES, appendix_f4
 
@@ -99,16 +138,18 @@ def test_appendix_f4_reports_each_method_at_its_first_checkpoint_step_and_a_cont
     # method a has checkpoint bounds at steps 1 and 40 (its reported cell at each), b has none (a control-like row)
     steps = pd.concat([bounds[bounds.experiment == "a"].assign(step=t, epsilon_lb=bounds[bounds.experiment == "a"].epsilon_lb + t)
                        for t in (40, 1)], ignore_index=True)
-    step_diag = pd.DataFrame([{"experiment": "a", "step": t, "test_acc": acc, "forget_acc": acc, "at_chance": t == 40, "no_op": t == 1}
+    step_diag = pd.DataFrame([{"experiment": "a", "step": t, "test_acc": acc, "forget_acc": acc, "at_chance": t == 40, "no_op": t == 1,
+                               "not_forgotten": False}
                               for t, acc in ((1, 0.95), (40, 0.1))])
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     f4 = appendix_f4(bounds, metrics, experiments, diagnostics, steps=steps, step_diagnostics=step_diag).set_index("method")
     assert f4.index.tolist() == ["method b", "method a"] and f4.batch_size.tolist() == [2, 1]  # the largest batch first
-    final_a = bounds[(bounds.experiment == "a") & (bounds.role == "preregistered")].epsilon_lb.iloc[0]
-    # a: its first step's bound and flags, the final models' bound beside it; b: audited as it is
-    assert f4.loc["method a", "step"] == 1 and f4.loc["method a", "epsilon_lb"] == final_a + 1 and f4.loc["method a", "epsilon_lb_final"] == final_a
-    assert f4.loc["method a", ["test_acc", "no_op", "at_chance"]].tolist() == [0.95, True, False]
-    assert np.isnan(f4.loc["method b", "step"]) and f4.loc["method b", "epsilon_lb"] == f4.loc["method b", "epsilon_lb_final"]
+    final_a = bounds[(bounds.experiment == "a") & (bounds.role == "preregistered")].iloc[0]
+    # a: its first step's bound and flags, the final models' claim beside it; b: audited as it is
+    assert f4.loc["method a", "step"] == 1 and f4.loc["method a", "epsilon_lb_theorem42"] == final_a.epsilon_lb + 1
+    assert f4.loc["method a", "epsilon_lb_claim_final"] == final_a.epsilon_lb_test
+    assert f4.loc["method a", ["test_acc", "no_op", "at_chance", "not_forgotten"]].tolist() == [0.95, True, False, False]
+    assert np.isnan(f4.loc["method b", "step"]) and f4.loc["method b", "epsilon_lb_claim"] == f4.loc["method b", "epsilon_lb_claim_final"]
     assert f4.loc["method b", "auditor"] == "joint" and f4.loc["method a", "auditor"] == "batchwise"
     assert f4.loc["method b", "test_acc"] == 0.7 and set(f4.cell) == {"preregistered: logit/mean"}
     # two reported rows at the first step are refused

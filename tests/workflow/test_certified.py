@@ -31,11 +31,13 @@ def test_joint_designs_train_one_model_per_candidate(shared_run):
 def test_table6_and_model_clipping_records(shared_run):
     res = shared_run.results
     t6 = pd.read_csv(res / "tables" / "table6.csv")
-    required = ["split", "epsilon", "delta", "C2", "sigma", "noisy_steps", "epsilon_lb_first_step", "epsilon_lb_final"]
-    assert set(required) <= set(t6.columns)
+    required = ["split", "epsilon", "delta", "C2", "sigma", "noisy_steps", "epsilon_lb_claim_first_step", "epsilon_lb_claim", "test",
+                "epsilon_lb_ceiling_claim", "epsilon_lb_theorem42_first_step", "epsilon_lb_theorem42", "epsilon_lb_ceiling_theorem42"]
+    assert [c for c in t6.columns if c in required] == required  # the claim first, Theorem 4.2's after it
     row = t6.iloc[0]
     assert (row.epsilon, row.delta, row.C2, row.sigma, row.noisy_steps) == (1.0, 1e-5, 0.2, 0.1, 40)
-    assert 0 <= row.epsilon_lb_final < row.epsilon and 0 <= row.epsilon_lb_first_step < row.epsilon
+    assert 0 <= row.epsilon_lb_theorem42 < row.epsilon and 0 <= row.epsilon_lb_theorem42_first_step < row.epsilon
+    assert 0 <= row.epsilon_lb_claim < row.epsilon and 0 <= row.epsilon_lb_claim_first_step < row.epsilon
     metrics = pd.read_parquet(shared_run.run_file("mc_certified", "eval", 0, "metrics.parquet"))
     record = json.loads(metrics.record.iloc[0])
     assert record["noisy_steps"] == 40 and record["certified"] is True
@@ -72,22 +74,25 @@ def test_table6_and_model_clipping_records(shared_run):
 
 def test_figures_write_their_numbers(shared_run):
     fig = shared_run.results / "figures"
+    claim = ["epsilon_lb_claim", "test", "ceiling_claim", "at_ceiling_claim"]
     columns = {
-        "figure1a": {"split", "variant", "step", "epsilon_lb", "ceiling"},
-        "figure1b": {"split", "auditor", "epsilon", "epsilon_lb", "ceiling"},
-        "figure1c": {"split", "target_epsilon", "delta", "epsilon_lb", "ceiling"},
+        "figure1a": ["split", "variant", "experiment", "method", "step", *claim],
+        "figure1b": ["split", "auditor", "method", "epsilon", "delta", *claim],
+        "figure1c": ["split", "method", "target_epsilon", "delta", *claim],
     }
     for name, cols in columns.items():
         assert (fig / f"{name}.png").stat().st_size > 1000 and (fig / f"{name}.pdf").exists()
         data = pd.read_csv(fig / f"{name}.csv")
-        assert cols <= set(data.columns), name
-        assert len(data) > 0 and (data.epsilon_lb >= 0).all()
-        # every bound beside the largest its cell allows, and never above it
-        assert data.ceiling.notna().all() and (data.epsilon_lb <= data.ceiling * (1 + 1e-9)).all(), name
+        assert list(data.columns[: len(cols)]) == cols, name  # the claim first
+        assert len(data) > 0 and (data.epsilon_lb_claim >= 0).all()
+        # every claim beside the largest its cell allows under its test, and never above it; Theorem 4.2's the same
+        assert data.ceiling_claim.notna().all() and (data.epsilon_lb_claim <= data.ceiling_claim * (1 + 1e-9)).all(), name
+        joint = data[data.epsilon_lb_theorem42.notna()]
+        assert len(joint) and (joint.epsilon_lb_theorem42 <= joint.ceiling_theorem42 * (1 + 1e-9)).all(), name
     a = pd.read_csv(fig / "figure1a.csv")
     assert set(a.variant) == {"certified", "uncertified", "control"}
     stepped = a[a.variant != "control"]
-    assert stepped.epsilon_lb_bonferroni_steps.notna().all() and (stepped.epsilon_lb_bonferroni_steps <= stepped.epsilon_lb + 1e-12).all()
+    assert stepped.epsilon_lb_bonferroni_steps.notna().all() and (stepped.epsilon_lb_bonferroni_steps <= stepped.epsilon_lb_claim + 1e-12).all()
     assert sorted(a[a.variant == "uncertified"].step) == [1, 5, 10]
     # the accuracies of the audited models at each step, the controls' one row each (no step)
     assert a.loc[a.variant != "control", ["test_acc", "forget_acc"]].notna().all().all()
@@ -95,23 +100,32 @@ def test_figures_write_their_numbers(shared_run):
     assert sorted(controls.method) == ["No unlearning", "Retrain"] and controls.step.isna().all()
     b = pd.read_csv(fig / "figure1b.csv")
     assert set(b.auditor) == {"joint", "pairwise"}
-    flags = {"test_acc", "forget_acc", "at_chance", "no_op", "no_power", "at_ceiling"}
-    for name in columns:  # every audited model set with its accuracies, its flags and its ceiling mark
+    flags = {"test_acc", "forget_acc", "at_chance", "no_op", "no_power", "not_forgotten", "at_ceiling_claim", "at_ceiling_theorem42"}
+    for name in columns:  # every audited model set with its accuracies, its flags and its ceiling marks, each by its own test
         data = pd.read_csv(fig / f"{name}.csv")
         assert flags <= set(data.columns), name
-        on_ceiling = np.isclose(data.epsilon_lb, data.ceiling, rtol=1e-9, atol=0) & (data.ceiling > 0)
-        assert (data.at_ceiling.astype(bool) == on_ceiling).all(), name
+        on_ceiling = np.isclose(data.epsilon_lb_claim, data.ceiling_claim, rtol=1e-9, atol=0) & (data.ceiling_claim > 0)
+        assert (data.at_ceiling_claim.astype(bool) == on_ceiling).all(), name
+        joint = data[data.epsilon_lb_theorem42.notna()]
+        on_ceiling = np.isclose(joint.epsilon_lb_theorem42, joint.ceiling_theorem42, rtol=1e-9, atol=0) & (joint.ceiling_theorem42 > 0)
+        assert (joint.at_ceiling_theorem42.astype(bool) == on_ceiling).all(), name
     # each checkpoint step is flagged as a model set of its own (the certified steps' models are at chance here)
     certified = a[a.variant == "certified"]
     n_test = 359  # the digits test set
     assert certified.at_chance.astype(bool).tolist() == [bool(t <= 0.1 + 2 * np.sqrt(0.09 / n_test)) for t in certified.test_acc]
-    assert a.loc[a.method == "No unlearning", "at_ceiling"].astype(bool).all()  # deterministic training: the control copies its input
+    no_unlearning = a[a.method == "No unlearning"]  # deterministic training: the control copies its input, on both ceilings
+    assert no_unlearning.at_ceiling_claim.astype(bool).all() and no_unlearning.at_ceiling_theorem42.astype(bool).all()
     table6 = pd.read_csv(shared_run.results / "tables" / "table6.csv")
-    assert {"test_acc_first_step", "forget_acc_first_step", "at_chance_first_step", "no_op_first_step", "at_ceiling_first_step",
-            "test_acc", "forget_acc", "at_chance", "no_op", "no_power", "epsilon_lb_ceiling", "at_ceiling"} <= set(table6.columns)
-    assert (table6.epsilon_lb_final <= table6.epsilon_lb_ceiling * (1 + 1e-9)).all()
+    assert {"test_acc_first_step", "forget_acc_first_step", "at_chance_first_step", "no_op_first_step", "not_forgotten_first_step",
+            "at_ceiling_claim_first_step", "at_ceiling_theorem42_first_step", "test_acc", "forget_acc", "at_chance", "no_op", "no_power",
+            "not_forgotten", "epsilon_lb_ceiling_claim", "epsilon_lb_ceiling_theorem42", "at_ceiling_claim", "at_ceiling_theorem42"} <= set(table6.columns)
+    assert (table6.epsilon_lb_theorem42 <= table6.epsilon_lb_ceiling_theorem42 * (1 + 1e-9)).all()
+    assert (table6.epsilon_lb_claim <= table6.epsilon_lb_ceiling_claim * (1 + 1e-9)).all()
+    assert (table6.epsilon_lb_ceiling_claim >= table6.epsilon_lb_ceiling_theorem42).all()  # the reference test's ceiling is the larger
     assert table6.method.tolist()[-2:] == ["No unlearning", "Retrain"]
-    assert table6.at_ceiling.astype(bool).tolist() == [bool(np.isclose(v, c, rtol=1e-9)) for v, c in zip(table6.epsilon_lb_final, table6.epsilon_lb_ceiling)]
+    for value, ceiling in (("epsilon_lb_theorem42", "epsilon_lb_ceiling_theorem42"), ("epsilon_lb_claim", "epsilon_lb_ceiling_claim")):
+        flag = "at_ceiling" + ceiling.removeprefix("epsilon_lb_ceiling")
+        assert table6[flag].astype(bool).tolist() == [bool(np.isclose(v, c, rtol=1e-9)) for v, c in zip(table6[value], table6[ceiling])]
 
 
 def test_rewind_to_delete_draws_noise_per_run(shared_run):
@@ -140,9 +154,11 @@ def test_the_pairwise_table_of_the_uncertified_methods(shared_run):
     audit = pd.read_parquet(shared_run.results / "ft_pairwise" / "pairwise.parquet")
     want = audit[audit.score == "logit"].iloc[0]
     assert (row.fp, row.n_neg, row.fn, row.n_pos, row.L) == (want.fp, want.n_neg, want.fn, want.n_pos, want.n_neg + want.n_pos)
-    assert row.epsilon_lb == want.epsilon_lb and 0 <= row.epsilon_lb <= row.ceiling
+    # the claim first (Eq. 3, pre-registered here), with its own ceiling; Eq. 3's columns beside it
+    assert row.test == "eq3" and row.epsilon_lb_claim == want.epsilon_lb_test == want.epsilon_lb and row.epsilon_lb_ceiling_claim == row.epsilon_lb_ceiling_eq3
+    assert row.epsilon_lb_eq3 == want.epsilon_lb and 0 <= row.epsilon_lb_eq3 <= row.epsilon_lb_ceiling_eq3
     assert 0 <= row.test_acc <= 1
-    assert {"at_ceiling", "at_chance", "no_op", "no_power"} <= set(table.columns)
+    assert {"at_ceiling_claim", "at_ceiling_eq3", "at_chance", "no_op", "no_power", "not_forgotten"} <= set(table.columns)
 
 
 def test_appendix_f4_audits_the_first_noisy_step_batchwise_and_jointly(shared_run):
@@ -172,14 +188,19 @@ def test_appendix_f4_audits_the_first_noisy_step_batchwise_and_jointly(shared_ru
     f4 = pd.read_csv(res / "tables" / "appendix_f4.csv")
     assert f4.auditor.tolist() == ["joint"] * 3 + ["batchwise"] * 3 and f4.batch_size.tolist() == [6] * 3 + [1] * 3
     method = f4[(f4.auditor == "batchwise") & (f4.step == 1)].iloc[0]
-    assert method.epsilon_lb == steps[steps.role == "preregistered"].epsilon_lb.iloc[0]
+    at_step = steps[steps.role == "preregistered"].iloc[0]
+    assert (method.epsilon_lb_claim, method.epsilon_lb_theorem42) == (at_step.epsilon_lb_test, at_step.epsilon_lb)
+    assert method.guess_fraction == pytest.approx(at_step.mean_overlap / at_step.r) and np.isnan(method.guess_fraction_low)  # a step keeps no overlaps
     final = pd.read_parquet(res / "tiny_mc_uncertified" / "bounds.parquet")
-    assert method.epsilon_lb_final == final[final.role == "preregistered"].epsilon_lb.iloc[0]
+    assert method.epsilon_lb_claim_final == final[final.role == "preregistered"].epsilon_lb_test.iloc[0]
     joint_steps = pd.read_parquet(res / "mc_uncertified" / "checkpoint_bounds.parquet")
     joint = f4[(f4.auditor == "joint") & (f4.step == 1)].iloc[0]
-    assert joint.epsilon_lb == joint_steps[(joint_steps.step == 1) & (joint_steps.role == "preregistered")].epsilon_lb.iloc[0]
+    joint_at_step = joint_steps[(joint_steps.step == 1) & (joint_steps.role == "preregistered")].iloc[0]
+    assert (joint.epsilon_lb_claim, joint.epsilon_lb_theorem42) == (joint_at_step.epsilon_lb_test, joint_at_step.epsilon_lb)
     assert f4[f4.step.isna()].method.tolist() == ["No unlearning", "Retrain"] * 2
-    assert {"at_chance", "no_op", "no_power", "at_ceiling", "epsilon_lb_ceiling", "test_acc"} <= set(f4.columns)
+    assert f4[f4.step.isna()].guess_fraction_low.notna().all()  # the controls' final overlaps: the interval too
+    assert {"at_chance", "no_op", "no_power", "not_forgotten", "at_ceiling_claim", "at_ceiling_theorem42", "epsilon_lb_ceiling_claim",
+            "epsilon_lb_ceiling_theorem42", "test_acc"} <= set(f4.columns)
 
 
 def test_batched_rewind_to_delete_matches_the_loop(shared_run, tmp_path, monkeypatch):

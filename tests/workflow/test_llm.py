@@ -32,7 +32,9 @@ def test_a_causal_lm_on_question_answer_pairs_is_audited_beside_its_controls(tmp
     assert sorted(table.index) == ["NPO", "No unlearning", "Retrain"]
     assert (table.m == 8).all() and (table.L == 2).all()
     assert table[["retain_acc", "forget_acc", "test_acc"]].notna().all().all()
-    assert (table.epsilon_lb <= table.epsilon_lb_ceiling).all() and table.loc["Retrain", "epsilon_lb"] <= table.loc["No unlearning", "epsilon_lb"]
+    assert (table.epsilon_lb_claim <= table.epsilon_lb_ceiling_claim).all() and (table.epsilon_lb_theorem42 <= table.epsilon_lb_ceiling_theorem42).all()
+    assert table.loc["Retrain", "epsilon_lb_theorem42"] <= table.loc["No unlearning", "epsilon_lb_theorem42"]
+    assert table.epsilon_lb_theorem42_at_paper_size.isna().all() and table.guess_fraction.between(0, 1).all()  # no paper size for QA pairs
     assert yaml.safe_load((tmp_path / "results" / "config.yaml").read_text())["nn"]["designs"]["qa_gpt2"]["train"]["optimizer"] == "adamw"
     # the model learnt its training pairs: answer tokens of D_f(S) better than of held-out entities
     assert table.loc["No unlearning", "forget_acc"] > table.loc["No unlearning", "test_acc"]

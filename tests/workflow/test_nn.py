@@ -28,26 +28,44 @@ def test_nn_audit_end_to_end(shared_run):
     res = shared_run.results
 
     table1b = pd.read_csv(res / "tables" / "table1b.csv")
-    for col in ("method", "params", "split", "epsilon_lb", "epsilon_ldp", "r", "retain_acc", "forget_acc", "test_acc"):
+    # the claim first, with its own ceiling, the scale-free readings, then Theorem 4.2's
+    assert list(table1b.columns[:13]) == ["method", "params", "split", "epsilon_lb_claim", "test", "epsilon_lb_ceiling_claim", "guess_fraction",
+                                          "guess_fraction_low", "guess_fraction_high", "epsilon_lb_theorem42_at_paper_size", "epsilon_lb_theorem42",
+                                          "epsilon_lb_ceiling_theorem42", "epsilon_ldp"]
+    for col in ("r", "retain_acc", "forget_acc", "test_acc", "at_ceiling_claim", "at_ceiling_theorem42"):
         assert col in table1b.columns
-    # every audit stands beside its design's controls, with accuracies and the two flags
+    # every audit stands beside its design's controls, with accuracies and the flags
     assert table1b.method.tolist() == ["Retain fine-tune", "Noisy fine-tune", "No unlearning", "Retrain"]
-    assert {"at_chance", "no_op", "no_power"} <= set(table1b.columns)
+    assert {"at_chance", "no_op", "no_power", "not_forgotten"} <= set(table1b.columns)
     # the tiny design's No-unlearning control is rejected: it has power, and nothing says otherwise
-    assert not table1b.no_power.any() and table1b[table1b.method == "No unlearning"].epsilon_lb.iloc[0] > 0
+    assert not table1b.no_power.any() and table1b[table1b.method == "No unlearning"].epsilon_lb_claim.iloc[0] > 0
+    assert set(table1b.test) == {"reference"}  # the default pre-registered test
+    assert (table1b.epsilon_lb_claim <= table1b.epsilon_lb_ceiling_claim * (1 + 1e-9)).all()
+    assert table1b.guess_fraction.between(0, 1).all() and (table1b.guess_fraction_low <= table1b.guess_fraction).all()
+    assert table1b.epsilon_lb_theorem42_at_paper_size.notna().all()  # digits: the paper's CIFAR-100 size
     for name in ("table3", "table4", "table5", "table7"):  # every table: accuracies and flags on every row
-        assert {"test_acc", "at_chance", "no_op", "no_power"} <= set(pd.read_csv(res / "tables" / f"{name}.csv").columns), name
+        assert {"test_acc", "at_chance", "no_op", "no_power", "not_forgotten"} <= set(pd.read_csv(res / "tables" / f"{name}.csv").columns), name
     retrain = table1b[table1b.method == "Retrain"].iloc[0]
     # exact unlearning: A(D_r) does not depend on S, every run's scores are the same, the guess is fixed
-    assert retrain.epsilon_lb == 0 and not retrain.no_op
+    assert retrain.epsilon_lb_theorem42 == 0 and not retrain.no_op and not retrain.not_forgotten
     scores = [pd.read_parquet(shared_run.run_file("tiny_retrain", "eval", r, "scores.parquet")) for r in (0, 1)]
     assert (scores[0].score_logit == scores[1].score_logit).all() and not (scores[0].in_forget == scores[1].in_forget).all()
     t1 = table1b[table1b.method == "Retain fine-tune"]
     assert t1.r.iloc[0] == 24
-    assert 0 <= t1.epsilon_lb.iloc[0] == pytest.approx(t1.epsilon_ldp.iloc[0] / 2)
+    assert 0 <= t1.epsilon_lb_theorem42.iloc[0] == pytest.approx(t1.epsilon_ldp.iloc[0] / 2)
     assert t1.test_acc.between(0, 1).all()
-    assert set(pd.read_csv(res / "tables" / "table3.csv").columns) >= {"r", "epsilon_lb_logit", "epsilon_lb_loss"}
-    assert set(pd.read_csv(res / "tables" / "table4.csv").columns) >= {"r", "epsilon_lb_mean", "epsilon_lb_median"}
+    # the refactor changes no bound: the claim is the BOUNDS row's epsilon_lb_test, Theorem 4.2's its epsilon_lb
+    bounds = pd.read_parquet(res / "tiny_ft" / "bounds.parquet")
+    reported = bounds[bounds.role == "preregistered"].iloc[0]
+    assert (t1.epsilon_lb_claim.iloc[0], t1.epsilon_lb_theorem42.iloc[0]) == (reported.epsilon_lb_test, reported.epsilon_lb)
+    overlaps = pd.read_parquet(res / "tiny_ft" / "overlaps.parquet")
+    v = overlaps[(overlaps.r == reported.r) & (overlaps.score == reported.score)].overlap
+    assert t1.guess_fraction.iloc[0] == pytest.approx(v.mean() / reported.r)
+    t3 = pd.read_csv(res / "tables" / "table3.csv")
+    assert set(t3.columns) >= {"r", "epsilon_lb_claim_logit", "epsilon_lb_claim_loss", "epsilon_lb_theorem42_logit", "epsilon_lb_theorem42_loss"}
+    ft3 = t3[(t3.method == "Retain fine-tune") & (t3.r == reported.r)].iloc[0]
+    assert ft3.epsilon_lb_claim_logit == reported.epsilon_lb_test and ft3.epsilon_lb_theorem42_logit == reported.epsilon_lb
+    assert set(pd.read_csv(res / "tables" / "table4.csv").columns) >= {"r", "epsilon_lb_claim_mean", "epsilon_lb_claim_median"}
     t7 = pd.read_csv(res / "tables" / "table7.csv")
     assert t7.method.tolist() == ["No unlearning", "Retrain", "Hessian"] and t7.sigma.tolist()[2] == 0.001
     assert (res / "figures" / "nn_epsilon_vs_r.png").stat().st_size > 1000
@@ -248,7 +266,8 @@ def test_text_audit_end_to_end_table1a(shared_run):
     res = shared_run.results
     t1a = pd.read_csv(res / "tables" / "table1a.csv")
     assert t1a.method.tolist() == ["Retain fine-tune"] and t1a.r.tolist() == [6]
-    assert t1a.epsilon_lb.iloc[0] >= 0 and t1a.test_acc.between(0, 1).all()
+    assert t1a.epsilon_lb_claim.iloc[0] >= t1a.epsilon_lb_theorem42.iloc[0] >= 0 and t1a.test_acc.between(0, 1).all()
+    assert t1a.epsilon_lb_theorem42_at_paper_size.notna().all()  # Shakespeare: the paper's m = 400, r = 100
     scores = pd.read_parquet(shared_run.run_file("plays_ft", "eval", 1, "scores.parquet"))
     sizes = scores.groupby("batch").size()
     assert len(sizes) == 6 and sizes.nunique() == 1  # equal chunks of windows
@@ -268,13 +287,13 @@ def test_the_divergence_script_recomputes_its_numbers_from_a_finished_run(shared
 
     proc = subprocess.run([sys.executable, str(REPO / "analysis" / "divergences.py"), str(shared_run.results)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    for name in ("tiny_ft", "tiny_no_unlearning", "tiny_retrain", "plays_ft", "d_prime", "right_fraction", "largest relative difference"):
+    for name in ("tiny_ft", "tiny_no_unlearning", "tiny_retrain", "plays_ft", "d_prime", "guess_fraction", "largest relative difference"):
         assert name in proc.stdout, name
     lines = proc.stdout.splitlines()
     header = next(line for line in lines if line.split()[:2] == ["experiment", "design"]).split()
     retrain = next(line for line in lines if line.strip().startswith("tiny_retrain")).split()
     # the method label "Retrain" is one word, so the columns line up with the header's
-    assert float(retrain[header.index("epsilon_lb")]) == 0.0  # exact unlearning: no bound
+    assert float(retrain[header.index("epsilon_lb_theorem42")]) == 0.0  # exact unlearning: no bound
     missing = subprocess.run([sys.executable, str(REPO / "analysis" / "divergences.py"), str(shared_run.workdir / "nope")], capture_output=True, text=True)
     assert missing.returncode == 2 and "config.yaml not found" in missing.stderr
 
@@ -296,8 +315,8 @@ def test_the_bf16_comparison_pairs_each_experiment_with_itself(shared_run):
 
 def test_a_preregistered_adaptive_test_is_the_claim_in_bounds_table_and_log(shared_run):
     """.test/all.yaml pre-registers `test: adaptive` for tiny_hessian: every row carries its bound under
-    that test (never below the exact test's for the mean), Table 7 shows it as epsilon_lb_adaptive
-    beside the others, and the job log names the test and its claim."""
+    that test (never below the exact test's for the mean), Table 7 shows it as the row's claim
+    (epsilon_lb_claim, test adaptive) before the others, and the job log names the test and its claim."""
     import pandas as pd
 
     bounds = pd.read_parquet(shared_run.results / "tiny_hessian" / "bounds.parquet")
@@ -309,7 +328,8 @@ def test_a_preregistered_adaptive_test_is_the_claim_in_bounds_table_and_log(shar
     reported = bounds[bounds.role == "preregistered"].iloc[0]
     table7 = pd.read_csv(shared_run.results / "tables" / "table7.csv")
     row = table7[table7.method == "Hessian"].iloc[0]
-    assert row.epsilon_lb_adaptive == reported.epsilon_lb_test and "adaptive test" in row.cell
+    assert row.epsilon_lb_claim == reported.epsilon_lb_test and row.test == "adaptive" and "adaptive test" in row.cell
+    assert row.epsilon_lb_theorem42 == reported.epsilon_lb and row.epsilon_lb_exact == reported.epsilon_lb_exact
     last = (shared_run.results / "logs" / "tiny_hessian" / "audit.log").read_text().strip().splitlines()[-1]
     assert "adaptive test): epsilon_LB = " in last and f"{reported.epsilon_lb_test:.4g}" in last
 
@@ -367,17 +387,21 @@ def test_report_r_calibrated_chooses_r_on_the_calibration_runs_and_records_it(sh
 
 def test_the_claims_script_recomputes_the_claims_the_small_run_supports(shared_run):
     """analysis/claims.py on the shared run: the claims a tiny run can support pass with this run's
-    numbers, the ones it lacks the outputs for are skipped, none crashes; a missing run is refused."""
+    numbers, those true of any run are labelled so, the ones it lacks the outputs for are skipped,
+    none crashes; a missing run is refused (its teeth: tests/workflow/test_claims.py)."""
     import subprocess
     import sys
 
     proc = subprocess.run([sys.executable, str(REPO / "analysis" / "claims.py"), str(shared_run.results)], capture_output=True, text=True, timeout=300)
-    status = {line.split()[1].rstrip(":"): line.split()[0] for line in proc.stdout.splitlines() if line.startswith(("PASS", "FAIL", "SKIP"))}
-    for key in ("no-unlearning-rejected", "retrain-type-one", "certified-below-claim", "table6-zero", "figure1a-controls-at-ceiling", "pairwise-zero", "no-power-nowhere"):
+    status = {line.split()[1].rstrip(":"): line.split()[0] for line in proc.stdout.splitlines()
+              if line.startswith(("PASS", "FAIL", "SKIP", "DIVERGES", "BY-CONSTRUCTION"))}
+    for key in ("no-unlearning-rejected", "retrain-type-one", "certified-below-claim", "table6-zero", "no-power-nowhere", "convex-valid"):
         assert status[key] == "PASS", (key, proc.stdout)
-    for key in ("table6-row3-at-chance", "r2d-eps1-at-chance", "table1a-ida-grid"):
+    for key in ("joint-controls-on-ceiling", "pairwise-eq3-zero", "reference-never-weaker"):
+        assert status[key] == "BY-CONSTRUCTION", (key, proc.stdout)
+    for key in ("table6-row3-at-chance", "r2d-eps1-at-chance", "table1a-ida-grid", "bound-grows-with-m"):
         assert status[key] == "SKIP", key  # the small run has no such experiment
-    assert len(status) >= 14 and proc.returncode == (1 if "FAIL" in status.values() else 0)
+    assert len(status) >= 30 and proc.returncode == (1 if "FAIL" in status.values() else 0)
     missing = subprocess.run([sys.executable, str(REPO / "analysis" / "claims.py"), str(shared_run.workdir / "nope")], capture_output=True, text=True)
     assert missing.returncode == 2 and "config.yaml not found" in missing.stderr
 

@@ -193,10 +193,12 @@ rule nn_checkpoint_audit:
 
 
 rule nn_table:
-    """Paper Tables 1a, 1b, 3, 4, 5, 7 from the bounds and run metrics of their experiments; a bound
-    equal to its cell's perfect-prediction ceiling is marked (at_ceiling in the CSV, ‡ in .md/.tex)."""
+    """Paper Tables 1a, 1b, 3, 4, 5, 7 from the bounds, overlaps and run metrics of their experiments,
+    each row's claim first; a bound equal to its own test's perfect-prediction ceiling is marked
+    (at_ceiling_claim, at_ceiling_theorem42 in the CSV, ‡ in .md/.tex)."""
     input:
         bounds=plan.nn.table_bounds,
+        overlaps=plan.nn.table_overlaps,
         checkpoint_bounds=plan.nn.table_checkpoint_bounds,
         runs=plan.nn.table_metric_dirs,
     output:
@@ -223,9 +225,10 @@ rule nn_table:
 
 
 rule nn_figure_r:
-    """Figure: epsilon_LB against r, one panel per (dataset, split), one line per experiment, the
-    perfect-prediction ceiling of each (m, L) dashed; the plotted numbers, with each experiment's
-    accuracies and flags, as CSV beside it."""
+    """Figure: each experiment's claim (its pre-registered test's epsilon_LB) against r, one panel per
+    (dataset, split), one line per experiment, the claim's perfect-prediction ceiling of each (m, L)
+    dashed; the plotted numbers, Theorem 4.2's beside them, with each experiment's accuracies and
+    flags, as CSV beside it."""
     input:
         bounds=[plan.files.experiment_file(e, "bounds.parquet") for e in plan.nn.experiments_audited_by("batchwise")],
         runs=plan.nn.evaluation_dirs_of(plan.nn.experiments_audited_by("batchwise")),

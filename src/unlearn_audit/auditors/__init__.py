@@ -33,6 +33,8 @@ _EXPORTS = {
     "SignVectorAudit": ".audit",
     "bounds_table": ".audit",
     "cell_bounds": ".audit",
+    "claim_bound": ".audit",
+    "claim_ceiling": ".audit",
     "DEFAULT_CELL": ".batchwise",
     "Batchwise": ".batchwise",
     "batch_scores": ".batchwise",

@@ -20,6 +20,7 @@ BOUNDS rows, each made of the :class:`~unlearn_audit.stats.bounds.Bound` objects
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -34,7 +35,7 @@ from ..stats.signs import overlap
 from .pairwise import PairwiseAudit, confusion, pairwise_result
 from .runs import PhaseRuns
 
-__all__ = ["CellBounds", "SignVectorAudit", "bounds_table", "cell_bounds", "claim_bound"]
+__all__ = ["CellBounds", "SignVectorAudit", "bounds_table", "cell_bounds", "claim_bound", "claim_ceiling"]
 
 DELTA_KINDS = ("ldp", "unlearning")
 
@@ -87,6 +88,21 @@ def claim_bound(v: np.ndarray, m: int, r: int, *, zeta: float, statistic: str, d
     if test == "exact" or statistic != "mean":
         return exact if exact is not None else _exact(v, m, r, zeta, statistic)
     return epsilon_lower_bound(v, m, r, zeta=zeta, statistic=statistic, method=test)
+
+
+def claim_ceiling(m: int, r: int, L: int, *, test: str, zeta: float = 0.05, statistic: str = "mean", delta: float = 0.0,
+                  delta_kind: str = "ldp") -> float:
+    """The claim's ceiling of the cell (m, r, L): the bound of the pre-registered ``test`` when every
+    guess of all L runs is right (overlaps [r] * L; App. F), halved as the BOUNDS rows'
+    ``epsilon_lb_test`` are (:func:`_lb`); at ``test="theorem4.2"`` the perfect-prediction ceiling of
+    :mod:`unlearn_audit.stats.perfect_prediction`.  Cached."""
+    return _claim_ceiling(int(m), int(r), int(L), str(test), float(zeta), str(statistic), float(delta), str(delta_kind))
+
+
+@lru_cache(maxsize=4096)
+def _claim_ceiling(m: int, r: int, L: int, test: str, zeta: float, statistic: str, delta: float, delta_kind: str) -> float:
+    perfect = np.full(L, r)
+    return _lb(claim_bound(perfect, m, r, zeta=zeta, statistic=statistic, delta=delta, delta_kind=delta_kind, test=test), halve=True)
 
 
 def cell_bounds(v: np.ndarray, m: int, r: int, *, zeta: float, statistic: str, delta: float = 0.0,
@@ -281,7 +297,7 @@ class SignVectorAudit:
         r = int(r)
         kind = self.strategy.delta_kind
         claim = claim_bound(self.overlaps(r), self.m, r, zeta=zeta, statistic=statistic, delta=delta, delta_kind=kind, test=test)
-        ceiling = claim_bound(np.full(self.L, r), self.m, r, zeta=zeta, statistic=statistic, delta=delta, delta_kind=kind, test=test).lb
+        ceiling = claim_ceiling(self.m, r, self.L, test=test, zeta=zeta, statistic=statistic, delta=delta, delta_kind=kind)
         return claim.answering(Cell(r, statistic, self.score, test), ceiling)
 
     def mu_lower_bound(self, r: int, *, zeta: float = 0.05, statistic: str = "mean", method: str = "tradeoff") -> Bound:

@@ -230,9 +230,11 @@ def _auditor_problems(key: str, exp: dict, design: dict) -> list[tuple[str, str]
         return [(f"{key}.auditor", f"auditor {auditor!r} needs a joint design (auditor: joint); design {exp['design']!r} is batchwise")]
     if auditor == "pairwise" and int(design["m"]) != 2:
         return [(f"{key}.auditor", f"the pairwise auditor (App. A.3) needs m = 2; design {exp['design']!r} has m = {design['m']}")]
-    if auditor == "pairwise" and exp.get("test", "theorem4.2") not in ("theorem4.2", "reference"):
-        return [(f"{key}.test", f"a pairwise audit's claim is Eq. 3 (test theorem4.2, the default) or the reference test of its "
-                 f"m = 2 overlaps (test reference), not {exp['test']!r}")]
+    from ..stats.selection import DEFAULT_CELL
+
+    if auditor == "pairwise" and exp.get("test", DEFAULT_CELL["test"]) not in ("theorem4.2", "reference"):
+        return [(f"{key}.test", f"a pairwise audit's claim is the reference test of its m = 2 overlaps (test reference, the default) "
+                 f"or Eq. 3 (test theorem4.2), not {exp['test']!r}")]
     if exp.get("r") not in (None, [int(design["m"])]):
         return [(f"{key}.r", f"the {auditor} auditor guesses the whole sign vector: r = m = {design['m']} (omit r)")]
     allowed = {"table6", "pairwise_uncertified"} if auditor == "pairwise" else {"table6", "appendix_f4"}
@@ -255,7 +257,7 @@ def _nn_method_params(config: dict) -> list[tuple[str, str]]:
     nn = config.get("nn", {})
     if not nn.get("enabled") or not nn.get("experiments"):
         return []
-    from ..stats.selection import DELTA_TESTS
+    from ..stats.selection import DEFAULT_CELL, DELTA_TESTS
     from ..unlearning import import_method, is_import_path, make_params, method_names  # torch-free for built-in names
 
     problems = []
@@ -276,7 +278,7 @@ def _nn_method_params(config: dict) -> list[tuple[str, str]]:
             problems.append((f"nn.experiments.{name}.params", str(exc)))
             continue
         claim = getattr(params, "claim", None)
-        if exp.get("test", "theorem4.2") not in DELTA_TESTS and claim is not None and claim[1] > 0:
+        if exp.get("test", DEFAULT_CELL["test"]) not in DELTA_TESTS and claim is not None and claim[1] > 0:
             problems.append((f"nn.experiments.{name}.test", f"the {exp['test']} test supports delta = 0 only, and this experiment is audited at its "
                              f"certified delta = {claim[1]:g}: pre-register test: reference (against the retrained model) or theorem4.2 (Lemma C.1)"))
         design = nn.get("designs", {}).get(exp.get("design"))

@@ -14,13 +14,18 @@ A bound means something only about models that work and a method that did someth
   (its claimed ε_LB is 0): the trained models themselves show no leakage at this audit's size, so
   a 0 of any method on the design is no evidence that it forgets.  The fix is the design, not the
   method: more candidates m, a larger r, more calibration runs Γ or evaluation runs L, or models
-  that memorise (docs/workflow.md, "A memorising regime").
+  that memorise (docs/workflow.md, "A memorising regime");
+* **not forgotten** — a method whose mean forget accuracy is more than ``FORGET_MARGIN`` (0.05)
+  above its design's *Retrain* control's (A(D_r), which never saw the forget set): the method does
+  not look unlearned, its forget accuracy alone tells it apart from retraining, so a rejection of
+  its claim says nothing an accuracy check does not.  False for the controls themselves, for a
+  design without a Retrain control here and where an accuracy is NaN.
 
-:func:`experiment_diagnostics` computes the three per experiment from the evaluation runs' metrics
-and the reported bounds, :func:`checkpoint_diagnostics` the first two per checkpoint step (each
-step's models are an audited model set of their own); the table and figure rules put them in
-``at_chance`` / ``no_op`` / ``no_power`` columns and :func:`warn` writes one line per flag to the
-job's log.  Torch-free.
+:func:`experiment_diagnostics` computes the four per experiment from the evaluation runs' metrics
+and the reported bounds, :func:`checkpoint_diagnostics` those of ``STEP_FLAGS`` per checkpoint step
+(each step's models are an audited model set of their own); the table and figure rules put them in
+``at_chance`` / ``no_op`` / ``no_power`` / ``not_forgotten`` columns and :func:`warn` writes one
+line per flag to the job's log.  Torch-free.
 """
 
 from __future__ import annotations
@@ -33,15 +38,19 @@ import numpy as np
 import pandas as pd
 
 from ..schemas import DIAGNOSTIC_FLAGS as FLAGS
-from ..schemas import REPORTED_ROLES
+from ..schemas import REPORTED_ROLES, STEP_FLAGS
 
-__all__ = ["ACCURACY_COLUMNS", "FLAGS", "NO_OP_FRACTION", "accuracies", "at_chance", "same_accuracy", "is_no_op", "experiment_diagnostics",
+__all__ = ["ACCURACY_COLUMNS", "FLAGS", "NO_OP_FRACTION", "FORGET_MARGIN", "accuracies", "at_chance", "same_accuracy", "is_no_op",
+           "is_not_forgotten", "experiment_diagnostics",
            "checkpoint_accuracies", "checkpoint_diagnostics", "warn"]
 
 ACCURACY_COLUMNS = ("retain_acc", "forget_acc", "test_acc")
 #: A method whose ε_LB reaches this fraction of the No-unlearning control's (and whose forget
 #: accuracy matches it) is flagged as a no-op.
 NO_OP_FRACTION = 0.9
+#: A method whose mean forget accuracy is more than this above its design's Retrain control's is
+#: flagged as not forgotten (module docstring).
+FORGET_MARGIN = 0.05
 
 
 def accuracies(metrics: pd.DataFrame, experiment: str) -> dict[str, float]:
@@ -92,10 +101,38 @@ def is_no_op(epsilon: float, forget_acc: float, control_epsilon: float, control_
     return bool(epsilon >= NO_OP_FRACTION * control_epsilon and same_accuracy(forget_acc, control_forget_acc, n_forget))
 
 
+def is_not_forgotten(forget_acc: float, retrain_forget_acc: float) -> bool:
+    """The not-forgotten verdict (module docstring): a forget accuracy more than ``FORGET_MARGIN``
+    above the Retrain control's; False where either is NaN."""
+    if not (np.isfinite(forget_acc) and np.isfinite(retrain_forget_acc)):
+        return False
+    return bool(forget_acc > retrain_forget_acc + FORGET_MARGIN)
+
+
+def _controls(experiments: Mapping[str, Mapping], base: str) -> dict[str, str]:
+    """{design: the name of its control on ``base``}: method ``no_unlearning`` on the trained models
+    (No unlearning) or on A(D_r) (``base: retrain``, Retrain; :mod:`.controls`)."""
+    return {e["design"]: name for name, e in experiments.items()
+            if e.get("method") == "no_unlearning" and e.get("base", "trained") == base}
+
+
 def _no_unlearning_controls(experiments: Mapping[str, Mapping]) -> dict[str, str]:
     """{design: the name of its No-unlearning control} (method ``no_unlearning`` on the trained models)."""
-    return {e["design"]: name for name, e in experiments.items()
-            if e.get("method") == "no_unlearning" and e.get("base", "trained") == "trained"}
+    return _controls(experiments, "trained")
+
+
+def _not_forgotten(experiments: Mapping[str, Mapping], name: str, forget_acc: float, retrain_forget_acc: dict[str, float]) -> bool:
+    """Whether experiment ``name`` (not a control) at ``forget_acc`` is not forgotten against its
+    design's Retrain control (``retrain_forget_acc``: design → that control's mean forget accuracy)."""
+    e = experiments.get(name, {})
+    if e.get("method") == "no_unlearning":
+        return False
+    return is_not_forgotten(forget_acc, retrain_forget_acc.get(e.get("design"), float("nan")))
+
+
+def _retrain_forget_accuracies(metrics: pd.DataFrame, experiments: Mapping[str, Mapping]) -> dict[str, float]:
+    """{design: the mean forget accuracy of its Retrain control's evaluation runs}."""
+    return {design: accuracies(metrics, name)["forget_acc"] for design, name in _controls(experiments, "retrain").items()}
 
 
 def experiment_diagnostics(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
@@ -106,7 +143,8 @@ def experiment_diagnostics(bounds: pd.DataFrame, metrics: pd.DataFrame, experime
     control of a design is its experiment with method ``no_unlearning`` on the trained models.
     ``no_op`` is False for the controls themselves and where the design has no such control here;
     ``no_power`` is True for every experiment of a design whose control's claim is 0, and False
-    where the design has no control with a bound here (the pairwise tables pass no bounds).
+    where the design has no control with a bound here (the pairwise tables pass no bounds);
+    ``not_forgotten`` compares the forget accuracy with the design's Retrain control's (module docstring).
     """
     ev = metrics[metrics.phase == "eval"]
     rows = {}
@@ -119,6 +157,7 @@ def experiment_diagnostics(bounds: pd.DataFrame, metrics: pd.DataFrame, experime
                       "epsilon_lb": _reported_epsilon(bounds, name),
                       "n_forget": float(sub.n_forget.mean()) if len(sub) and "n_forget" in sub else 0.0}
     controls = _no_unlearning_controls(experiments)
+    retrained = _retrain_forget_accuracies(metrics, experiments)
     for name, e in experiments.items():
         ctl = controls.get(e["design"])
         row = rows[name]
@@ -126,6 +165,7 @@ def experiment_diagnostics(bounds: pd.DataFrame, metrics: pd.DataFrame, experime
         row["no_power"] = bool(ref is not None and np.isfinite(ref["epsilon_lb"]) and ref["epsilon_lb"] <= 0)
         row["no_op"] = bool(ref is not None and e.get("method") != "no_unlearning"
                             and is_no_op(row["epsilon_lb"], row["forget_acc"], ref["epsilon_lb"], ref["forget_acc"], ref["n_forget"]))
+        row["not_forgotten"] = _not_forgotten(experiments, name, row["forget_acc"], retrained)
     cols = ["experiment", *ACCURACY_COLUMNS, *FLAGS, "epsilon_lb_claim"]
     return pd.DataFrame([{**{k: r[k] for k in cols[:-1]}, "epsilon_lb_claim": r["epsilon_lb"]} for r in rows.values()], columns=cols)
 
@@ -149,11 +189,12 @@ def checkpoint_accuracies(metrics: pd.DataFrame) -> pd.DataFrame:
 
 def checkpoint_diagnostics(checkpoint_bounds: pd.DataFrame, metrics: pd.DataFrame, diagnostics: pd.DataFrame,
                            experiments: Mapping[str, Mapping]) -> pd.DataFrame:
-    """``experiment, step, test_acc, forget_acc, at_chance, no_op``: each checkpoint step's models
-    (the algorithm stopped at that step, Figure 1a, Table 6's first step) flagged as a final model
-    set is: at chance by its step's mean test accuracy, a no-op against its design's No-unlearning
-    control (final models, ``diagnostics``) by its step's reported bound and forget accuracy."""
-    cols = ["experiment", "step", "test_acc", "forget_acc", "at_chance", "no_op"]
+    """``experiment, step, test_acc, forget_acc, at_chance, no_op, not_forgotten``: each checkpoint
+    step's models (the algorithm stopped at that step, Figure 1a, Table 6's first step) flagged as a
+    final model set is: at chance by its step's mean test accuracy, a no-op against its design's
+    No-unlearning control (final models, ``diagnostics``) by its step's reported bound and forget
+    accuracy, not forgotten against its design's Retrain control by its step's forget accuracy."""
+    cols = ["experiment", "step", "test_acc", "forget_acc", *STEP_FLAGS]
     steps = checkpoint_accuracies(metrics)
     if steps.empty:
         return pd.DataFrame(columns=cols)
@@ -162,6 +203,7 @@ def checkpoint_diagnostics(checkpoint_bounds: pd.DataFrame, metrics: pd.DataFram
     ev = metrics[metrics.phase == "eval"]
     by_name = diagnostics.set_index("experiment") if len(diagnostics) else None
     controls = _no_unlearning_controls(experiments)
+    retrained = _retrain_forget_accuracies(metrics, experiments)
     rows = []
     for r in steps.itertuples(index=False):
         sub = ev[ev.experiment == r.experiment]
@@ -175,7 +217,8 @@ def checkpoint_diagnostics(checkpoint_bounds: pd.DataFrame, metrics: pd.DataFram
             no_op = is_no_op(claim.get((r.experiment, int(r.step)), float("nan")), r.forget_acc, float(ref.epsilon_lb_claim),
                              float(ref.forget_acc), n_forget)
         rows.append({"experiment": r.experiment, "step": int(r.step), "test_acc": float(r.test_acc), "forget_acc": float(r.forget_acc),
-                     "at_chance": at_chance(float(r.test_acc), chance, n_test), "no_op": no_op})
+                     "at_chance": at_chance(float(r.test_acc), chance, n_test), "no_op": no_op,
+                     "not_forgotten": _not_forgotten(experiments, r.experiment, float(r.forget_acc), retrained)})
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -194,6 +237,9 @@ def warn(diagnostics: pd.DataFrame, stream: TextIO | None = None) -> list[str]:
             lines.append(f"WARNING: {r.experiment}: its design's No-unlearning control is not rejected (epsilon_LB 0): this audit cannot "
                          "detect leakage at its size, so a 0 here is no evidence of forgetting; enlarge m, r, the calibration runs or "
                          "the evaluation runs, or train models that memorise (docs/workflow.md, \"A memorising regime\")")
+        if getattr(r, "not_forgotten", False):
+            lines.append(f"WARNING: {r.experiment}: its forget accuracy ({r.forget_acc:.3f}) is more than {FORGET_MARGIN:g} above Retrain's: "
+                         "the method does not look unlearned, so a rejection of its claim says nothing an accuracy check does not")
     for line in lines:
         print(line, file=out)
     return lines

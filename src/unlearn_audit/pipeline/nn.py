@@ -18,7 +18,9 @@ here or, for the rules that train and unlearn models, in :mod:`.nn_runs`:
 * :func:`checkpoint_audit` (``nn_checkpoint_audit``, ``experiment``) — the same audit of the
   algorithm stopped at each of its checkpoint steps (App. F.4: just after the first noisy step);
 * :func:`table` (``nn_table``, ``table``) and :func:`figure_r` (``nn_figure_r``, no wildcard), both
-  with each bound's perfect-prediction ceiling beside it (:func:`with_ceilings`).
+  with each bound's perfect-prediction ceilings beside it, the claim's and Theorem 4.2's
+  (:func:`with_ceilings`), the tables also with the scale-free readings of each cell's overlaps
+  (:func:`with_guesses`).
 
 ``nn_fit``, ``nn_audit`` and ``nn_checkpoint_audit`` match batchwise experiments only (their
 ``wildcard_constraints``); joint and pairwise experiments are audited by the rules of
@@ -35,15 +37,17 @@ design.  Changing an experiment never retrains base models.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import pandas as pd
 
-from .. import schemas
+from .. import catalogue, schemas
 from .checkpoints import bounds_per_step
 from .diagnostics import checkpoint_diagnostics, experiment_diagnostics, warn
 from .plan import preregistered_cell
+from ..auditors.audit import claim_ceiling
 from ..auditors.batchwise import Batchwise, fit_table
 from ..auditors.calibrated_r import RULE as CALIBRATED
 from ..auditors.calibrated_r import calibrated_r
@@ -54,6 +58,7 @@ from ..data import prepare_audit_data, save_audit_data, split_indices_frame
 from ..io import read_concat, read_parquet, write_parquet
 from ..report.nn_tables import NN_TABLES, write_nn_table
 from ..seeds import seed_sequence
+from ..stats.guesses import guess_fraction, theorem42_at_size
 from ..stats.perfect_prediction import at_ceiling, perfect_prediction_epsilon_lb
 from ..stats.selection import Cell
 
@@ -64,6 +69,7 @@ __all__ = [
     "audit",
     "checkpoint_audit",
     "with_ceilings",
+    "with_guesses",
     "table",
     "figure_r",
 ]
@@ -143,34 +149,85 @@ def checkpoint_audit(checkpoint_paths: Sequence[str], signs_path, m: int, experi
 
 
 def with_ceilings(bounds: pd.DataFrame) -> pd.DataFrame:
-    """``bounds`` with two more columns: ``epsilon_lb_ceiling``, the perfect-prediction ceiling of
-    each row's cell (m, r, L, at the row's level ζ and statistic; App. F), and ``at_ceiling``,
-    whether the row's Theorem 4.2 ``epsilon_lb`` equals it (every guess right, to 1e-9 relative).
+    """``bounds`` with four more columns, the perfect-prediction ceilings of each row's cell (m, r, L,
+    at the row's level ζ and statistic; App. F) and whether the row sits on them (every guess right,
+    to 1e-9 relative): Theorem 4.2's ``epsilon_lb_ceiling`` and ``at_ceiling`` (its ``epsilon_lb``
+    equals it), and the claim's own ``epsilon_lb_ceiling_claim`` (:func:`~unlearn_audit.auditors.audit.claim_ceiling`
+    of the row's pre-registered ``test``) and ``at_ceiling_claim`` (its ``epsilon_lb_test`` equals it).
 
-    The ceiling is that of a δ = 0 audit, the only kind the batchwise rules run; a row with δ > 0
+    The ceilings are those of a δ = 0 audit, the only kind the batchwise rules run; a row with δ > 0
     is refused rather than given a ceiling it does not have."""
     if len(bounds) and (bounds["delta"] != 0).any():
         raise ValueError("perfect-prediction ceilings are computed for delta = 0 bounds only; these bounds have delta > 0")
-    ceiling = [
-        perfect_prediction_epsilon_lb(int(b.m), int(b.r), int(b.L), zeta=float(b.zeta), statistic=str(b.statistic))
-        for b in bounds.itertuples(index=False)
-    ]
-    out = bounds.assign(epsilon_lb_ceiling=pd.Series(ceiling, index=bounds.index, dtype=float))
-    out["at_ceiling"] = pd.Series([at_ceiling(v, c) for v, c in zip(out.epsilon_lb, out.epsilon_lb_ceiling)], index=out.index, dtype=bool)
+    rows = list(bounds.itertuples(index=False))
+    theorem42 = [perfect_prediction_epsilon_lb(int(b.m), int(b.r), int(b.L), zeta=float(b.zeta), statistic=str(b.statistic)) for b in rows]
+    claim = [claim_ceiling(int(b.m), int(b.r), int(b.L), test=str(b.test), zeta=float(b.zeta), statistic=str(b.statistic)) for b in rows]
+    out = bounds.assign(epsilon_lb_ceiling=pd.Series(theorem42, index=bounds.index, dtype=float),
+                        epsilon_lb_ceiling_claim=pd.Series(claim, index=bounds.index, dtype=float))
+    out["at_ceiling"] = _marks(out.epsilon_lb, out.epsilon_lb_ceiling)
+    out["at_ceiling_claim"] = _marks(out.epsilon_lb_test, out.epsilon_lb_ceiling_claim)
     return out
 
 
+def _marks(values: pd.Series, ceilings: pd.Series) -> pd.Series:
+    """Whether each value equals its ceiling (:func:`~unlearn_audit.stats.perfect_prediction.at_ceiling`)."""
+    return pd.Series([at_ceiling(v, c) for v, c in zip(values, ceilings)], index=values.index, dtype=bool)
+
+
+def with_guesses(bounds: pd.DataFrame, overlaps: pd.DataFrame | None, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
+    """``bounds`` with the scale-free readings of each row's cell (:data:`~unlearn_audit.schemas.GUESS_COLUMNS`,
+    :mod:`unlearn_audit.stats.guesses`) from its evaluation runs' overlaps (``overlaps``, OVERLAPS rows
+    of the same experiments): the mean fraction of right guesses and its 95 % t-interval, and
+    Theorem 4.2's bound (mean, the row's ζ and L) of the same fractions at the paper's audit size of
+    the experiment's dataset (:data:`~unlearn_audit.catalogue.PAPER_AUDIT_SIZES`; NaN for another).
+
+    Without ``overlaps`` (checkpoint-step bounds, whose per-run overlaps are not kept) the mean
+    fraction is the row's ``mean_overlap`` / r and the other three are NaN."""
+    runs = {} if overlaps is None else {
+        _cell(grp.iloc[0]): grp.sort_values("run").overlap.to_numpy() for _, grp in overlaps.groupby(["experiment", "auditor", "score", "r"], sort=False)
+    }
+    readings: dict[tuple, tuple[float, ...]] = {}  # one per cell and level: a cell's mean and median rows share them
+    values = []
+    for b in bounds.itertuples(index=False):
+        key = (*_cell(b), float(b.zeta))
+        if key not in readings:
+            readings[key] = _readings(b, runs, experiments, overlaps is not None)
+        values.append(readings[key])
+    return bounds.assign(**{c: pd.Series([v[i] for v in values], index=bounds.index, dtype=float) for i, c in enumerate(schemas.GUESS_COLUMNS)})
+
+
+def _cell(row) -> tuple[str, str, str, int]:
+    """(experiment, auditor, score, r): the cell whose evaluation runs' overlaps a bounds row reads."""
+    return str(row.experiment), str(row.auditor), str(row.score), int(row.r)
+
+
+def _readings(b, runs: Mapping[tuple, object], experiments: Mapping[str, Mapping], have_overlaps: bool) -> tuple[float, ...]:
+    """The :data:`~unlearn_audit.schemas.GUESS_COLUMNS` of one bounds row ``b`` (:func:`with_guesses`)."""
+    if not have_overlaps:
+        return float(b.mean_overlap) / int(b.r), math.nan, math.nan, math.nan
+    v = runs.get(_cell(b))
+    if v is None:
+        raise ValueError(f"experiment {b.experiment!r}: no overlaps of its cell (score {b.score}, r = {int(b.r)}); rerun its audit")
+    size = catalogue.PAPER_AUDIT_SIZES.get(str(experiments.get(b.experiment, {}).get("dataset")))
+    at_size = theorem42_at_size(v, int(b.r), *size, zeta=float(b.zeta)) if size else math.nan
+    return (*guess_fraction(v, int(b.r)), at_size)
+
+
 def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path,
-          checkpoint_bound_paths: Sequence[str] = ()) -> None:
-    """Rule ``nn_table``: one of the paper's Tables 1a, 1b, 3, 4, 5, 7 or App. F.4; a bound equal to
-    its cell's perfect-prediction ceiling is marked (CSV column ``at_ceiling``, ‡ in Markdown and
-    LaTeX); the models' accuracies and the at-chance, no-op and no-power flags (:mod:`.diagnostics`)
-    stand beside each reported bound, and each flag is also a warning in the job's log.  The
-    checkpoint-step bounds of the table's experiments that score checkpoints (App. F.4's first step)
-    come with their ceilings and their step's flags."""
-    bounds = with_ceilings(read_concat(bound_paths, schemas.BOUNDS))
+          checkpoint_bound_paths: Sequence[str] = (), overlap_paths: Sequence[str] = ()) -> None:
+    """Rule ``nn_table``: one of the paper's Tables 1a, 1b, 3, 4, 5, 7 or App. F.4, the claim of each
+    row first: a bound equal to its own test's perfect-prediction ceiling is marked (CSV columns
+    ``at_ceiling_claim``, ``at_ceiling_theorem42``, ‡ in Markdown and LaTeX); the scale-free readings
+    of each cell's overlaps (``overlap_paths``, :func:`with_guesses`), the models' accuracies and the
+    flags of :mod:`.diagnostics` stand beside each reported bound, and each flag is also a warning in
+    the job's log.  The checkpoint-step bounds of the table's experiments that score checkpoints
+    (App. F.4's first step) come with their ceilings and their step's flags."""
+    overlaps = read_concat(overlap_paths, schemas.OVERLAPS) if overlap_paths else None
+    bounds = with_guesses(with_ceilings(read_concat(bound_paths, schemas.BOUNDS)), overlaps, experiments)
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
-    steps = with_ceilings(read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS)) if checkpoint_bound_paths else None
+    steps = None
+    if checkpoint_bound_paths:
+        steps = with_guesses(with_ceilings(read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS)), None, experiments)
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     warn(diagnostics)
     step_diagnostics = checkpoint_diagnostics(steps, metrics, diagnostics, experiments) if steps is not None else None
@@ -180,8 +237,9 @@ def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], ex
 
 
 def figure_r(bound_paths: Sequence[str], experiments: Mapping[str, Mapping], figure_path, metric_paths: Sequence[str] = ()) -> None:
-    """Rule ``nn_figure_r``: ε_LB against r, one panel per (dataset, split), one line per experiment,
-    the perfect-prediction ceiling of each (m, L) dashed; the plotted numbers, with each experiment's
+    """Rule ``nn_figure_r``: each experiment's claim (its pre-registered test's ε_LB) against r, one
+    panel per (dataset, split), one line per experiment, the claim's perfect-prediction ceiling of
+    each (m, L) dashed; the plotted numbers, Theorem 4.2's beside them, with each experiment's
     accuracies and flags (:mod:`.diagnostics`), as ``.csv`` beside it."""
     from ..report.nn_figures import epsilon_vs_r_figure  # matplotlib, for this rule only
 

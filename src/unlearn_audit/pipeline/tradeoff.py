@@ -211,7 +211,7 @@ def sign_vector_panels(bounds: pd.DataFrame, experiments: Mapping[str, Mapping],
             lines.append("no claim (heuristic)")
         else:
             lines.append(f"claim (ε, δ) = ({eps:g}, {delta:g})" + (f"\nclaim μ = {_fmt(claim_mu)}" if claim_mu is not None else ""))
-            lines.append(f"ε_LB = {_fmt(b.epsilon_lb)} at δ = {float(b.delta):g}")
+            lines.append(f"ε_LB = {_fmt(b.epsilon_lb_test)} ({b.test} test) at δ = {float(b.delta):g}")  # the claim
             if claim_mu is not None:
                 lines.append(_verdict(float(b.mu_lb), claim_mu))
         lines.append(f"m = {int(b.m)}, r = {int(b.r)}, L = {int(b.L)}, {b.statistic}, {b.score}")

@@ -2,7 +2,12 @@
 
 Each experiment reports its pre-registered row of the bounds (role ``preregistered`` or
 ``selected``); the step-t bounds of Figure 1a and Table 6's first-step column are separate audits
-of the algorithm stopped at t, each at level ζ, never a maximum over steps.  Every figure writes
+of the algorithm stopped at t, each at level ζ, never a maximum over steps.  Every table and figure
+leads with the claim (README, "Reading a table"): the row's bound under its pre-registered test
+(``epsilon_lb_claim``: a joint audit's is the reference test at the certified δ by default, a
+pairwise one's BOUNDS-like ``epsilon_lb_test``), the ``test`` and the claim's own perfect-prediction
+ceiling, and plots it; Theorem 4.2's bound (``*_theorem42``, the paper's number; Eq. 3's,
+``*_eq3``, for the pairwise auditor) stands beside it with its own ceiling.  Every figure writes
 the numbers it plots as ``<figure>.csv`` beside it.
 """
 
@@ -15,7 +20,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from ..schemas import REPORTED_ROLES
+from ..schemas import REPORTED_ROLES, STEP_FLAGS
 from .figures import new_figure, save_figure
 from .. import catalogue
 from .nn_tables import params_text
@@ -54,40 +59,57 @@ def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str, columns=("te
     return diagnostics_row(diagnostics, experiment, columns)
 
 
-_STEP_FLAGS = ("at_chance", "no_op")
-
-
 def _step_diagnostics(step_diagnostics: pd.DataFrame | None, experiment: str, step) -> dict:
     """Mean test and forget accuracy of the experiment's evaluation runs at checkpoint ``step`` and
-    that step's ``at_chance`` / ``no_op`` flags (:func:`unlearn_audit.pipeline.diagnostics.checkpoint_diagnostics`)."""
+    that step's flags of ``STEP_FLAGS`` (:func:`unlearn_audit.pipeline.diagnostics.checkpoint_diagnostics`)."""
     if step_diagnostics is None:
         return {}
     rows = step_diagnostics[(step_diagnostics.experiment == experiment) & (step_diagnostics.step == step)] if step is not None else step_diagnostics.iloc[0:0]
     out: dict = {k: float(rows[k].iloc[0]) if len(rows) else np.nan for k in ("test_acc", "forget_acc")}
-    out.update({k: bool(rows[k].iloc[0]) if len(rows) else None for k in _STEP_FLAGS if k in step_diagnostics.columns})
+    out.update({k: bool(rows[k].iloc[0]) if len(rows) else None for k in STEP_FLAGS if k in step_diagnostics.columns})
     return out
 
 
-def _at_ceiling(row) -> dict[str, bool]:
-    """The row's ``at_ceiling`` mark (its bound equals its cell's perfect-prediction ceiling), where
-    the pipeline put it (:func:`unlearn_audit.pipeline.certified.mark_ceilings`)."""
-    value = getattr(row, "at_ceiling", None)
-    return {} if value is None else {"at_ceiling": bool(value)}
+def _claim(row, name: str, claim_ceilings: Mapping[str, float], ceiling: str = "ceiling_claim") -> dict:
+    """The row's claim (its pre-registered test's bound), the test and the claim's own ceiling
+    (column ``ceiling``; :func:`unlearn_audit.pipeline.certified.claim_ceilings`)."""
+    return {"epsilon_lb_claim": float(row.epsilon_lb_test), "test": str(row.test), ceiling: claim_ceilings.get(name, np.nan)}
+
+
+def _other(row, name: str, ceilings: Mapping[str, float], which: str, ceiling: str = "ceiling") -> dict:
+    """The row's ``epsilon_lb`` beside the claim, Theorem 4.2's (``which`` "theorem42") or Eq. 3's
+    ("eq3"), as ``epsilon_lb_<which>`` and its ceiling as ``<ceiling>_<which>``."""
+    return {f"epsilon_lb_{which}": float(row.epsilon_lb), f"{ceiling}_{which}": ceilings.get(name, np.nan)}
+
+
+def _flag(row, column: str, name: str) -> dict[str, bool]:
+    """The row's ceiling mark ``column`` (:func:`unlearn_audit.pipeline.certified.mark_ceilings`) as
+    ``name``, where the pipeline put it."""
+    value = getattr(row, column, None)
+    return {} if value is None else {name: bool(value)}
+
+
+def _flags(row, which: str, suffix: str = "") -> dict[str, bool]:
+    """``at_ceiling_claim<suffix>`` and ``at_ceiling_<which><suffix>``: whether the claim and the bound
+    beside it (Theorem 4.2's or Eq. 3's) each sit on their own ceiling."""
+    return {**_flag(row, "at_ceiling_claim", f"at_ceiling_claim{suffix}"), **_flag(row, "at_ceiling", f"at_ceiling_{which}{suffix}")}
 
 
 def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping],
                  diagnostics: pd.DataFrame | None = None, step_diagnostics: pd.DataFrame | None = None,
-                 ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
+                 ceilings: Mapping[str, float] | None = None, claim_ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
     """One row per model-clipping experiment and control: the certified (ε, δ, C2, σ), the noisy
     steps run and the accountant's for the target (``certified`` no where the target needs more
-    steps than the budget and the whole budget ran noisy: the paper's "N/A"), ε_LB after the first
-    noisy step and after the whole algorithm (Theorem 4.2, the paper's; the pre-registered
-    ``test``'s claim beside each, ``epsilon_lb_claim*``), each
-    beside the audited models' test and forget accuracy and their at-chance / no-op flags
-    (``*_first_step``, and after the algorithm), the perfect-prediction ceiling of the cell
-    (``epsilon_lb_ceiling``: no larger ε_LB is possible from its (m, L, ζ, δ), App. F) and whether
-    each bound sits on it (``at_ceiling_first_step``, ``at_ceiling``), and the design's no-power flag."""
-    ceilings = ceilings or {}
+    steps than the budget and the whole budget ran noisy: the paper's "N/A"); then the claim (the
+    pre-registered test's ε_LB) after the first noisy step and after the whole algorithm
+    (``epsilon_lb_claim_first_step``, ``epsilon_lb_claim``), its ``test`` and its own
+    perfect-prediction ceiling (``epsilon_lb_ceiling_claim``: no larger claim is possible from the
+    cell's (m, L, ζ, δ), App. F); Theorem 4.2's bounds of the same cells beside them
+    (``epsilon_lb_theorem42_first_step``, ``epsilon_lb_theorem42``, the paper's) with their ceiling;
+    the audited models' test and forget accuracy and flags (``*_first_step``, and after the
+    algorithm), the design's no-power flag, and whether each bound sits on its own ceiling
+    (``at_ceiling_claim*``, ``at_ceiling_theorem42*``)."""
+    ceilings, claim_ceilings = ceilings or {}, claim_ceilings or {}
     final, steps = _reported(bounds), _reported(checkpoint_bounds)
     evals = metrics[metrics.phase == "eval"]
     rows = []
@@ -96,9 +118,8 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
         sub = steps[steps.experiment == name]
         first = sub[sub.step == sub.step.min()] if len(sub) else sub
         first_step = int(first.step.iloc[0]) if len(first) else None
+        at_first = first.iloc[0] if len(first) else None
         noisy, certified, needed = (_recorded(evals, name, key) for key in ("noisy_steps", "certified", "accountant_steps"))
-        at_first = {f"{k}_first_step": v for k, v in {**_step_diagnostics(step_diagnostics, name, first_step),
-                                                             **(_at_ceiling(first.iloc[0]) if len(first) else {})}.items()}
         rows.append(
             {
                 "method": e["label"],
@@ -113,17 +134,16 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
                 "accountant_steps": int(noisy) if certified and noisy is not None else (int(needed) if needed is not None else None),
                 "certified": bool(certified) if certified is not None else None,
                 "first_step": first_step,
-                "epsilon_lb_first_step": float(first.epsilon_lb.iloc[0]) if len(first) else np.nan,
-                "epsilon_lb_claim_first_step": float(first.epsilon_lb_test.iloc[0]) if len(first) else np.nan,
-                **at_first,
-                "epsilon_lb_final": float(b.epsilon_lb),
-                "epsilon_lb_claim": float(b.epsilon_lb_test),
-                "test": str(b.test),
-                "epsilon_lb_ceiling": ceilings.get(name, np.nan),
-                **_at_ceiling(b),
+                "epsilon_lb_claim_first_step": float(at_first.epsilon_lb_test) if at_first is not None else np.nan,
+                **_claim(b, name, claim_ceilings, "epsilon_lb_ceiling_claim"),
+                "epsilon_lb_theorem42_first_step": float(at_first.epsilon_lb) if at_first is not None else np.nan,
+                **_other(b, name, ceilings, "theorem42", "epsilon_lb_ceiling"),
+                **{f"{k}_first_step": v for k, v in _step_diagnostics(step_diagnostics, name, first_step).items()},
                 **_diagnostics(diagnostics, name),
                 "m": int(b.m),
                 "L": int(b.L),
+                **(_flags(at_first, "theorem42", "_first_step") if at_first is not None else {}),
+                **_flags(b, "theorem42"),
                 "cell": f"r={int(b.r)}, {b.statistic}, {b.score}",
             }
         )
@@ -132,22 +152,32 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
 
 _ACC = ["test_acc", "forget_acc"]
 _ACC_FLAGS = [*_ACC, *DIAGNOSTIC_FLAGS]
+#: The bound columns of a figure's CSV: the claim, its ceiling and mark first, then the bound beside it.
+_CLAIM_COLUMNS = ["epsilon_lb_claim", "test", "ceiling_claim", "at_ceiling_claim"]
+_THEOREM42_COLUMNS = ["epsilon_lb_theorem42", "ceiling_theorem42", "at_ceiling_theorem42"]
+_EQ3_COLUMNS = ["epsilon_lb_eq3", "ceiling_eq3", "at_ceiling_eq3"]
+
+
+def _plotted(row, name: str, ceilings: Mapping[str, float], claim_ceilings: Mapping[str, float], which: str = "theorem42") -> dict:
+    """A figure point's bound columns: the claim with its ceiling and mark, Theorem 4.2's (or Eq. 3's) beside it."""
+    return {**_claim(row, name, claim_ceilings), **_other(row, name, ceilings, which), **_flags(row, which)}
 
 
 def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Mapping], ceilings: Mapping[str, float] | None = None,
                    bounds: pd.DataFrame | None = None, diagnostics: pd.DataFrame | None = None,
-                   step_diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
-    """``split, variant, experiment, step, epsilon_lb, epsilon_lb_claim, test, rejected, ceiling, at_ceiling,
-    epsilon_lb_bonferroni_steps, test_acc, forget_acc, at_chance, no_op, no_power`` of every reported step
-    bound (Theorem 4.2's, plotted, and the pre-registered test's claim beside it), with the evaluation
-    runs' mean accuracies at that step and that step's flags (the design's ``no_power``); ``ceiling``
-    is the perfect-prediction bound of the experiment's (m, L, ζ, δ).  Each
-    step's ``epsilon_lb`` is a level-ζ test on its own and their maximum is not; the maximum over the
-    steps of ``epsilon_lb_bonferroni_steps`` (each step at ζ/K) is.  A control (variant
-    ``control``) has no steps: its one row (``step`` empty) is its final bound from ``bounds``."""
+                   step_diagnostics: pd.DataFrame | None = None, claim_ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """``split, variant, experiment, method, step``, the claim of every reported step bound (plotted:
+    ``epsilon_lb_claim, test, ceiling_claim, at_ceiling_claim``), ``epsilon_lb_bonferroni_steps``
+    (the same claim at ζ/K), Theorem 4.2's bound of the same step beside it (``epsilon_lb_theorem42,
+    ceiling_theorem42, at_ceiling_theorem42``), and the evaluation runs' mean accuracies at that step
+    with that step's flags (the design's ``no_power``); each ceiling is the perfect-prediction bound
+    of its test at the experiment's (m, L, ζ, δ).  Each step's claim is a level-ζ test on its own and
+    their maximum is not; the maximum over the steps of ``epsilon_lb_bonferroni_steps`` (each step at
+    ζ/K) is.  A control (variant ``control``) has no steps: its one row (``step`` empty) is its final
+    bound from ``bounds``."""
     steps = _reported(checkpoint_bounds)
     final = _reported(bounds) if bounds is not None else None
-    ceilings = ceilings or {}
+    ceilings, claim_ceilings = ceilings or {}, claim_ceilings or {}
     rows = []
     for name, e in experiments.items():
         if e["variant"] == "control":
@@ -155,79 +185,72 @@ def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Ma
                 continue
             b = _one(final, name, "final")
             rows.append({"split": e["split"], "variant": e["variant"], "experiment": name, "method": e["label"], "step": np.nan,
-                         "epsilon_lb": float(b.epsilon_lb), "epsilon_lb_claim": float(b.epsilon_lb_test), "test": str(b.test),
-                         "rejected": bool(b.rejected), "ceiling": ceilings.get(name, np.nan),
-                         **_at_ceiling(b), **_diagnostics(diagnostics, name, _ACC_FLAGS)})
+                         **_plotted(b, name, ceilings, claim_ceilings), **_diagnostics(diagnostics, name, _ACC_FLAGS)})
             continue
         for r in steps[steps.experiment == name].sort_values("step").itertuples():
             rows.append({"split": e["split"], "variant": e["variant"], "experiment": name, "method": e["label"], "step": int(r.step),
-                         "epsilon_lb": float(r.epsilon_lb), "epsilon_lb_claim": float(r.epsilon_lb_test), "test": str(r.test),
-                         "rejected": bool(r.rejected), "ceiling": ceilings.get(name, np.nan),
-                         **_at_ceiling(r), "epsilon_lb_bonferroni_steps": float(getattr(r, "epsilon_lb_bonferroni_steps", np.nan)),
+                         **_plotted(r, name, ceilings, claim_ceilings), "epsilon_lb_bonferroni_steps": float(getattr(r, "epsilon_lb_bonferroni_steps", np.nan)),
                          **_step_diagnostics(step_diagnostics, name, int(r.step)), **_diagnostics(diagnostics, name, ("no_power",))})
-    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "method", "step", "epsilon_lb", "epsilon_lb_claim", "test", "rejected",
-                                       "ceiling", "at_ceiling", "epsilon_lb_bonferroni_steps", *_ACC_FLAGS])
+    return pd.DataFrame(rows, columns=["split", "variant", "experiment", "method", "step", *_CLAIM_COLUMNS, "epsilon_lb_bonferroni_steps",
+                                       *_THEOREM42_COLUMNS, *_ACC_FLAGS])
 
 
 def figure1b_frame(bounds: pd.DataFrame, pairwise: pd.DataFrame, experiments: Mapping[str, Mapping],
-                   diagnostics: pd.DataFrame | None = None, ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """``split, auditor, method, epsilon, delta, epsilon_lb, epsilon_lb_claim, test, ceiling, at_ceiling,
-    experiment, test_acc, forget_acc, at_chance, no_op, no_power``: joint (reported cell) and pairwise
-    (the experiment's pre-registered score: Eq. 3 plotted) bounds against the certified ε, the
-    pre-registered test's claim beside each, each beside the largest bound its
-    auditor's sample allows (``ceiling``) and the models' accuracies and flags; a control's
-    ``epsilon`` is empty."""
-    ceilings = ceilings or {}
+                   diagnostics: pd.DataFrame | None = None, ceilings: Mapping[str, float] | None = None,
+                   claim_ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """``split, auditor, method, epsilon, delta``, the claim (plotted) with its ceiling and mark,
+    beside it the auditor's own bound with its ceiling and mark (Theorem 4.2's ``*_theorem42`` for the
+    joint auditor's reported cell, Eq. 3's ``*_eq3`` for the pairwise auditor's pre-registered score;
+    the other's columns empty), ``experiment`` and the models' accuracies and flags: the joint and the
+    pairwise auditor against the certified ε; a control's ``epsilon`` is empty."""
+    ceilings, claim_ceilings = ceilings or {}, claim_ceilings or {}
     final = _reported(bounds)
     rows = []
     for name, e in experiments.items():
-        if e["auditor"] == "pairwise":
-            r = _one(pairwise[pairwise.score == e["score"]], name, "pairwise")
-        else:
-            r = _one(final, name, "joint")
+        pair = e["auditor"] == "pairwise"
+        r = _one(pairwise[pairwise.score == e["score"]], name, "pairwise") if pair else _one(final, name, "joint")
         rows.append({"split": e["split"], "auditor": e["auditor"], "method": e["label"], "epsilon": e["params"].get("epsilon", np.nan),
-                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "epsilon_lb_claim": float(r.epsilon_lb_test), "test": str(r.test),
-                     "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r), "experiment": name, **_diagnostics(diagnostics, name, _ACC_FLAGS)})
-    return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", "epsilon_lb", "epsilon_lb_claim", "test", "ceiling",
-                                       "at_ceiling", "experiment", *_ACC_FLAGS])
+                     "delta": float(r.delta), **_plotted(r, name, ceilings, claim_ceilings, "eq3" if pair else "theorem42"), "experiment": name,
+                     **_diagnostics(diagnostics, name, _ACC_FLAGS)})
+    return pd.DataFrame(rows, columns=["split", "auditor", "method", "epsilon", "delta", *_CLAIM_COLUMNS, *_THEOREM42_COLUMNS, *_EQ3_COLUMNS,
+                                       "experiment", *_ACC_FLAGS])
 
 
 def pairwise_table_frame(pairwise: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
-                         ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """Sec. 7.3: one row per experiment (its pre-registered score) of the pairwise auditor: the error
-    counts, ``L`` = n_neg + n_pos, Eq. 3's ε_LB, its ``ceiling`` (no error at all) and whether the bound
-    sits on it, the reference test of the same guesses as m = 2 overlaps (``epsilon_lb_reference``)
-    and μ_LB, the ``cell`` naming which is the pre-registered claim, and the audited models'
-    accuracies and flags, beside the design's controls."""
-    ceilings = ceilings or {}
+                         ceilings: Mapping[str, float] | None = None, claim_ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Sec. 7.3: one row per experiment (its pre-registered score) of the pairwise auditor: the claim
+    (``epsilon_lb_claim``, the ``test`` it is under, ``eq3`` or ``reference``, and its own ceiling), the
+    error counts, ``L`` = n_neg + n_pos, Eq. 3's ε_LB and its ceiling (no error at all), the
+    reference test of the same guesses as m = 2 overlaps (``epsilon_lb_reference``) and μ_LB, the
+    audited models' accuracies and flags, whether each bound sits on its ceiling and the ``cell``
+    naming the claim, beside the design's controls."""
+    ceilings, claim_ceilings = ceilings or {}, claim_ceilings or {}
     rows = []
     for name, e in experiments.items():
         r = _one(pairwise[pairwise.score == e["score"]], name, "pairwise")
         rows.append({"method": e["label"], "split": e["split"], "params": params_text(e["params"]) if e["variant"] != "control" else "",
+                     "score": e["score"], **_claim(r, name, claim_ceilings, "epsilon_lb_ceiling_claim"),
                      "fp": int(r.fp), "n_neg": int(r.n_neg), "fn": int(r.fn), "n_pos": int(r.n_pos), "L": int(r.n_neg + r.n_pos),
-                     "delta": float(r.delta), "epsilon_lb": float(r.epsilon_lb), "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r),
-                     "epsilon_lb_reference": float(r.epsilon_lb_reference), "mu_lb": float(r.mu_lb), "score": e["score"],
-                     "cell": f"preregistered: {'reference test of the m = 2 overlaps' if r.test == 'reference' else 'Eq. 3'}, {e['score']}",
-                     **_diagnostics(diagnostics, name, _ACC_FLAGS)})
+                     "delta": float(r.delta), **_other(r, name, ceilings, "eq3", "epsilon_lb_ceiling"),
+                     "epsilon_lb_reference": float(r.epsilon_lb_reference), "mu_lb": float(r.mu_lb),
+                     **_diagnostics(diagnostics, name, _ACC_FLAGS), **_flags(r, "eq3"),
+                     "cell": f"preregistered: {'reference test of the m = 2 overlaps' if r.test == 'reference' else 'Eq. 3'}, {e['score']}"})
     return pd.DataFrame(rows)
 
 
 def figure1c_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
-                   ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """``split, method, target_epsilon, delta, epsilon_lb, epsilon_lb_claim, test, ceiling, at_ceiling,
-    experiment, test_acc, forget_acc, at_chance, no_op, no_power`` of the rewind-to-delete audits and
-    their controls (``target_epsilon`` empty); Theorem 4.2's bound is plotted, the pre-registered
-    test's claim beside it."""
-    ceilings = ceilings or {}
+                   ceilings: Mapping[str, float] | None = None, claim_ceilings: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """``split, method, target_epsilon, delta``, the claim (plotted) with its ceiling and mark,
+    Theorem 4.2's bound beside it with its own, ``experiment`` and the models' accuracies and flags,
+    of the rewind-to-delete audits and their controls (``target_epsilon`` empty)."""
+    ceilings, claim_ceilings = ceilings or {}, claim_ceilings or {}
     final = _reported(bounds)
     rows = []
     for name, e in experiments.items():
         r = _one(final, name, "joint")
         rows.append({"split": e["split"], "method": e["label"], "target_epsilon": e["params"].get("epsilon", np.nan), "delta": float(r.delta),
-                     "epsilon_lb": float(r.epsilon_lb), "epsilon_lb_claim": float(r.epsilon_lb_test), "test": str(r.test),
-                     "ceiling": ceilings.get(name, np.nan), **_at_ceiling(r), "experiment": name, **_diagnostics(diagnostics, name, _ACC_FLAGS)})
-    return pd.DataFrame(rows, columns=["split", "method", "target_epsilon", "delta", "epsilon_lb", "epsilon_lb_claim", "test", "ceiling",
-                                       "at_ceiling", "experiment", *_ACC_FLAGS])
+                     **_plotted(r, name, ceilings, claim_ceilings), "experiment": name, **_diagnostics(diagnostics, name, _ACC_FLAGS)})
+    return pd.DataFrame(rows, columns=["split", "method", "target_epsilon", "delta", *_CLAIM_COLUMNS, *_THEOREM42_COLUMNS, "experiment", *_ACC_FLAGS])
 
 
 _CONTROL_STYLE = {"No unlearning": "-.", "Retrain": (0, (1, 3))}
@@ -239,7 +262,7 @@ def _control_lines(ax, data: pd.DataFrame, x: str) -> pd.DataFrame:
     for r in controls.itertuples(index=False):
         colour, _ = _STYLE.get(r.split, ("tab:gray", "^"))
         auditor = f", {r.auditor} auditor" if "auditor" in controls.columns else ""
-        ax.axhline(r.epsilon_lb, color=colour, linestyle=_CONTROL_STYLE.get(r.method, ":"), linewidth=1.2, alpha=0.8,
+        ax.axhline(r.epsilon_lb_claim, color=colour, linestyle=_CONTROL_STYLE.get(r.method, ":"), linewidth=1.2, alpha=0.8,
                    label=f"{r.method} (control{auditor}), {r.split} split")
     return data[data[x].notna()]
 
@@ -272,13 +295,13 @@ def _ceiling_groups(values, rtol: float = 0.02) -> list[tuple[float, float]]:
 
 
 def _ceiling_lines(ax, data: pd.DataFrame, x: str) -> None:
-    """A dotted line per group of nearly equal perfect-prediction ceilings (no bound of its cell can
-    lie above it), drawn at the group's highest and labelled at the right end of the x range."""
+    """A dotted line per group of nearly equal perfect-prediction ceilings of the claims (no claim of
+    its cell can lie above it), drawn at the group's highest and labelled at the right end of the x range."""
     right = data[x].max() if len(data) and data[x].notna().any() else 1.0
-    for low, high in _ceiling_groups(data.ceiling.dropna()):
+    for low, high in _ceiling_groups(data.ceiling_claim.dropna()):
         text = f"{high:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
         ax.axhline(high, color="gray", linestyle=":", linewidth=1)
-        ax.annotate(f"perfect-prediction ceiling {text}", (right, high), textcoords="offset points",
+        ax.annotate(f"the claim's perfect-prediction ceiling {text}", (right, high), textcoords="offset points",
                     xytext=(-4, 3), ha="right", fontsize=7, color="gray")
 
 
@@ -289,32 +312,34 @@ def _lines(ax, frame: pd.DataFrame, x: str, group: list[str], label) -> None:
         colour, marker = _STYLE.get(split, ("tab:gray", "^"))
         dashed = "certified" in key or "pairwise" in key
         sub = sub.sort_values(x)
-        ax.plot(sub[x], sub.epsilon_lb, color=colour, marker=marker, linestyle="--" if dashed else "-",
+        ax.plot(sub[x], sub.epsilon_lb_claim, color=colour, marker=marker, linestyle="--" if dashed else "-",
                 markerfacecolor="none" if dashed else colour, label=label(dict(zip(group, key))))
 
 
 def draw_figure(name: str, bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, pairwise: pd.DataFrame,
                 experiments: Mapping[str, Mapping], stem: str | os.PathLike, ceilings: Mapping[str, float] | None = None,
-                diagnostics: pd.DataFrame | None = None, step_diagnostics: pd.DataFrame | None = None):
-    """Draw Figure 1a, 1b or 1c from its frame, saved with the frame as ``stem``.csv; Figure 1a
-    draws each distinct perfect-prediction ceiling (``ceilings``) as a dotted line; the controls
-    (No unlearning, Retrain) are horizontal lines."""
+                diagnostics: pd.DataFrame | None = None, step_diagnostics: pd.DataFrame | None = None,
+                claim_ceilings: Mapping[str, float] | None = None):
+    """Draw Figure 1a, 1b or 1c from its frame, saved with the frame as ``stem``.csv: the claims
+    (each experiment's pre-registered test's ε_LB), each distinct ceiling of the claims
+    (``claim_ceilings``) a dotted line; the controls (No unlearning, Retrain) are horizontal lines.
+    Theorem 4.2's (Eq. 3's) bounds and ceilings (``ceilings``) are in the CSV beside them."""
     fig, ax = new_figure(8.5 if name == "figure1a" else 6.0, 4.0)
     if name == "figure1a":
-        data = figure1a_frame(checkpoint_bounds, experiments, ceilings, bounds, diagnostics, step_diagnostics)
+        data = figure1a_frame(checkpoint_bounds, experiments, ceilings, bounds, diagnostics, step_diagnostics, claim_ceilings)
         methods = _control_lines(ax, data, "step")
         _lines(ax, methods, "step", ["variant", "split"], lambda k: f"{k['variant']}, {k['split']} split (each step at level ζ)")
         _bonferroni_lines(ax, methods)
         _ceiling_lines(ax, data, "step")
         ax.set_xlabel("noisy step t (the algorithm stopped at t)")
     elif name == "figure1b":
-        data = figure1b_frame(bounds, pairwise, experiments, diagnostics, ceilings)
+        data = figure1b_frame(bounds, pairwise, experiments, diagnostics, ceilings, claim_ceilings)
         _lines(ax, _control_lines(ax, data, "epsilon"), "epsilon", ["auditor", "split"], lambda k: f"{k['auditor']} auditor, {k['split']} split")
         _ceiling_lines(ax, data, "epsilon")
         ax.set_xscale("log")
         ax.set_xlabel(r"certified $\varepsilon$")
     elif name == "figure1c":
-        data = figure1c_frame(bounds, experiments, diagnostics, ceilings)
+        data = figure1c_frame(bounds, experiments, diagnostics, ceilings, claim_ceilings)
         methods = _control_lines(ax, data, "target_epsilon")
         _ceiling_lines(ax, data, "target_epsilon")
         _lines(ax, methods, "target_epsilon", ["split"], lambda k: f"{k['split']} split")
@@ -326,7 +351,9 @@ def draw_figure(name: str, bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame
         ax.set_xlabel(r"target $\varepsilon$ of rewind-to-delete")
     else:
         raise ValueError(f"unknown certified figure {name!r}; known: {FIGURE_NAMES}")
-    ax.set_ylabel(r"$\varepsilon_{LB}$ (level $\zeta$, at the certified $\delta$)")
+    tests = sorted(set(data.test.dropna())) if len(data) else []
+    ax.set_ylabel(r"$\varepsilon_{LB}$, the claim" + "\n" + (f"({tests[0]} test" if len(tests) == 1 else "(pre-registered test")
+                  + r", level $\zeta$, certified $\delta$)")
     ax.set_title(CERTIFIED_FIGURES[name].split(": ", 1)[1], fontsize=9)
     if len(data):
         if name == "figure1a":  # many lines: the legend beside the axes, not over the data

@@ -9,16 +9,23 @@ Which bound is *the* result of an experiment was fixed before it ran
 with role ``preregistered`` (or ``selected`` under ``selection="bonferroni"``, where every cell
 was tested at ζ/K).  Tables 1 and 7 report that row; Tables 3, 4 and 5, which show several cells,
 label each row in a last ``cell`` column (``preregistered`` / ``bonferroni-selected`` naming the
-reported cell, else ``exploratory``: not a level-ζ claim on its own).  Tables 1 and 7 show the
-exact test's ε_LB and μ_LB of the reported cell beside Theorem 4.2's (``epsilon_lb_exact``,
-``mu_lb``); which of the two ε columns is the claim is the pre-registered test, named in ``cell``.
+reported cell, else ``exploratory``: not a level-ζ claim on its own).
 
-Bounds that carry the perfect-prediction ceiling of their cell (columns ``epsilon_lb_ceiling`` and
-``at_ceiling``, added by :func:`unlearn_audit.pipeline.nn.with_ceilings`) give each table its
-ceiling column(s) and a boolean flag per ε column: ``at_ceiling`` for the one ``epsilon_lb``
-column, ``at_ceiling_<x>`` for ``epsilon_lb_<x>`` in Tables 3 and 4.  :func:`write_nn_table`
-keeps the flags in the CSV and turns them into a trailing ‡ with a footnote in Markdown and LaTeX.
-The renderers only select and render; no statistic is computed here.
+Every table leads with the claim (README, "Reading a table"): after the columns that name the row,
+``epsilon_lb_claim`` (the row's bound under the pre-registered test, BOUNDS ``epsilon_lb_test``),
+``test`` and the claim's own ceiling ``epsilon_lb_ceiling_claim``; then the scale-free readings of
+the cell's overlaps (:data:`~unlearn_audit.schemas.GUESS_COLUMNS`); then Theorem 4.2's bound of the
+same cell (``epsilon_lb_theorem42``, the paper's number), its ceiling ``epsilon_lb_ceiling_theorem42``
+and ``epsilon_ldp``; then the exact test's ε_LB and μ_LB.  Tables 3 and 4 (one ε column per score or
+statistic ``<x>``) have ``epsilon_lb_claim_<x>`` and ``epsilon_lb_theorem42_<x>``.
+
+Bounds that carry the perfect-prediction ceilings of their cell (columns ``epsilon_lb_ceiling_claim``,
+``at_ceiling_claim`` and Theorem 4.2's ``epsilon_lb_ceiling``, ``at_ceiling``, added by
+:func:`unlearn_audit.pipeline.nn.with_ceilings`) give each table its ceiling columns and a boolean
+flag per ε column, ``at_ceiling_<rest>`` for ``epsilon_lb_<rest>`` (``at_ceiling_claim``,
+``at_ceiling_theorem42``, ``at_ceiling_claim_logit``, …), each against its own test's ceiling.
+:func:`write_nn_table` keeps the flags in the CSV and turns them into a trailing ‡ with a footnote
+in Markdown and LaTeX.  The renderers only select and render; no statistic is computed here.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from typing import Callable, Mapping
 import pandas as pd
 
 from .. import catalogue
-from ..schemas import DIAGNOSTIC_FLAGS
+from ..schemas import DIAGNOSTIC_FLAGS, GUESS_COLUMNS, STEP_FLAGS
 from ..schemas import REPORTED_ROLES as _REPORTED
 from .tables import diagnostics_row, format_cell, format_latex, format_markdown, write_table
 
@@ -42,10 +49,11 @@ __all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table
 REPORTED_ROLES = dict(zip(_REPORTED, ("preregistered", "bonferroni-selected")))
 EXPLORATORY = "exploratory"
 
-#: The mark of a bound equal to its cell's perfect-prediction ceiling, and the footnote that explains it.
+#: The mark of a bound equal to its own test's perfect-prediction ceiling, and the footnote that explains it.
 CEILING_MARK = "‡"
-CEILING_NOTE = (f"{CEILING_MARK} equals the perfect-prediction ceiling for this (m, r, L): every guess was right "
-                "(for a median: in at least half of the L runs); the bound is limited by m, r and L, not by the algorithm.")
+CEILING_NOTE = (f"{CEILING_MARK} equals the perfect-prediction ceiling of its own test for this (m, r, L) (the claim's for the claim, "
+                "Theorem 4.2's for Theorem 4.2's): every guess was right (for a median: in at least half of the L runs); "
+                "the bound is limited by m, r and L, not by the algorithm.")
 _FLAG = "at_ceiling"
 
 
@@ -86,35 +94,43 @@ def _reported(bounds: pd.DataFrame, experiment: str, summary: Mapping) -> pd.Ser
 
 
 def _cell_text(row: pd.Series) -> str:
-    """``preregistered: logit/mean`` for a reported row (``… (exact test)`` when the pre-registered
-    test is the exact one, whose bound is the ``epsilon_lb_exact`` column), else ``exploratory``."""
+    """``preregistered: logit/mean`` for a reported row (``… (reference test)`` when the pre-registered
+    test, whose bound is the row's ``epsilon_lb_claim``, is not Theorem 4.2), else ``exploratory``."""
     label = REPORTED_ROLES.get(row.role)
     if not label:
         return EXPLORATORY
-    test = row.get("test", "theorem4.2")
-    return f"{label}: {row.score}/{row.statistic}" + ("" if test == "theorem4.2" else f" ({test} test)")
-
-
-def _other_bounds(row: pd.Series) -> dict[str, float]:
-    """The exact test's ε_LB and μ_LB of the reported cell, in their own columns (docs/bounds.md),
-    and under a pre-registered "mgf" or "adaptive" test its bound as ``epsilon_lb_<test>``."""
-    test = row.get("test", "theorem4.2")
-    extra = {f"epsilon_lb_{test}": row.epsilon_lb_test} if test not in ("theorem4.2", "exact") and "epsilon_lb_test" in row.index else {}
-    return {"epsilon_lb_exact": row.epsilon_lb_exact, **extra, "mu_lb": row.mu_lb}
+    return f"{label}: {row.score}/{row.statistic}" + ("" if row.test == "theorem4.2" else f" ({row.test} test)")
 
 
 def _has_ceilings(bounds: pd.DataFrame) -> bool:
-    return {"epsilon_lb_ceiling", _FLAG} <= set(bounds.columns)
+    return {"epsilon_lb_ceiling", _FLAG, "epsilon_lb_ceiling_claim", "at_ceiling_claim"} <= set(bounds.columns)
 
 
-def _ceiling(row: pd.Series) -> dict[str, float]:
-    """The reported row's ceiling, beside its ``epsilon_lb`` (when the bounds carry ceilings)."""
-    return {"epsilon_lb_ceiling": float(row.epsilon_lb_ceiling)} if "epsilon_lb_ceiling" in row.index else {}
+def _claim(row: pd.Series) -> dict:
+    """The reported row's claim, its test and the claim's own ceiling (when the bounds carry ceilings)."""
+    ceiling = {"epsilon_lb_ceiling_claim": float(row.epsilon_lb_ceiling_claim)} if "epsilon_lb_ceiling_claim" in row.index else {}
+    return {"epsilon_lb_claim": float(row.epsilon_lb_test), "test": str(row.test), **ceiling}
 
 
-def _flag(row: pd.Series) -> dict[str, bool]:
-    """The reported row's ``at_ceiling`` flag (when the bounds carry ceilings)."""
-    return {_FLAG: bool(row.at_ceiling)} if _FLAG in row.index else {}
+def _guesses(row: pd.Series) -> dict[str, float]:
+    """The scale-free readings of the row's overlaps (when the bounds carry them: :data:`GUESS_COLUMNS`)."""
+    return {c: float(row[c]) for c in GUESS_COLUMNS if c in row.index}
+
+
+def _theorem42(row: pd.Series) -> dict[str, float]:
+    """Theorem 4.2's bound of the reported cell, its ceiling (when the bounds carry ceilings) and ε_LDP."""
+    ceiling = {"epsilon_lb_ceiling_theorem42": float(row.epsilon_lb_ceiling)} if "epsilon_lb_ceiling" in row.index else {}
+    return {"epsilon_lb_theorem42": float(row.epsilon_lb), **ceiling, "epsilon_ldp": float(row.epsilon_ldp)}
+
+
+def _other_bounds(row: pd.Series) -> dict[str, float]:
+    """The exact test's ε_LB and μ_LB of the reported cell, in their own columns (docs/bounds.md)."""
+    return {"epsilon_lb_exact": row.epsilon_lb_exact, "mu_lb": row.mu_lb}
+
+
+def _flags(row: pd.Series) -> dict[str, bool]:
+    """The reported row's ``at_ceiling_claim`` and ``at_ceiling_theorem42`` (when the bounds carry ceilings)."""
+    return {"at_ceiling_claim": bool(row.at_ceiling_claim), "at_ceiling_theorem42": bool(row.at_ceiling)} if "at_ceiling_claim" in row.index else {}
 
 
 def _row_label(picked: list[pd.Series]) -> str:
@@ -129,14 +145,15 @@ _DIAGNOSTIC_COLUMNS = ("retain_acc", "forget_acc", "test_acc", *DIAGNOSTIC_FLAGS
 
 
 def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str) -> dict:
-    """The experiment's accuracies and its ``at_chance`` / ``no_op`` / ``no_power`` flags (:func:`.tables.diagnostics_row`)."""
+    """The experiment's accuracies and its flags of ``DIAGNOSTIC_FLAGS`` (:func:`.tables.diagnostics_row`)."""
     return diagnostics_row(diagnostics, experiment, _DIAGNOSTIC_COLUMNS)
 
 
 def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
            steps: pd.DataFrame | None = None, step_diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Table 1: one row per (method, hyperparameters, split), the experiment's pre-registered cell,
-    with the audited models' accuracies and the ``at_chance`` / ``no_op`` / ``no_power`` flags (``diagnostics``).
+    """Table 1: one row per (method, hyperparameters, split), the experiment's pre-registered cell:
+    its claim first (module docstring), Theorem 4.2's beside it, with the audited models' accuracies
+    and the flags of ``DIAGNOSTIC_FLAGS`` (``diagnostics``).
 
     The last column ``cell`` names the reported cell (score/statistic; r is its own column).
     """
@@ -148,43 +165,60 @@ def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str
                 "method": e["label"],
                 "params": params_text(e["params"]),
                 "split": e["split"],
-                "epsilon_lb": b.epsilon_lb,
-                **_ceiling(b),
-                "epsilon_ldp": b.epsilon_ldp,
+                **_claim(b),
+                **_guesses(b),
+                **_theorem42(b),
                 **_other_bounds(b),
                 "r": int(b.r),
                 "m": int(b.m),
                 "L": int(b.L),
                 **_diagnostics(diagnostics, name),
-                **_flag(b),
+                **_flags(b),
                 "cell": _cell_text(b),
             }
         )
     return pd.DataFrame(rows)
 
 
+def _suffixed(prefix: str, columns, picked: list[pd.Series], value: str, one: bool) -> dict[str, float]:
+    """``prefix`` (``one``: the columns share it) or ``prefix_<x>`` per column ``x`` of ``columns``: each
+    picked row's ``value``."""
+    if one:
+        return {prefix: float(picked[0][value])}
+    return {f"{prefix}_{col}": float(b[value]) for col, b in zip(columns, picked)}
+
+
 def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]], diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per (experiment, r) with one ε column per (score, statistic) of ``columns``; with
-    ceilings, one ceiling column (``epsilon_lb_ceiling``, or ``epsilon_lb_ceiling_<x>`` per column
-    ``epsilon_lb_<x>`` when the statistics, and so the ceilings, differ) and a flag per ε column;
-    with ``diagnostics``, the experiment's accuracies and flags on each of its rows."""
+    """One row per (experiment, r): the claim of each (score, statistic) cell ``x`` of ``columns``
+    (``epsilon_lb_claim_<x>``), its ``test``; with ceilings, the claim's ceiling (one
+    ``epsilon_lb_ceiling_claim``, or ``epsilon_lb_ceiling_claim_<x>`` per column when the statistics,
+    and so the ceilings, differ); with the bounds' guess fractions, the mean fraction of right guesses
+    of each score (``guess_fraction``, or ``guess_fraction_<score>`` when the scores differ); then
+    Theorem 4.2's ``epsilon_lb_theorem42_<x>`` and its ceilings; the experiment's accuracies and flags
+    (``diagnostics``); a ceiling flag per ε column, ``at_ceiling_claim_<x>`` and ``at_ceiling_theorem42_<x>``."""
     _check_roles(bounds)
     ceilings = _has_ceilings(bounds)
+    guesses = GUESS_COLUMNS[0] in bounds.columns
     one_ceiling = len({statistic for _, statistic in columns.values()}) == 1
+    scores = list(dict.fromkeys(score for score, _ in columns.values()))
     rows = []
     for name, e in experiments.items():
         for r in sorted(e["r"]):
-            row = {"method": e["label"], "split": e["split"], "r": int(r)}
             picked = [_pick(bounds, name, int(r), score, statistic) for score, statistic in columns.values()]
-            for col, b in zip(columns, picked):
-                row[col] = b.epsilon_lb
+            row = {"method": e["label"], "split": e["split"], "r": int(r),
+                   **{f"epsilon_lb_claim_{col}": float(b.epsilon_lb_test) for col, b in zip(columns, picked)}, "test": str(picked[0].test)}
             if ceilings:
-                if one_ceiling:
-                    row["epsilon_lb_ceiling"] = float(picked[0].epsilon_lb_ceiling)
-                else:
-                    row.update({"epsilon_lb_ceiling" + col.removeprefix("epsilon_lb"): float(b.epsilon_lb_ceiling) for col, b in zip(columns, picked)})
-                row.update({_FLAG + col.removeprefix("epsilon_lb"): bool(b.at_ceiling) for col, b in zip(columns, picked)})
+                row.update(_suffixed("epsilon_lb_ceiling_claim", columns, picked, "epsilon_lb_ceiling_claim", one_ceiling))
+            if guesses:
+                by_score = [_pick(bounds, name, int(r), score) for score in scores]
+                row.update(_suffixed(GUESS_COLUMNS[0], scores, by_score, GUESS_COLUMNS[0], len(scores) == 1))
+            row.update({f"epsilon_lb_theorem42_{col}": float(b.epsilon_lb) for col, b in zip(columns, picked)})
+            if ceilings:
+                row.update(_suffixed("epsilon_lb_ceiling_theorem42", columns, picked, "epsilon_lb_ceiling", one_ceiling))
             row.update(_diagnostics(diagnostics, name))
+            if ceilings:
+                row.update({f"at_ceiling_claim_{col}": bool(b.at_ceiling_claim) for col, b in zip(columns, picked)})
+                row.update({f"at_ceiling_theorem42_{col}": bool(b.at_ceiling) for col, b in zip(columns, picked)})
             row["cell"] = _row_label(picked)
             rows.append(row)
     return pd.DataFrame(rows)
@@ -192,20 +226,20 @@ def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]], diagnos
 
 def table3(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
     """Table 3 (App. E.1): logit score vs cross-entropy score, over r (mean aggregation)."""
-    return _over_r(bounds, experiments, {"epsilon_lb_logit": ("logit", "mean"), "epsilon_lb_loss": ("loss", "mean")}, diagnostics)
+    return _over_r(bounds, experiments, {"logit": ("logit", "mean"), "loss": ("loss", "mean")}, diagnostics)
 
 
 def table4(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
     """Table 4 (App. E.2): mean vs median aggregation, over r (logit score)."""
-    return _over_r(bounds, experiments, {"epsilon_lb_mean": ("logit", "mean"), "epsilon_lb_median": ("logit", "median")}, diagnostics)
+    return _over_r(bounds, experiments, {"mean": ("logit", "mean"), "median": ("logit", "median")}, diagnostics)
 
 
 def table5(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
     """Table 5 (App. F.3): batch size B × guess budget r; r·B is the number of reported examples.
 
-    Every row is the logit/mean cell; ``cell`` says whether it is the experiment's reported one.
-    The controls of each B stand beside the method (column ``method``), every row with its
-    experiment's accuracies and flags.
+    Every row is the logit/mean cell, its claim first (module docstring); ``cell`` says whether it is
+    the experiment's reported one.  The controls of each B stand beside the method (column
+    ``method``), every row with its experiment's accuracies and flags.
     """
     _check_roles(bounds)
     rows = []
@@ -213,7 +247,7 @@ def table5(bounds, metrics, experiments, diagnostics=None, steps=None, step_diag
         for r in sorted(e["r"]):
             b = _pick(bounds, name, int(r))
             rows.append({"batch_size": int(e["batch_size"]), "m": int(e["m"]), "method": e["label"], "r": int(r), "r_times_B": int(r) * int(e["batch_size"]),
-                         "epsilon_lb": b.epsilon_lb, **_ceiling(b), **_flag(b), **_diagnostics(diagnostics, name),
+                         **_claim(b), **_guesses(b), **_theorem42(b), **_diagnostics(diagnostics, name), **_flags(b),
                          "cell": REPORTED_ROLES.get(b.role, EXPLORATORY), "_order": order})
     return pd.DataFrame(rows).sort_values(["batch_size", "_order", "r"]).drop(columns="_order").reset_index(drop=True)
 
@@ -225,11 +259,13 @@ def appendix_f4(bounds, metrics, experiments, diagnostics=None, steps=None, step
     controls.
 
     One row per experiment: ``batch_size``, ``m``, ``auditor``, ``method``, ``split``, ``step`` (the
-    audited step; empty for a control, audited as trained), ``epsilon_lb`` (Theorem 4.2 at that
-    step, the pre-registered cell), the claim under the pre-registered test (``epsilon_lb_<test>``
-    where it is not Theorem 4.2), its ceiling and ``at_ceiling``, ``r``, ``L``, the models'
-    accuracies and flags at that step, ``epsilon_lb_final`` (the same cell after Phase 2: another
-    algorithm's audit, for reference) and ``cell``.  Each row is one level-ζ audit.
+    audited step; empty for a control, audited as trained), the claim at that step (the pre-registered
+    cell: ``epsilon_lb_claim``, ``test``, its ceiling), the mean fraction of right guesses (at a step
+    from its mean overlap alone: a step's per-run overlaps are not kept, so no interval and no
+    paper-size reading), Theorem 4.2's bound at that step and its ceiling, ``r``, ``L``, the models'
+    accuracies and flags at that step, the ceiling flags, ``epsilon_lb_claim_final`` (the same cell's
+    claim after Phase 2: another algorithm's audit, for reference) and ``cell``.  Each row is one
+    level-ζ audit.
     """
     rows = []
     for name, e in experiments.items():
@@ -246,17 +282,16 @@ def appendix_f4(bounds, metrics, experiments, diagnostics=None, steps=None, step
             acc = _diagnostics(diagnostics, name)
         else:
             acc = {**_diagnostics(diagnostics, name), **_step_flags(step_diagnostics, name, step)}
-        test = at.get("test", "theorem4.2")
+        theorem42 = {k: v for k, v in _theorem42(at).items() if k != "epsilon_ldp"}
         rows.append({"batch_size": int(e["batch_size"]), "m": int(e["m"]), "auditor": e.get("auditor", "batchwise"), "method": e["label"],
-                     "split": e["split"], "step": step, "epsilon_lb": at.epsilon_lb, **_ceiling(at),
-                     **({f"epsilon_lb_{test}": at.epsilon_lb_test} if test != "theorem4.2" else {}), "r": int(at.r), "L": int(at.L),
-                     **acc, **_flag(at), "epsilon_lb_final": final.epsilon_lb, "cell": _cell_text(at)})
+                     "split": e["split"], "step": step, **_claim(at), **_guesses(at), **theorem42, "r": int(at.r), "L": int(at.L),
+                     **acc, **_flags(at), "epsilon_lb_claim_final": float(final.epsilon_lb_test), "cell": _cell_text(at)})
     frame = pd.DataFrame(rows)
     return frame.sort_values("batch_size", kind="stable", ascending=False).reset_index(drop=True)
 
 
 def _step_flags(step_diagnostics: pd.DataFrame | None, experiment: str, step: int) -> dict:
-    """The accuracies and at-chance / no-op flags of the experiment's models at checkpoint ``step``
+    """The accuracies and the flags of ``STEP_FLAGS`` of the experiment's models at checkpoint ``step``
     (:func:`unlearn_audit.pipeline.diagnostics.checkpoint_diagnostics`), replacing the final models'."""
     if step_diagnostics is None:
         return {}
@@ -265,24 +300,26 @@ def _step_flags(step_diagnostics: pd.DataFrame | None, experiment: str, step: in
         raise ValueError(f"experiment {experiment!r}: expected one diagnostics row at step {step}, found {len(rows)}")
     row = rows.iloc[0]
     return {"forget_acc": float(row.forget_acc), "test_acc": float(row.test_acc), "retain_acc": float("nan"),
-            "at_chance": bool(row.at_chance), "no_op": bool(row.no_op)}
+            **{flag: bool(row[flag]) for flag in STEP_FLAGS}}
 
 
 def table7(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
     """Table 7 (App. G.4): Hessian-based unlearning for several final noise levels σ (pre-registered
-    cells), beside the design's controls (``sigma`` empty), with accuracies and flags."""
+    cells, the claim first as in Table 1), beside the design's controls (``sigma`` empty), with
+    accuracies and flags."""
     rows = []
     for name, e in experiments.items():
         b = _reported(bounds, name, e)
-        rows.append({"method": e["label"], "sigma": float(e["params"].get("sigma", float("nan"))), "split": e["split"], "epsilon_lb": b.epsilon_lb,
-                     **_ceiling(b), "epsilon_ldp": b.epsilon_ldp, **_other_bounds(b), "r": int(b.r), **_diagnostics(diagnostics, name), **_flag(b),
-                     "cell": _cell_text(b)})
+        rows.append({"method": e["label"], "sigma": float(e["params"].get("sigma", float("nan"))), "split": e["split"], **_claim(b),
+                     **_guesses(b), **_theorem42(b), **_other_bounds(b), "r": int(b.r), "m": int(b.m), "L": int(b.L),
+                     **_diagnostics(diagnostics, name), **_flags(b), "cell": _cell_text(b)})
     return pd.DataFrame(rows).sort_values(["split", "sigma"], na_position="first").reset_index(drop=True)
 
 
 def _marked(df: pd.DataFrame, digits: int) -> tuple[pd.DataFrame, bool]:
-    """The table as read: each ε column whose flag (``at_ceiling``, ``at_ceiling_<x>``) is set gets
-    a trailing ‡, the flag columns go; and whether any cell was marked."""
+    """The table as read: each ε column ``epsilon_lb_<rest>`` whose own flag ``at_ceiling_<rest>``
+    (``at_ceiling_claim``, ``at_ceiling_theorem42``, ``at_ceiling_claim_logit``, …) is set gets a
+    trailing ‡, the flag columns go; and whether any cell was marked."""
     shown = df.copy()
     any_mark = False
     for flag in [c for c in df.columns if c == _FLAG or c.startswith(_FLAG + "_")]:

@@ -15,6 +15,7 @@
 * :mod:`.accountants` — model clipping's noisy-step accountant (Koloskova et al. Thm 4.2) and
   rewind-to-delete's sensitivity (Mu & Klabjan Thm 3.1);
 * :mod:`.perfect_prediction` — App. F attainable bounds;
+* :mod:`.guesses` — scale-free readings of overlaps: the fraction of right guesses, Theorem 4.2 at another size;
 * :mod:`.selection` — the pre-registered cell and the Bonferroni-corrected best cell;
 * :mod:`.simulation` — mechanisms with known ε, for validity tests.
 """

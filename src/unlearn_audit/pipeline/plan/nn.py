@@ -416,6 +416,10 @@ class NNPlan:
     def table_bounds(self, wildcards) -> list[str]:
         return [self.files.experiment_file(e, "bounds.parquet") for e in self.table_experiments(wildcards.table)]
 
+    def table_overlaps(self, wildcards) -> list[str]:
+        """The evaluation runs' overlaps of a table's experiments (its scale-free columns: :func:`..nn.with_guesses`)."""
+        return [self.files.experiment_file(e, "overlaps.parquet") for e in self.table_experiments(wildcards.table)]
+
     def table_checkpoint_bounds(self, wildcards) -> list[str]:
         """The checkpoint-step bounds of a table's experiments that score checkpoints (App. F.4's first step)."""
         return [self.files.experiment_file(e, "checkpoint_bounds.parquet") for e in self.table_experiments(wildcards.table) if self.checkpoint_steps(e)]

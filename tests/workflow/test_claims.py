@@ -1,0 +1,119 @@
+"""analysis/claims.py has teeth: fed doctored copies of the shared run, its claims fail where the
+paper's phenomenon is absent and pass where it is present, through the workflow's own table code.
+
+* "heuristics replaced by Retrain's overlaps": Table 1b's methods get the bounds, overlaps and
+  evaluation metrics of the design's Retrain control, and Table 1b is rendered again by
+  :func:`unlearn_audit.pipeline.nn.table`: the finding's claims FAIL;
+* the phenomenon made present: the methods get No unlearning's bounds and overlaps (they leak) and
+  Retrain's accuracies (they look unlearned): the same claims PASS;
+* App. F.4 at the paper's value (a claim of ~0 just after the first noisy step) PASSes its claim,
+  which prints DIVERGES, never PASS, on a run where that step is rejected.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from unlearn_audit import schemas
+from unlearn_audit.io import read_concat, write_parquet
+from unlearn_audit.pipeline import nn as pnn
+from workflow_utils import REPO
+
+pytestmark = pytest.mark.workflow
+
+FINDING = ("heuristics-rejected", "looks-unlearned-yet-rejected")
+
+
+@pytest.fixture(scope="module")
+def claims():
+    spec = importlib.util.spec_from_file_location("claims_script", REPO / "analysis" / "claims.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses resolve their module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _status(claims, results) -> dict[str, str]:
+    table = claims.evaluate(results)
+    return dict(zip(table.key, table.status))
+
+
+def _copy(shared_run, dest):
+    """The shared run's results less its per-run files (the claims read tables, bounds and configs)."""
+    shutil.copytree(shared_run.results, dest, ignore=shutil.ignore_patterns("runs", "designs", "logs", "benchmarks"))
+    return dest
+
+
+def _doctored_table1b(shared_run, dest, bounds_from: str, metrics_from: str) -> None:
+    """Table 1b of the copy at ``dest`` rendered again with every method's bounds and overlaps taken
+    from control ``bounds_from`` and its evaluation metrics from control ``metrics_from``."""
+    plan = shared_run.plan
+    experiments = plan.nn.table_summaries(SimpleNamespace(table="table1b"))
+    names = list(experiments)
+    controls = {"trained": next(n for n in names if experiments[n].get("method") == "no_unlearning" and experiments[n].get("base", "trained") == "trained"),
+                "retrain": next(n for n in names if experiments[n].get("base") == "retrain")}
+    # the methods audited on the controls' guess budgets (a donor's bounds are its cells)
+    methods = [n for n in names if experiments[n].get("method") != "no_unlearning" and experiments[n]["r"] == experiments[controls["trained"]]["r"]]
+    assert methods, "Table 1b of the shared run has a method on its controls' r"
+    names = [*methods, controls["trained"], controls["retrain"]]
+    experiments = {n: experiments[n] for n in names}
+
+    def frames(name: str, kind: str):
+        if kind == "metrics":
+            return read_concat([shared_run.workdir / p for p in plan.nn.evaluation_metrics_of([name])], schemas.RUN_METRICS)
+        return pd.read_parquet(shared_run.results / name / f"{kind}.parquet")
+
+    paths = {}
+    for kind, donor in (("bounds", controls[bounds_from]), ("overlaps", controls[bounds_from]), ("metrics", controls[metrics_from])):
+        parts = [frames(n, kind) for n in names if n not in methods]
+        parts += [frames(donor, kind).assign(experiment=n) for n in methods]
+        paths[kind] = dest / f"doctored_{kind}.parquet"
+        write_parquet(pd.concat(parts, ignore_index=True), paths[kind], {"bounds": schemas.BOUNDS, "overlaps": schemas.OVERLAPS,
+                                                                          "metrics": schemas.RUN_METRICS}[kind])
+    pnn.table("table1b", [str(paths["bounds"])], [str(paths["metrics"])], experiments, dest / "tables" / "table1b.csv",
+              overlap_paths=[str(paths["overlaps"])])
+
+
+def test_the_findings_claims_fail_on_retrain_level_methods_and_pass_where_they_leak(shared_run, claims, tmp_path):
+    absent = _copy(shared_run, tmp_path / "absent")
+    _doctored_table1b(shared_run, absent, bounds_from="retrain", metrics_from="retrain")
+    t = pd.read_csv(absent / "tables" / "table1b.csv")
+    assert (t[~t.method.isin(["No unlearning", "Retrain"])].epsilon_lb_claim == t[t.method == "Retrain"].epsilon_lb_claim.iloc[0]).all()
+    status = _status(claims, absent)
+    assert [status[k] for k in FINDING] == ["FAIL", "FAIL"], status
+
+    present = _copy(shared_run, tmp_path / "present")
+    _doctored_table1b(shared_run, present, bounds_from="trained", metrics_from="retrain")
+    t = pd.read_csv(present / "tables" / "table1b.csv")
+    methods = t[~t.method.isin(["No unlearning", "Retrain"])]
+    assert (methods.epsilon_lb_claim > 0).all() and not methods.not_forgotten.any()
+    status = _status(claims, present)
+    assert [status[k] for k in FINDING] == ["PASS", "PASS"], status
+    # the script's exit status: 1 with a FAIL
+    proc = subprocess.run([sys.executable, str(REPO / "analysis" / "claims.py"), str(absent)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "FAIL  heuristics-rejected" in proc.stdout
+
+
+def test_app_f4_at_the_papers_value_passes_and_at_the_controls_prints_as_a_divergence(shared_run, claims, tmp_path):
+    for value, expected in ((0.007, "PASS"), (1.0, "DIVERGES")):
+        dest = _copy(shared_run, tmp_path / f"f4_{expected}")
+        f4 = pd.read_csv(dest / "tables" / "appendix_f4.csv")
+        batchwise = (f4.auditor == "batchwise") & f4.step.notna()
+        assert batchwise.any()
+        f4.loc[batchwise, "epsilon_lb_claim"] = value
+        f4.to_csv(dest / "tables" / "appendix_f4.csv", index=False)
+        status = _status(claims, dest)
+        assert status["f4-first-step-near-zero"] == expected, status
+
+
+def test_a_claim_that_holds_by_construction_is_never_counted_as_a_pass(shared_run, claims):
+    status = _status(claims, shared_run.results)
+    assert status["reference-never-weaker"] == "BY-CONSTRUCTION" and status["joint-controls-on-ceiling"] == "BY-CONSTRUCTION"
+    assert set(status.values()) <= set(claims.STATUSES)
