@@ -7,7 +7,7 @@ list of each, with the caption or title it is shown with.  Standard library only
 
 from __future__ import annotations
 
-__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "CONVEX_MECHANISMS", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column",
+__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "SUMMARY_FIGURES", "CONVEX_MECHANISMS", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column",
            "PAPER_AUDIT_SIZES", "NAME_PATTERN", "pattern"]
 
 #: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7; App. F.4) → caption; an experiment lists the ones it fills.
@@ -21,6 +21,8 @@ NN_TABLES = {
     "table7": "Table 7: Hessian-based unlearning, final noise sigma (the claim first, Theorem 4.2's beside it)",
     "appendix_f4": "App. F.4: uncertified model clipping just after its first noisy step, batchwise auditor at large batches "
     "and the joint auditor beside it (why the certified audits use the joint auditor)",
+    "audit_size": "The audit's size: one method and its controls on the same digits design at growing m (r/m fixed), the claim "
+    "growing with m at a fixed share of right guesses (why this reproduction's bounds are smaller than the paper's)",
     "llm_qa": "Language models: epsilon lower bounds on question-answer pairs about entities (a candidate batch is one entity's "
     "pairs, scores the answers' log-likelihood given the questions; accuracies are answer-token accuracies)",
 }
@@ -46,6 +48,16 @@ CERTIFIED_FIGURES = {
     "figure1a": "Figure 1a: the claim epsilon_LB(t) along model clipping's trajectory, uncertified vs certified runs",
     "figure1b": "Figure 1b: joint vs pairwise auditor, their claims (rewind-to-delete, uniform split)",
     "figure1c": "Figure 1c: rewind-to-delete, the claim's epsilon_LB against the target epsilon",
+}
+
+#: The figures that show the findings at a glance, each drawn from tables' CSVs → (caption, the tables it reads:
+#: the first is required, the others are drawn where the run has them).
+SUMMARY_FIGURES = {
+    "finding": ("Methods that look unlearned, audited: per method and split, forget accuracy minus Retrain's against the claim's "
+                "share of its own ceiling (Table 1b's methods and controls, the certified methods of Table 6 and Figure 1c)",
+                ("table1b", "table6", "figure1c")),
+    "nn_epsilon_vs_m": ("The bound grows with m at a fixed share of right guesses: the audit-size table's claims and guess fractions",
+                        ("audit_size",)),
 }
 
 #: The convex mechanisms of Section 8 (Table 2) → the title of their panels.

@@ -30,7 +30,7 @@ def test_counts_are_the_dags_jobs():
     retrained = sum(plan.nn.retrains(d) for d in designs)  # one A(D_r) per design, for its Retrain control
     runs = sum(len(plan.nn.phase_runs(plan.nn.design_of(e), ph)) for e in plan.nn.experiments() for ph in ("calib", "eval"))
     assert rows["total"]["base_trainings"] == models + retrained
-    assert (models, retrained) == (294, 12)  # 160 digits, 104 candidate models, 30 Shakespeare; 12 designs
+    assert (models, retrained) == (414, 15)  # 280 digits (the audit-size series adds 120), 104 candidate models, 30 Shakespeare; 15 designs
     assert rows["total"]["unlearning_runs"] == runs
     # Table 7: three sigma variants on the uniform design (App. G.4) and its two controls: 40 base
     # models and A(D_r), 5 x 40 runs
@@ -128,7 +128,7 @@ def test_plan_command(tmp_path):
     assert rc == 0, stderr
     lines = stdout.splitlines()
     assert lines[0].split()[:3] == ["target", "base", "trainings"]
-    assert any(line.startswith("total ") and " 306 " in line for line in lines)  # 294 base models and 12 A(D_r)
+    assert any(line.startswith("total ") and " 429 " in line for line in lines)  # 414 base models and 15 A(D_r)
     rc, _, stderr = run_cli("plan", "--configfile", "nope.yaml", cwd=tmp_path)
     assert rc == 2 and stderr.strip() == "error: --configfile nope.yaml: no such file"
     rc, _, stderr = run_cli("plan", "--results", tmp_path / "absent.md", cwd=tmp_path)

@@ -251,3 +251,29 @@ rule nn_figure_r:
         metrics=plan.nn.evaluation_metrics_of(plan.nn.experiments_audited_by("batchwise")),
     script:
         "../scripts/nn_figure_r.py"
+
+
+rule nn_summary_figure:
+    """The findings at a glance, drawn from the tables' CSVs: the finding (forget accuracy against
+    Retrain's beside the claim's share of its own ceiling, per method and split) and the audit size
+    (the claim against m at a fixed share of right guesses); the plotted numbers as CSV beside each."""
+    input:
+        unpack(plan.nn.summary_figure_tables),
+    output:
+        report(
+            plan.files.figure_stem("{figure}") + ".png",
+            caption="../report/summary_figure.rst",
+            category="Neural-network audits",
+            subcategory=plan.report.summary_subcategory,
+            labels=plan.report.labels("figure", plan.report.summary_subcategory),
+        ),
+        multiext(plan.files.figure_stem("{figure}"), ".pdf", ".csv"),
+    log:
+        f"{LOGS}/figures/{{figure}}.log",
+    wildcard_constraints:
+        figure=catalogue.pattern(catalogue.SUMMARY_FIGURES),
+    localrule: True
+    conda:
+        CPU_ENV
+    script:
+        "../scripts/nn_summary_figure.py"

@@ -72,6 +72,7 @@ __all__ = [
     "with_guesses",
     "table",
     "figure_r",
+    "summary_figure",
 ]
 
 
@@ -246,3 +247,20 @@ def figure_r(bound_paths: Sequence[str], experiments: Mapping[str, Mapping], fig
     bounds = with_ceilings(read_concat(bound_paths, schemas.BOUNDS))
     diagnostics = experiment_diagnostics(bounds, read_concat(metric_paths, schemas.RUN_METRICS), experiments) if metric_paths else None
     epsilon_vs_r_figure(bounds, experiments, Path(figure_path).with_suffix(""), diagnostics)
+
+
+def summary_figure(name: str, table_paths: Mapping[str, str], figure_path) -> None:
+    """Rule ``nn_summary_figure``: the figure ``name`` of :data:`unlearn_audit.catalogue.SUMMARY_FIGURES`
+    from the CSVs of the tables it reads (``table_paths``: name → path; the first of its tables is
+    required), with the numbers it plots as ``.csv`` beside it."""
+    from ..report.summary_figures import audit_size_figure, finding_figure  # matplotlib, for this rule only
+
+    _, (first, *others) = catalogue.SUMMARY_FIGURES[name]
+    if first not in table_paths:
+        raise ValueError(f"figure {name!r} reads {first}.csv, which this run does not make")
+    frames = {t: pd.read_csv(table_paths[t]) for t in (first, *others) if t in table_paths}
+    stem = Path(figure_path).with_suffix("")
+    if name == "finding":
+        finding_figure(frames[first], stem, {t: frames[t] for t in others if t in frames})
+    else:
+        audit_size_figure(frames[first], stem)

@@ -42,7 +42,7 @@ from ..schemas import DIAGNOSTIC_FLAGS, GUESS_COLUMNS, STEP_FLAGS
 from ..schemas import REPORTED_ROLES as _REPORTED
 from .tables import diagnostics_row, format_cell, format_latex, format_markdown, write_table
 
-__all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "table3", "table4", "table5", "table7", "appendix_f4",
+__all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "audit_size", "table3", "table4", "table5", "table7", "appendix_f4",
            "params_text", "write_nn_table"]
 
 #: Roles of the row an experiment reports (BOUNDS ``role``), and how the tables label them.
@@ -347,7 +347,14 @@ def write_nn_table(df: pd.DataFrame, stem: str | os.PathLike, *, caption: str | 
     return write_table(df, stem, caption=caption, digits=digits, markdown=markdown, latex=latex)
 
 
+def audit_size(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
+    """The audit-size table: Table 1's rows of one method and its controls on designs that differ only
+    in m (r/m fixed), by method and m (README, "Why these bounds are smaller than the paper's")."""
+    return table1(bounds, metrics, experiments, diagnostics).sort_values(["method", "m"], kind="stable").reset_index(drop=True)
+
+
 _RENDERERS: dict[str, Callable] = {"table1a": table1, "table1b": table1, "table3": table3, "table4": table4, "table5": table5, "table7": table7,
-                                   "appendix_f4": appendix_f4, "llm_qa": table1}
+                                   "appendix_f4": appendix_f4, "llm_qa": table1,
+                                   "audit_size": audit_size}
 #: Every neural-network table of :data:`unlearn_audit.catalogue.NN_TABLES` → (renderer, caption).
 NN_TABLES: dict[str, tuple[Callable, str]] = {name: (_RENDERERS[name], caption) for name, caption in catalogue.NN_TABLES.items()}

@@ -338,7 +338,17 @@ class NNPlan:
         out = {t: self.table_experiments(t) for t in NN_TABLES + tuple(catalogue.CERTIFIED_TABLES)}
         out.update({f: self.figure_experiments(f) for f in catalogue.CERTIFIED_FIGURES})
         out["nn_epsilon_vs_r"] = self.experiments_audited_by("batchwise")
+        for figure, (_, (first, *_others)) in catalogue.SUMMARY_FIGURES.items():
+            out[figure] = out.get(first, [])
         return {name: experiments for name, experiments in out.items() if experiments}
+
+    def summary_figure_tables(self, wildcards) -> dict[str, str]:
+        """Inputs of rule nn_summary_figure: the CSVs of the tables and figures a summary figure reads
+        (:data:`unlearn_audit.catalogue.SUMMARY_FIGURES`), those the config fills, by name."""
+        targets = self.target_experiments()
+        _, sources = catalogue.SUMMARY_FIGURES[wildcards.figure]
+        stem = lambda name: self.files.figure_stem(name) if name in catalogue.CERTIFIED_FIGURES else self.files.table_stem(name)  # noqa: E731
+        return {name: stem(name) + ".csv" for name in sources if name in targets}
 
     def targets(self) -> list[str]:
         targets = self.target_experiments()

@@ -16,7 +16,7 @@ REPORT_KINDS = {"table": "csv", "figure": "png", "record": "json"}
 
 
 #: The tables that are not the paper's, by the label the report lists them under.
-OWN_LABELS = {"llm_qa": "Language models (question-answer pairs)"}
+OWN_LABELS = {"llm_qa": "Language models (question-answer pairs)", "audit_size": "The audit's size (growing m)"}
 
 
 def paper_label(name: str) -> str:
@@ -44,6 +44,11 @@ class ReportPlan:
     def figure_subcategory(wildcards) -> str:
         """The certified figures: ``Figure 1a``."""
         return paper_label(wildcards.figure)
+
+    @staticmethod
+    def summary_subcategory(wildcards) -> str:
+        """The summary figures: ``Figure: the finding at a glance``, ``Figure: the audit's size``."""
+        return {"finding": "Figure: the finding at a glance", "nn_epsilon_vs_m": "Figure: the audit's size"}[wildcards.figure]
 
     @staticmethod
     def convex_subcategory(wildcards) -> str:
