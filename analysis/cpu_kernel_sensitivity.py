@@ -12,7 +12,7 @@ cap, a hash of the final weights and their L1 norm.  Different kernel sets (AVX5
 scalar path) round differently, and so do oneDNN's convolution kernels at different instruction-set
 caps: training amplifies the difference, so the hashes differ, and base models trained on different
 CPUs are different models (same code, same seeds).  PyTorch reported AVX512 on both an AMD EPYC and
-an Intel Xeon that gave different digits numbers (README, "Reduced scale vs the paper"); which of
+an Intel Xeon that gave different digits numbers (README, "Results of the default run"); which of
 oneDNN's choices differs between those two is not isolated.  analysis/cpu_kernel_sensitivity.out.txt
 holds the five lines above on the Intel Xeon.
 """

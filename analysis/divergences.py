@@ -1,5 +1,5 @@
-"""Recompute, from a finished run's outputs, the measured causes behind every row of the README's
-"Reduced scale vs the paper" table.
+"""Recompute, from a finished run's outputs, the measured causes behind the claims of
+analysis/claims.py that print DIVERGES (docs/results.md, written from a run).
 
     python analysis/divergences.py [RESULTS_DIR]        (default: results)
 
@@ -13,7 +13,7 @@ the run's config snapshot, and prints, per neural-network experiment of Tables 1
 * the median logit score φ of the candidate pool (the class-6 logits on the adversarial split);
 * for Table 4, the relative difference between the mean and the median claims at every r.
 
-Each README row names the lines of this output it rests on.
+Each DIVERGES cause of analysis/claims.py names the lines of this output it rests on.
 """
 
 from __future__ import annotations

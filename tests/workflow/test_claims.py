@@ -28,7 +28,7 @@ from workflow_utils import REPO
 
 pytestmark = pytest.mark.workflow
 
-FINDING = ("heuristics-rejected", "looks-unlearned-yet-rejected")
+FINDING = ("heuristics-rejected", "looks-unlearned-yet-rejected-uniform")
 
 
 @pytest.fixture(scope="module")

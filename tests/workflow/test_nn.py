@@ -280,7 +280,7 @@ def test_text_audit_end_to_end_table1a(shared_run):
 
 
 def test_the_divergence_script_recomputes_its_numbers_from_a_finished_run(shared_run):
-    """analysis/divergences.py (the measured causes of the README's "Reduced scale" rows) reads a
+    """analysis/divergences.py (the measured causes behind the claims that print DIVERGES) reads a
     run's outputs: each batchwise experiment beside its controls, its signal, Table 4's mean vs median."""
     import subprocess
     import sys

@@ -42,8 +42,8 @@ def _rows(table: pd.DataFrame, source: str, certified: bool, epsilon: str | None
     """The finding's rows of one table: each row's forget accuracy against its split's Retrain row's."""
     out = []
     retrain = {str(r.split): float(r.forget_acc) for r in table[table.method == "Retrain"].itertuples()}
-    for r in table.itertuples():
-        ceiling = float(r.epsilon_lb_ceiling_claim)
+    ceilings = table["epsilon_lb_ceiling_claim" if "epsilon_lb_ceiling_claim" in table.columns else "ceiling_claim"]  # a table's, a figure CSV's
+    for r, ceiling in zip(table.itertuples(), ceilings.astype(float)):
         rt = retrain.get(str(r.split), math.nan)
         out.append({
             "source": source, "kind": _kind(str(r.method), certified), "method": str(r.method),
@@ -76,37 +76,63 @@ _STYLE = {"heuristic": ("o", None), "certified": ("^", None), "No unlearning": (
 _SPLIT_COLOURS = {"uniform": "tab:blue", "adversarial": "tab:orange"}
 
 
-def finding_figure(table1b: pd.DataFrame, stem: str | os.PathLike, certified: Mapping[str, pd.DataFrame] | None = None):
-    """Forget accuracy minus Retrain's (x) against the claim's share of its own ceiling (y), one point
-    per audited model set (:func:`finding_frame`, saved as ``stem``.csv): heuristics as circles,
-    certified methods as triangles (coloured by split), No unlearning as black squares, Retrain as grey
-    crosses; each heuristic labelled with its method, each control with its split's initial; the band |x| <= 0.05, where an accuracy check calls the forget
-    set forgotten, shaded."""
-    data = finding_frame(table1b, certified)
-    fig, axes = new_grid(1, 1, 9.5, 5.6)
-    ax = axes[0, 0]
-    ax.grid(True, alpha=0.3)
-    ax.axvspan(-0.05, 0.05, color="tab:green", alpha=0.10, lw=0, label="looks unlearned (|gap| <= 0.05)")
-    ax.axhline(0.0, color="0.6", lw=0.8)
+def _draw_points(ax, data: pd.DataFrame, legend: bool) -> None:
+    """The finding's points on ``ax``: a marker per kind, coloured by split, hollow where the models are at chance."""
     for kind in _KINDS:
         marker, colour = _STYLE[kind]
         for split, sub in data[data.kind == kind].groupby("split", sort=False):
             c = colour or _SPLIT_COLOURS.get(split, "tab:gray")
-            label = f"{kind}, {split}" if kind in ("heuristic", "certified") else (kind if split == "uniform" else None)
-            ax.scatter(sub.forget_gap, sub.claim_share, marker=marker, s=70 if kind == "heuristic" else 60, color=c,
-                       edgecolors="black" if kind != "Retrain" else None, linewidths=0.6, label=label, zorder=3)
-    for r in data[data.kind != "certified"].itertuples():
-        text = r.method if r.kind == "heuristic" else r.split[0].upper()  # a control: its split's initial
-        ax.annotate(text, (r.forget_gap, r.claim_share), textcoords="offset points", xytext=(5, 4), fontsize=7)
-    ax.set_xlabel("forget accuracy minus Retrain's (0: an accuracy check calls it forgotten)")
-    ax.set_ylabel("claim / its own ceiling (0: not rejected; 1: every guess right)")
-    ax.set_ylim(-0.05, 1.05)
-    lo, hi = float(np.nanmin(data.forget_gap.to_numpy(dtype=float))), float(np.nanmax(data.forget_gap.to_numpy(dtype=float)))
+            label = (f"{kind}, {split}" if kind in ("heuristic", "certified") else (kind if split == "uniform" else None)) if legend else None
+            for chance, part in sub.groupby("at_chance"):
+                ax.scatter(part.forget_gap, part.claim_share, marker=marker, s=70 if kind == "heuristic" else 60,
+                           color="none" if chance else c, edgecolors=c if chance else ("black" if kind != "Retrain" else "none"),
+                           linewidths=1.2 if chance else 0.6, label=None if chance else label, zorder=3)
+    ax.axhline(0.0, color="0.6", lw=0.8)
+    ax.grid(True, alpha=0.3)
+
+
+def finding_figure(table1b: pd.DataFrame, stem: str | os.PathLike, certified: Mapping[str, pd.DataFrame] | None = None):
+    """Forget accuracy minus Retrain's (x) against the claim's share of its own ceiling (y), one point
+    per audited model set (:func:`finding_frame`, saved as ``stem``.csv): heuristics as circles,
+    certified methods as triangles (coloured by split; hollow: models at chance), No unlearning as
+    black squares, Retrain as grey crosses (Table 1b's; a certified design's controls are in the CSV:
+    a joint design's No unlearning sits on its ceiling by construction); the band |x| <= 0.05, where
+    an accuracy check calls the forget set forgotten, shaded.  The right panel zooms on the heuristics
+    inside the band, where the claims are small beside the ceiling, each labelled."""
+    data = finding_frame(table1b, certified)
+    shown = data[(data.source == "table1b") | (data.kind == "certified")]
+    fig, axes = new_grid(1, 2, 13.0, 5.4, gridspec_kw={"width_ratios": [1.15, 1.0]})
+    full, zoom = axes[0]
+    for ax in (full, zoom):
+        ax.axvspan(-0.05, 0.05, color="tab:green", alpha=0.10, lw=0, label="looks unlearned (|gap| <= 0.05)" if ax is full else None)
+        _draw_points(ax, shown, legend=ax is full)
+    for r in shown[shown.kind.isin(CONTROLS) | (shown.claim_share > 0.2)].itertuples():
+        text = r.split[0].upper() if r.kind in CONTROLS else f"{r.method} ({r.split[0].upper()})"
+        full.annotate(text, (r.forget_gap, r.claim_share), textcoords="offset points", xytext=(5, 4), fontsize=7)
+    full.set_xlabel("forget accuracy minus Retrain's (0: an accuracy check calls it forgotten)")
+    full.set_ylabel("claim / its own ceiling (0: not rejected; 1: every guess right)")
+    full.set_ylim(-0.05, 1.05)
+    gaps = shown.forget_gap.to_numpy(dtype=float)
+    lo, hi = float(np.nanmin(gaps, initial=0.0)), float(np.nanmax(gaps, initial=0.0))
     pad = 0.05 * max(hi - lo, 0.2)
-    ax.set_xlim(min(lo, -0.1) - pad, max(hi, 0.1) + pad)
-    ax.set_title("Methods that look unlearned, audited\n(near x = 0 and above y = 0: passes the accuracy check, fails the audit)",
-                 fontsize=10)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, frameon=False)
+    full.set_xlim(min(lo, -0.1) - pad, max(hi, 0.1) + pad)
+    full.set_title("Methods that look unlearned, audited", fontsize=10)
+    full.legend(loc="upper left", fontsize=7, framealpha=0.9)
+    near = shown[(shown.kind == "heuristic") & (shown.forget_gap.abs() <= 0.2) & (shown.claim_share <= 0.2)]
+    top = max(float(near.claim_share.max()) if len(near) else 0.0, 0.005)
+    counts = {True: 0, False: 0}
+    for r in near.sort_values(["claim_share", "forget_gap"]).itertuples():
+        at_zero = bool(r.claim_share <= 0)
+        k = counts[at_zero]
+        counts[at_zero] += 1
+        offset = (6, -11 - 9 * (k % 4)) if at_zero else (8 + 40 * (k % 2), 4 + 9 * (k % 3))  # crowded labels stacked
+        zoom.annotate(f"{r.method} ({r.split[0].upper()})", (r.forget_gap, r.claim_share), textcoords="offset points",
+                      xytext=offset, fontsize=7, arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "0.5"})
+    zoom.set_xlim(-0.1, 0.25)
+    zoom.set_ylim(-0.3 * top, 1.25 * top)
+    zoom.set_xlabel("forget accuracy minus Retrain's")
+    zoom.set_title("zoom: the heuristics near Retrain's forget accuracy\n(inside the band and above 0: passes the accuracy check, fails the audit)",
+                   fontsize=9)
     return save_figure(fig, stem, data=data)
 
 
@@ -152,7 +178,8 @@ def audit_size_figure(table: pd.DataFrame, stem: str | os.PathLike):
     left.legend(loc="upper left", fontsize=8)
     tests = sorted(set(data.test))
     left.set_ylabel(r"$\varepsilon_{LB}$, the claim" + (f" ({tests[0]} test)" if len(tests) == 1 else ""))
-    left.set_title("the bound grows with m", fontsize=10)
+    left.set_yscale("symlog", linthresh=0.1, linscale=0.5)  # a claim of 0 and one of 50 on one axis
+    left.set_title("the bound grows with m (symmetric-log scale: linear below 0.1)", fontsize=10)
     right.axhline(0.5, color="0.6", lw=0.8, linestyle="--")
     right.set_ylabel("share of right guesses (overlap / r), 95 % interval")
     right.set_ylim(min(0.4, float(np.nanmin(data.guess_fraction_low.to_numpy(dtype=float), initial=1.0)) - 0.02), 1.02)
