@@ -9,7 +9,7 @@ import yaml
 from workflow_utils import executed_rules, planned_jobs
 
 #: The jobs of the other sections whose results depend on zeta (every bound is at level zeta).
-OTHER_BOUND_RULES = ("attainable_bounds", "convex_", "nn_audit", "nn_checkpoint_audit", "nn_table", "nn_figure", "certified_", "tradeoff_")
+OTHER_BOUND_RULES = ("attainable_bounds", "convex_", "nn_audit", "nn_checkpoint_audit", "nn_table", "nn_figure", "nn_summary_figure", "certified_", "tradeoff_")
 
 
 def test_gaussian_unlearning_end_to_end_and_zeta_reruns_only_the_audit(shared_run, tmp_path):

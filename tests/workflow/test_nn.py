@@ -244,7 +244,7 @@ def test_resources_dir_reruns_nothing_and_chunk_size_only_the_chunks_and_what_re
     keys = {d: plan.nn.run_keys(d) for d in ("tiny", "plays")}
     assert len(keys["tiny"]) == 23
     assert trained == sorted([("plays", paths.chunk_name(keys["plays"]))] + [("tiny", paths.chunk_name(keys["tiny"][i:i + 5])) for i in range(0, 23, 5)])
-    assert {rule for rule, _ in jobs} <= {"nn_train", "nn_unlearn", "nn_fit", "nn_audit", "nn_checkpoint_audit", "nn_table", "nn_figure_r",
+    assert {rule for rule, _ in jobs} <= {"nn_train", "nn_unlearn", "nn_fit", "nn_audit", "nn_checkpoint_audit", "nn_table", "nn_figure_r", "nn_summary_figure",
                                           "tradeoff_sign_vector", "provenance", "all"}, jobs
 
 
