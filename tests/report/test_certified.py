@@ -82,7 +82,10 @@ def test_table6_puts_the_accuracies_and_flags_beside_each_bound_and_the_controls
     assert frame.no_power.tolist() == [False, False, False]
     assert np.isnan(frame.step.iloc[2]) and frame.method.iloc[2] == "No unlearning" and frame.epsilon_lb_theorem42.iloc[2] == 2.6
     assert frame.epsilon_lb_claim.tolist() == pytest.approx([1.1 * 0.7, 1.1 * 0.2, 1.1 * 2.6])  # the claim, plotted
-    assert list(frame.columns[5:10]) == ["epsilon_lb_claim", "test", "ceiling_claim", "at_ceiling_claim", "epsilon_lb_bonferroni_steps"]
+    assert list(frame.columns[5:11]) == ["epsilon_lb_claim", "test", "ceiling_claim", "at_ceiling_claim", "guess_fraction", "epsilon_lb_bonferroni_steps"]
+    assert frame.guess_fraction.isna().all()  # bounds without a mean overlap
+    with_overlap = figure1a_frame(steps.assign(mean_overlap=3.0), {"mc_a": MC["mc_a"]})
+    assert with_overlap.guess_fraction.tolist() == [0.75, 0.75]  # mean overlap / r, r = m = 4
 
 
 def test_figure1a_lists_every_reported_step_in_order_with_the_ceiling():

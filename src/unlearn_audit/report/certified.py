@@ -153,14 +153,22 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
 _ACC = ["test_acc", "forget_acc"]
 _ACC_FLAGS = [*_ACC, *DIAGNOSTIC_FLAGS]
 #: The bound columns of a figure's CSV: the claim, its ceiling and mark first, then the bound beside it.
-_CLAIM_COLUMNS = ["epsilon_lb_claim", "test", "ceiling_claim", "at_ceiling_claim"]
+_CLAIM_COLUMNS = ["epsilon_lb_claim", "test", "ceiling_claim", "at_ceiling_claim", "guess_fraction"]
 _THEOREM42_COLUMNS = ["epsilon_lb_theorem42", "ceiling_theorem42", "at_ceiling_theorem42"]
 _EQ3_COLUMNS = ["epsilon_lb_eq3", "ceiling_eq3", "at_ceiling_eq3"]
 
 
+def _guess_fraction(row) -> float:
+    """The share of right guesses of a sign-vector audit's row (its mean overlap over r, the same number
+    at any audit size); NaN for a pairwise row, whose error counts are in its own table."""
+    overlap, r = getattr(row, "mean_overlap", None), getattr(row, "r", None)
+    return float(overlap) / int(r) if overlap is not None and r is not None and not pd.isna(overlap) and int(r) > 0 else np.nan
+
+
 def _plotted(row, name: str, ceilings: Mapping[str, float], claim_ceilings: Mapping[str, float], which: str = "theorem42") -> dict:
-    """A figure point's bound columns: the claim with its ceiling and mark, Theorem 4.2's (or Eq. 3's) beside it."""
-    return {**_claim(row, name, claim_ceilings), **_other(row, name, ceilings, which), **_flags(row, which)}
+    """A figure point's bound columns: the claim with its ceiling and mark and the share of right
+    guesses, Theorem 4.2's (or Eq. 3's) beside it."""
+    return {**_claim(row, name, claim_ceilings), **_other(row, name, ceilings, which), **_flags(row, which), "guess_fraction": _guess_fraction(row)}
 
 
 def figure1a_frame(checkpoint_bounds: pd.DataFrame, experiments: Mapping[str, Mapping], ceilings: Mapping[str, float] | None = None,

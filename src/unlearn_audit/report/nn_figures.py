@@ -22,11 +22,12 @@ _LINE = ("logit", "mean")
 #: ``epsilon_lb_test``), ``ceiling_claim`` that test's perfect-prediction ε_LB of the point's cell
 #: (m, r, L) at its ζ and statistic and ``at_ceiling_claim`` whether the point equals it; Theorem
 #: 4.2's bound of the same cell, its ceiling and flag stand beside them (``*_theorem42``; the ceilings
-#: and flags empty when the bounds carry none).  ``reported`` marks the experiment's level-ζ cell
-#: (role ``preregistered`` or ``selected``).
+#: and flags empty when the bounds carry none); ``guess_fraction`` is the point's mean overlap / r,
+#: the share of right guesses (the same number at any audit size).  ``reported`` marks the
+#: experiment's level-ζ cell (role ``preregistered`` or ``selected``).
 FRAME_COLUMNS = ["dataset", "split", "experiment", "label", "method", "batch_size", "m", "L", "zeta", "score", "statistic",
                  "r", "epsilon_lb_claim", "test", "ceiling_claim", "at_ceiling_claim", "epsilon_lb_theorem42", "ceiling_theorem42",
-                 "at_ceiling_theorem42", "role", "reported"]
+                 "at_ceiling_theorem42", "guess_fraction", "role", "reported"]
 _FLAGS = ("at_ceiling_claim", "at_ceiling_theorem42")
 
 #: The accuracies and flags each point carries when the figure is given diagnostics.
@@ -103,6 +104,7 @@ def epsilon_vs_r_frame(bounds: pd.DataFrame, experiments: Mapping[str, Mapping],
                 "epsilon_lb_theorem42": float(b.epsilon_lb),
                 "ceiling_theorem42": float(b.epsilon_lb_ceiling) if has_ceilings else math.nan,
                 "at_ceiling_theorem42": bool(b.at_ceiling) if has_ceilings else pd.NA,
+                "guess_fraction": float(b.mean_overlap) / int(b.r),
                 "role": b.role, "reported": b.role in REPORTED_ROLES,
                 **diagnostics_row(diagnostics, name, _DIAGNOSTICS),
             })
