@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from unlearn_audit import schemas
 from unlearn_audit.auditors.audit import claim_ceiling
 from unlearn_audit.pipeline.certified import ceilings, claim_ceilings, mark_ceilings
 from unlearn_audit.report.certified import figure1a_frame, figure1b_frame, figure1c_frame, table6_frame
@@ -44,7 +45,10 @@ def test_table6_reports_the_preregistered_rows_and_the_first_step():
     # the claim first: the BOUNDS rows' epsilon_lb_test, after the columns that name the row, Theorem 4.2's after it
     assert table.loc["mc_a", ["epsilon_lb_claim_first_step", "epsilon_lb_claim", "test"]].tolist() == [1.1 * 0.7, 1.1 * 0.4, "reference"]
     columns = list(table.columns)
-    assert columns[10:15] == ["epsilon_lb_claim_first_step", "epsilon_lb_claim", "test", "epsilon_lb_ceiling_claim", "epsilon_lb_theorem42_first_step"]
+    assert columns[10:14] == ["epsilon_lb_claim_first_step", "epsilon_lb_claim", "test", "epsilon_lb_ceiling_claim"]
+    # then the share of right guesses (first step, and after the algorithm with its interval and the
+    # paper-size extrapolation), Theorem 4.2's after them
+    assert columns[14:20] == ["guess_fraction_first_step", *schemas.GUESS_COLUMNS, "epsilon_lb_theorem42_first_step"]
     assert table.loc["mc_a", "cell"] == "r=4, mean, logit" and table.loc["mc_b", "split"] == "adversarial"
     # runs that recorded different noisy-step counts, or two reported rows, are refused
     with pytest.raises(ValueError, match="recorded different noisy_steps"):
@@ -212,3 +216,27 @@ def test_the_pairwise_table_reports_the_preregistered_score_and_its_ceiling():
     # the paper's point: at L = 10 (5 + 5 runs) even no error at all gives a zero bound for Eq. 3, beside the claim
     assert table.epsilon_lb_ceiling_eq3.tolist() == [0.0, 0.0] and not table.at_ceiling_eq3.any()
     assert table.loc["No unlearning", "epsilon_lb_reference"] == 0.5 and "reference test of the m = 2 overlaps" in table.loc["FT", "cell"]
+
+
+def test_table6_carries_each_cells_share_of_right_guesses_with_its_interval():
+    from unlearn_audit.pipeline.nn import with_guesses
+    from unlearn_audit.stats.guesses import guess_fraction
+
+    bounds = pd.DataFrame([_bound("mc_a", 0.4, mean_overlap=3.0), _bound("mc_b", 2.5, mean_overlap=4.0)])
+    steps = pd.DataFrame([_bound("mc_a", 0.7, step=1, mean_overlap=2.0), _bound("mc_b", 3.0, step=5, mean_overlap=4.0)])
+    metrics = pd.DataFrame(_metrics("mc_a", 40) + _metrics("mc_b", 10))
+    per_run = {"mc_a": [2, 3, 4, 3], "mc_b": [4, 4, 4, 4]}  # right guesses of r = 4 in each evaluation run
+    overlaps = pd.DataFrame([{"experiment": e, "auditor": "joint", "score": "logit", "run": i, "r": 4, "overlap": v}
+                             for e, values in per_run.items() for i, v in enumerate(values)])
+    experiments = {name: {**e, "dataset": "digits"} for name, e in MC.items()}
+    table = table6_frame(with_guesses(bounds, overlaps, experiments), with_guesses(steps, None, experiments), metrics, experiments)
+    table = table.set_index(pd.Index(list(MC)))
+    assert table.loc["mc_a", "guess_fraction_first_step"] == 0.5 and table.loc["mc_b", "guess_fraction_first_step"] == 1.0
+    assert tuple(table.loc["mc_a", list(schemas.GUESS_COLUMNS[:3])]) == pytest.approx(guess_fraction(per_run["mc_a"], 4))
+    low, high = table.loc["mc_a", ["guess_fraction_low", "guess_fraction_high"]]
+    assert low < 0.75 < high and table.loc["mc_b", "guess_fraction_low"] == 1.0
+    # the extrapolation to the paper's audit size grows with the share of right guesses
+    assert 0 <= table.loc["mc_a", "epsilon_lb_theorem42_at_paper_size"] < table.loc["mc_b", "epsilon_lb_theorem42_at_paper_size"]
+    # bounds without overlaps: the readings are NaN, never a guess
+    bare = table6_frame(bounds, steps, metrics, experiments)
+    assert bare[list(schemas.GUESS_COLUMNS)].isna().all().all()

@@ -336,3 +336,5 @@ def test_table1_and_table4_carry_ceilings_only_when_the_bounds_do(bounds):
     assert ft.at_ceiling_claim_mean.all() and ft.at_ceiling_claim_median.all() and ft.at_ceiling_theorem42_mean.all()
     t3 = table3(nn.with_guesses(nn.with_ceilings(bounds), None, experiments), metrics, experiments)
     assert {"epsilon_lb_ceiling_claim", "guess_fraction_logit", "guess_fraction_loss"} <= set(t3.columns)  # one ceiling: both columns are means
+    # each score's interval and paper-size extrapolation beside its mean (NaN without per-run overlaps)
+    assert {f"{c}_{score}" for c in schemas.GUESS_COLUMNS for score in ("logit", "loss")} <= set(t3.columns)

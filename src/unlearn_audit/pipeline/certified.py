@@ -34,6 +34,7 @@ from ..report import write_table
 from ..report.certified import CERTIFIED_FIGURES, draw_figure, pairwise_table_frame, table6_frame
 from .checkpoints import bounds_per_step
 from .diagnostics import checkpoint_diagnostics, experiment_diagnostics, warn
+from .nn import with_guesses
 from .plan import preregistered_cell
 from ..stats.selection import DEFAULT_CELL
 
@@ -98,11 +99,14 @@ def pairwise_audit(score_paths: Sequence[str], signs_path, cell_cfg: Mapping, ze
     write_parquet(table, out_path, schemas.PAIRWISE)
 
 
-def table6(bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path) -> None:
+def table6(bound_paths: Sequence[str], checkpoint_bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path,
+           overlap_paths: Sequence[str] = ()) -> None:
     """Rule ``certified_table6``: model clipping on the certified (ε, C2, σ) grid (Table 6), each
-    row's claim first with its own ceiling, Theorem 4.2's beside it."""
-    bounds = read_concat(bound_paths, schemas.BOUNDS)
-    steps = read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS)
+    row's claim first with its own ceiling and the scale-free readings of its cell's overlaps
+    (``overlap_paths``, :func:`.nn.with_guesses`), Theorem 4.2's beside it."""
+    overlaps = read_concat(overlap_paths, schemas.OVERLAPS) if overlap_paths else None
+    bounds = with_guesses(read_concat(bound_paths, schemas.BOUNDS), overlaps, experiments)
+    steps = with_guesses(read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS), None, experiments)
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     warn(diagnostics)

@@ -20,7 +20,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from ..schemas import REPORTED_ROLES, STEP_FLAGS
+from ..schemas import GUESS_COLUMNS, REPORTED_ROLES, STEP_FLAGS
 from .figures import new_figure, save_figure
 from .. import catalogue
 from .nn_tables import params_text
@@ -104,7 +104,10 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
     pre-registered test's ε_LB) after the first noisy step and after the whole algorithm
     (``epsilon_lb_claim_first_step``, ``epsilon_lb_claim``), its ``test`` and its own
     perfect-prediction ceiling (``epsilon_lb_ceiling_claim``: no larger claim is possible from the
-    cell's (m, L, ζ, δ), App. F); Theorem 4.2's bounds of the same cells beside them
+    cell's (m, L, ζ, δ), App. F); the share of right guesses after the first noisy step
+    (``guess_fraction_first_step``, mean overlap / r) and after the algorithm with its interval and the
+    paper-size extrapolation (:data:`~unlearn_audit.schemas.GUESS_COLUMNS`, NaN where the bounds carry
+    none); Theorem 4.2's bounds of the same cells beside them
     (``epsilon_lb_theorem42_first_step``, ``epsilon_lb_theorem42``, the paper's) with their ceiling;
     the audited models' test and forget accuracy and flags (``*_first_step``, and after the
     algorithm), the design's no-power flag, and whether each bound sits on its own ceiling
@@ -136,6 +139,8 @@ def table6_frame(bounds: pd.DataFrame, checkpoint_bounds: pd.DataFrame, metrics:
                 "first_step": first_step,
                 "epsilon_lb_claim_first_step": float(at_first.epsilon_lb_test) if at_first is not None else np.nan,
                 **_claim(b, name, claim_ceilings, "epsilon_lb_ceiling_claim"),
+                "guess_fraction_first_step": _guess_fraction(at_first) if at_first is not None else np.nan,
+                **{c: float(b[c]) if c in b.index else np.nan for c in GUESS_COLUMNS},
                 "epsilon_lb_theorem42_first_step": float(at_first.epsilon_lb) if at_first is not None else np.nan,
                 **_other(b, name, ceilings, "theorem42", "epsilon_lb_ceiling"),
                 **{f"{k}_first_step": v for k, v in _step_diagnostics(step_diagnostics, name, first_step).items()},

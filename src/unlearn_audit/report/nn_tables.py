@@ -192,8 +192,9 @@ def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]], diagnos
     """One row per (experiment, r): the claim of each (score, statistic) cell ``x`` of ``columns``
     (``epsilon_lb_claim_<x>``), its ``test``; with ceilings, the claim's ceiling (one
     ``epsilon_lb_ceiling_claim``, or ``epsilon_lb_ceiling_claim_<x>`` per column when the statistics,
-    and so the ceilings, differ); with the bounds' guess fractions, the mean fraction of right guesses
-    of each score (``guess_fraction``, or ``guess_fraction_<score>`` when the scores differ); then
+    and so the ceilings, differ); with the bounds' guess fractions, the scale-free readings of each
+    score's overlaps (:data:`GUESS_COLUMNS`: the mean fraction of right guesses, its interval and the
+    paper-size extrapolation; ``guess_fraction``, or ``guess_fraction_<score>`` when the scores differ); then
     Theorem 4.2's ``epsilon_lb_theorem42_<x>`` and its ceilings; the experiment's accuracies and flags
     (``diagnostics``); a ceiling flag per ε column, ``at_ceiling_claim_<x>`` and ``at_ceiling_theorem42_<x>``."""
     _check_roles(bounds)
@@ -211,7 +212,8 @@ def _over_r(bounds, experiments, columns: Mapping[str, tuple[str, str]], diagnos
                 row.update(_suffixed("epsilon_lb_ceiling_claim", columns, picked, "epsilon_lb_ceiling_claim", one_ceiling))
             if guesses:
                 by_score = [_pick(bounds, name, int(r), score) for score in scores]
-                row.update(_suffixed(GUESS_COLUMNS[0], scores, by_score, GUESS_COLUMNS[0], len(scores) == 1))
+                for column in GUESS_COLUMNS:
+                    row.update(_suffixed(column, scores, by_score, column, len(scores) == 1))
             row.update({f"epsilon_lb_theorem42_{col}": float(b.epsilon_lb) for col, b in zip(columns, picked)})
             if ceilings:
                 row.update(_suffixed("epsilon_lb_ceiling_theorem42", columns, picked, "epsilon_lb_ceiling", one_ceiling))

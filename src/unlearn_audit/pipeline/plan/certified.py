@@ -69,6 +69,7 @@ class CertifiedPlan:
         return {
             "bounds": [self.files.experiment_file(e, "bounds.parquet") for e in names],
             "checkpoint_bounds": [self.files.experiment_file(e, "checkpoint_bounds.parquet") for e in names],
+            "overlaps": [self.files.experiment_file(e, "overlaps.parquet") for e in names],
             "metrics": self.nn.evaluation_dirs_of(names),
         }
 
