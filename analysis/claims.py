@@ -642,17 +642,71 @@ def _slopes(run: Run, experiment: str) -> pd.DataFrame:
     return s
 
 
-def seed2_newton_slopes(run: Run) -> tuple[bool, str]:
-    """The second paper: with one Newton step and Gaussian noise the GED vanishes like p^-1/2 (slope within
-    0.1 of -0.5); the l2-Laplace noise leaves it flat (|slope| < 0.1), and two Newton steps make it fall
-    like p^-1/2 too (within 0.1 of -0.5)."""
-    s = _slopes(run, "ged_vs_p")
+def _newton_slopes(run: Run, error: str) -> tuple[bool, str]:
+    s = _slopes(run, f"{error}_vs_p")
     get = lambda steps, noise: s[(s.newton_steps == steps) & (s.noise == noise)].slope  # noqa: E731
     g1, l1, l2 = get(1, "gaussian"), get(1, "laplace"), get(2, "laplace")
     if l2.empty or g1.empty:
         raise Missing("one- and two-step slopes")
     ok = bool((abs(g1 + 0.5) < 0.1).all() and (abs(l1) < 0.1).all() and (abs(l2 + 0.5) < 0.1).all())
     return ok, f"one step Gaussian {fmt(g1.min())}..{fmt(g1.max())}, l2-Laplace {fmt(l1.min())}..{fmt(l1.max())}; two steps l2-Laplace {fmt(l2.min())}..{fmt(l2.max())}"
+
+
+def seed2_newton_slopes(run: Run) -> tuple[bool, str]:
+    """The second paper (Fig. 1): with one Newton step and Gaussian noise the GED vanishes like p^-1/2 (slope within
+    0.1 of -0.5); the l2-Laplace noise leaves it flat (|slope| < 0.1), and two Newton steps make it fall
+    like p^-1/2 too (within 0.1 of -0.5)."""
+    return _newton_slopes(run, "ged")
+
+
+def seed2_ued_newton_slopes(run: Run) -> tuple[bool, str]:
+    """The second paper (Fig. 2): the error on the removed points (UED) behaves as the GED does: with one Newton step
+    it falls like p^-1/2 under Gaussian noise and stays flat under l2-Laplace noise, two steps make it fall too
+    (the same thresholds as the GED's)."""
+    return _newton_slopes(run, "ued")
+
+
+def _figure(run: Run, name: str) -> pd.DataFrame:
+    path = run.results / "figures" / f"{name}.csv"
+    if not path.exists():
+        raise Missing(str(path))
+    return pd.read_csv(path)
+
+
+def seed2_gaussian_below_laplace(run: Run) -> tuple[bool, str]:
+    """The second paper: with one Newton step the Gaussian noise's GED lies far below the l2-Laplace noise's at every
+    p, epsilon and m: at every point of the three GED figures, Gaussian's mean plus two standard errors below
+    l2-Laplace's mean minus two."""
+    worst = []
+    for axis in ("p", "eps", "m"):
+        f = _figure(run, f"gaussian_unlearning_ged_vs_{axis}")
+        f = f[f.newton_steps == 1]
+        keys = ["error_loss", "line", "x"]
+        both = f[f.noise == "gaussian"].merge(f[f.noise == "laplace"], on=keys, suffixes=("_g", "_l"))
+        if both.empty:
+            raise Missing(f"both noises in the GED-vs-{axis} figure")
+        gap = (both.mean_l - 2 * both.se_l) - (both.mean_g + 2 * both.se_g)
+        worst.append((axis, float(gap.min()), float((both.mean_l / both.mean_g).min()), len(both)))
+    ok = all(gap > 0 for _, gap, _, _ in worst)
+    return ok, "; ".join(f"vs {a}: {n} points, l2-Laplace / Gaussian at least {fmt(r)}" + ("" if gap > 0 else " (intervals overlap)")
+                         for a, gap, r, n in worst)
+
+
+def seed2_ged_falls_with_eps(run: Run) -> tuple[bool, str]:
+    """The second paper: the Gaussian noise's GED falls as epsilon grows (towards retraining's): for one Newton step
+    and every m, each larger epsilon's mean GED is below the smaller one's by more than two standard errors."""
+    f = _figure(run, "gaussian_unlearning_ged_vs_eps")
+    f = f[(f.newton_steps == 1) & (f.noise == "gaussian")].sort_values("x")
+    if f.empty:
+        raise Missing("Gaussian GED-vs-epsilon points")
+    lines = []
+    ok = True
+    for m, line in f.groupby("line"):
+        drop = line["mean"].diff().iloc[1:]
+        band = 2 * (line.se.pow(2) + line.se.shift().pow(2)).pow(0.5).iloc[1:]
+        ok &= bool((drop < -band).all())
+        lines.append(f"m={int(m)}: {fmt(line['mean'].iloc[0])} -> {fmt(line['mean'].iloc[-1])}")
+    return ok, f"epsilon {fmt(f.x.min())} -> {fmt(f.x.max())}: " + ", ".join(lines)
 
 
 def seed2_ged_vs_m(run: Run) -> tuple[bool, str]:
@@ -734,6 +788,9 @@ CLAIMS = [
     Claim("convex-tracks-epsilon", convex_tracks_epsilon),
     Claim("convex-logistic-zero", convex_logistic_zero),
     Claim("seed2-newton-slopes", seed2_newton_slopes),
+    Claim("seed2-ued-newton-slopes", seed2_ued_newton_slopes),
+    Claim("seed2-gaussian-below-laplace", seed2_gaussian_below_laplace),
+    Claim("seed2-ged-falls-with-eps", seed2_ged_falls_with_eps),
     Claim("seed2-ged-vs-m", seed2_ged_vs_m,
           diverges="both follow the noise's m^1.5; the l2-Laplace slope depends on the loss's clip c, which the paper does not state"),
 ]

@@ -117,3 +117,31 @@ def test_a_claim_that_holds_by_construction_is_never_counted_as_a_pass(shared_ru
     status = _status(claims, shared_run.results)
     assert status["reference-never-weaker"] == "BY-CONSTRUCTION" and status["joint-controls-on-ceiling"] == "BY-CONSTRUCTION"
     assert set(status.values()) <= set(claims.STATUSES)
+
+
+def test_the_second_papers_claims_fail_when_its_noises_are_swapped(shared_run, claims, tmp_path):
+    """The shared run shows the second paper's contrasts; a copy whose Gaussian and l2-Laplace rows
+    trade places (figures and slopes) shows the opposite, and those claims FAIL there."""
+    status = _status(claims, shared_run.results)
+    keys = ("seed2-newton-slopes", "seed2-ued-newton-slopes", "seed2-gaussian-below-laplace", "seed2-ged-falls-with-eps")
+    assert [status[k] for k in keys] == ["PASS"] * 4, status
+
+    swapped = _copy(shared_run, tmp_path / "swapped")
+    names = {"gaussian": "laplace", "laplace": "gaussian"}
+    files = [swapped / "tables" / "gaussian_unlearning_slopes.csv"]
+    files += [swapped / "figures" / f"gaussian_unlearning_{e}_vs_{a}.csv" for e in ("ged", "ued") for a in ("p", "eps", "m")]
+    for path in files:
+        frame = pd.read_csv(path)
+        frame["noise"] = frame.noise.map(names)
+        frame.to_csv(path, index=False)
+    status = _status(claims, swapped)
+    assert [status[k] for k in keys[:3]] == ["FAIL"] * 3, status
+
+    # a Gaussian GED that does not fall with epsilon: its points in reverse order
+    flat = _copy(shared_run, tmp_path / "flat")
+    path = flat / "figures" / "gaussian_unlearning_ged_vs_eps.csv"
+    frame = pd.read_csv(path)
+    gaussian = frame.noise == "gaussian"
+    frame.loc[gaussian, "x"] = -frame.loc[gaussian, "x"]
+    frame.to_csv(path, index=False)
+    assert _status(claims, flat)["seed2-ged-falls-with-eps"] == "FAIL"
