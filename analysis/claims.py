@@ -1,6 +1,7 @@
 """The paper's statements, and the README's about the default run, recomputed from a finished run's files.
 
     python analysis/claims.py [RESULTS_DIR]        (default: results)
+    python analysis/claims.py RUN_A RUN_B ...      (the same config's runs on several CPUs)
 
 Each claim reads the run's tables and figure CSVs (``tables/*.csv``, ``figures/*.csv``) and, where
 it needs them, its Parquet files, and prints one line:
@@ -21,11 +22,14 @@ the heuristics' overlaps by Retrain's turns the finding's claims to FAIL
 (tests/workflow/test_nn.py feeds this script doctored copies of a run's tables).  The claims are
 statements about the experiment (controls, separation, orderings, flags, trends), not another
 machine's digits: the digits bounds depend on the CPU's kernels (README, "Results of the default
-run").  Torch-free.
+run").  Given several runs of one config (from CPUs whose kernels differ: analysis/cpu_kernel_sensitivity.py),
+it prints each claim's status on each and whether it holds on every CPU measured: the same status on
+all of them (:func:`across_runs`); a single CPU measured is said so.  Torch-free.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -821,11 +825,42 @@ def evaluate(results: Path) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def cpu_of(results: Path) -> str:
+    """The CPU and kernel set that computed a run (its provenance.json), or the folder's name without one."""
+    path = results / "provenance.json"
+    if not path.exists():
+        return f"unrecorded CPU ({results})"
+    cpu = json.loads(path.read_text()).get("cpu", {})
+    return f"{cpu.get('model') or 'unnamed CPU'} ({cpu.get('torch_capability') or 'unknown'} kernels)"
+
+
+def across_runs(runs: list[Path]) -> pd.DataFrame:
+    """``key``, one status column per run (named by the run's folder) and ``every_cpu``: ``holds`` where
+    every run gives the claim the same status and the runs come from at least two CPUs or kernel sets,
+    ``differs`` where the statuses differ, ``one CPU measured`` where the runs share one."""
+    tables = [evaluate(r).set_index("key").status.rename(str(r)) for r in runs]
+    out = pd.concat(tables, axis=1)
+    cpus = {cpu_of(r) for r in runs}
+    same = out.nunique(axis=1) == 1
+    out["every_cpu"] = np.where(~same, "differs", "holds" if len(cpus) > 1 else "one CPU measured")
+    return out.reset_index()
+
+
 def main(argv: list[str]) -> int:
-    results = Path(argv[1] if len(argv) > 1 else "results")
-    if not (results / "config.yaml").exists():
-        print(f"error: {results}/config.yaml not found: give the results directory of a finished run", file=sys.stderr)
-        return 2
+    runs = [Path(a) for a in argv[1:]] or [Path("results")]
+    for results in runs:
+        if not (results / "config.yaml").exists():
+            print(f"error: {results}/config.yaml not found: give the results directory of a finished run", file=sys.stderr)
+            return 2
+    if len(runs) > 1:
+        table = across_runs(runs)
+        for r in runs:
+            print(f"{r}: {cpu_of(r)}")
+        for row in table.itertuples(index=False):
+            print(f"{row.every_cpu:17s} {row.key}: " + " / ".join(str(row[i + 1]) for i in range(len(runs))))
+        print("\n" + ", ".join(f"{n} {k}" for k, n in table.every_cpu.value_counts().items()))
+        return 1 if (table.iloc[:, 1:-1] == "FAIL").any().any() else 0
+    results = runs[0]
     table = evaluate(results)
     for r in table.itertuples():
         print(f"{r.status}  {r.key}: {r.claim}\n      {r.numbers}")

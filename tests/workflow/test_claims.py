@@ -145,3 +145,21 @@ def test_the_second_papers_claims_fail_when_its_noises_are_swapped(shared_run, c
     frame.loc[gaussian, "x"] = -frame.loc[gaussian, "x"]
     frame.to_csv(path, index=False)
     assert _status(claims, flat)["seed2-ged-falls-with-eps"] == "FAIL"
+
+
+def test_a_claim_holds_on_every_cpu_only_where_every_cpus_run_gives_it_the_same_status(shared_run, claims, tmp_path):
+    import json
+
+    # the same run recorded as another CPU's, whose heuristics keep Retrain's overlaps: the finding differs between
+    # the two "CPUs", a claim the doctoring leaves alone holds on both
+    other = _copy(shared_run, tmp_path / "other_cpu")
+    _doctored_table1b(shared_run, other, bounds_from="retrain", metrics_from="retrain")
+    record = json.loads((other / "provenance.json").read_text())
+    record["cpu"] = {**record.get("cpu", {}), "model": "Another CPU", "torch_capability": "AVX2"}
+    (other / "provenance.json").write_text(json.dumps(record))
+    table = claims.across_runs([shared_run.results, other]).set_index("key")
+    assert (table.loc[list(FINDING), "every_cpu"] == "differs").all(), table
+    assert table.loc["convex-valid", "every_cpu"] == "holds"
+    # two runs of one CPU prove nothing about another
+    same = claims.across_runs([shared_run.results, shared_run.results])
+    assert set(same.every_cpu) == {"one CPU measured"}
