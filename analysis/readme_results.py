@@ -132,8 +132,20 @@ def fmt_flags(r) -> str:
     return f"forget {r.forget_acc:.3f}" + (", no-op" if bool(r.no_op) else "")
 
 
-def section(results: Path) -> str:
-    """The README section, from its heading to its end."""
+def cpus_line(results: Path, others: list[Path]) -> str:
+    """Which claims hold on every CPU measured, from ``others``: runs of the same config on other CPUs."""
+    if not others:
+        return "This section reads one CPU's run, so it shows no claim to hold on every CPU."
+    table = claims_module.across_runs([results, *others])
+    cpus = sorted({claims_module.cpu_of(r) for r in [results, *others]})
+    differ = table[table.every_cpu == "differs"].key.tolist()
+    return (f"Runs on {len(cpus)} CPU(s) ({'; '.join(cpus)}): {int((table.every_cpu == 'holds').sum())} claims hold on every one"
+            + (f"; these differ: {', '.join(f'`{k}`' for k in differ)}." if differ else "."))
+
+
+def section(results: Path, others: list[Path] = ()) -> str:
+    """The README section, from its heading to its end; ``others``: the same config's runs on other CPUs."""
+    others = list(others)
     table = claims_module.evaluate(results).set_index("key")
     counts = table.status.value_counts()
     lines = [HEADING, "",
@@ -145,8 +157,7 @@ def section(results: Path) -> str:
              "designs, so no evidence). The digits numbers depend on the CPU's kernels (`analysis/cpu_kernel_sensitivity.py`): "
              "another machine's run gives other digits, and the claims, statements of order and sign with their thresholds, are what "
              "`claims.py` checks there; `python analysis/claims.py RUN_A RUN_B ...` on runs from several CPUs says which claims hold on "
-             "every CPU measured (the same status on each). This design has been run on one CPU so far, so no claim below is yet "
-             "shown to hold on every CPU.",
+             "every CPU measured (the same status on each). " + cpus_line(results, others),
              "",
              f"This run: {counts.get('PASS', 0)} PASS, {counts.get('FAIL', 0)} FAIL, {counts.get('DIVERGES', 0)} DIVERGES, "
              f"{counts.get('BY-CONSTRUCTION', 0)} BY-CONSTRUCTION, {counts.get('SKIP', 0)} SKIP. "
@@ -214,12 +225,13 @@ def main(argv=None) -> int:
     ap.add_argument("--write", help="the README to rewrite in place")
     ap.add_argument("--details", help="the page of every claim's numbers to write (docs/results.md)")
     ap.add_argument("--figures", help="copy the run's at-a-glance figures (PNG) into this folder")
+    ap.add_argument("--other-cpus", nargs="*", default=[], help="runs of the same config on other CPUs (which claims hold on every CPU)")
     args = ap.parse_args(argv)
     results = Path(args.results)
     if not (results / "config.yaml").exists():
         print(f"error: {results}/config.yaml not found: give the results directory of a finished run", file=sys.stderr)
         return 2
-    text = section(results)
+    text = section(results, [Path(o) for o in args.other_cpus])
     if args.figures:
         Path(args.figures).mkdir(parents=True, exist_ok=True)
         for name in FIGURES:
