@@ -293,6 +293,13 @@ def _retrain(run: Run, split: str) -> pd.Series:
     return one(run.table("table1b"), "Retrain", split)
 
 
+def looks_unlearned(rows: pd.DataFrame, retrain) -> pd.Series:
+    """Which Table 1b ``rows`` an accuracy check calls unlearned beside their split's ``retrain`` row:
+    forget accuracy within 0.05 of Retrain's (not flagged not_forgotten) and test accuracy within 0.05
+    of Retrain's."""
+    return ~rows.not_forgotten.astype(bool) & ((rows.test_acc - float(retrain.test_acc)).abs() <= 0.05)
+
+
 def _looks_unlearned_yet_rejected(run: Run, split: str) -> tuple[bool, str]:
     """Among Table 1b's heuristic rows on ``split`` whose forget accuracy is within 0.05 of Retrain's
     (not flagged not_forgotten) and whose test accuracy is within 0.05 of Retrain's, more are rejected
@@ -302,8 +309,7 @@ def _looks_unlearned_yet_rejected(run: Run, split: str) -> tuple[bool, str]:
     if t.empty:
         raise Missing(f"Table 1b's {split} rows")
     rt = _retrain(run, split)
-    looks = [not bool(r.not_forgotten) and abs(r.test_acc - rt.test_acc) <= 0.05 for r in t.itertuples()]
-    t = t.assign(looks=looks)
+    t = t.assign(looks=looks_unlearned(t, rt))
     ok, count = rejected_count(t[t.looks].epsilon_lb_claim, run.zeta)
     parts = [f"{r.method}: forget {r.forget_acc:.3f}, claim {fmt(r.epsilon_lb_claim)} at {r.guess_fraction:.2f} right"
              + ("" if r.looks else " [does not look unlearned]") for r in t.itertuples()]
@@ -670,20 +676,13 @@ def seed2_ued_newton_slopes(run: Run) -> tuple[bool, str]:
     return _newton_slopes(run, "ued")
 
 
-def _figure(run: Run, name: str) -> pd.DataFrame:
-    path = run.results / "figures" / f"{name}.csv"
-    if not path.exists():
-        raise Missing(str(path))
-    return pd.read_csv(path)
-
-
 def seed2_gaussian_below_laplace(run: Run) -> tuple[bool, str]:
     """The second paper: with one Newton step the Gaussian noise's GED lies far below the l2-Laplace noise's at every
     p, epsilon and m: at every point of the three GED figures, Gaussian's mean plus two standard errors below
     l2-Laplace's mean minus two."""
     worst = []
     for axis in ("p", "eps", "m"):
-        f = _figure(run, f"gaussian_unlearning_ged_vs_{axis}")
+        f = run.figure(f"gaussian_unlearning_ged_vs_{axis}")
         f = f[f.newton_steps == 1]
         keys = ["error_loss", "line", "x"]
         both = f[f.noise == "gaussian"].merge(f[f.noise == "laplace"], on=keys, suffixes=("_g", "_l"))
@@ -699,7 +698,7 @@ def seed2_gaussian_below_laplace(run: Run) -> tuple[bool, str]:
 def seed2_ged_falls_with_eps(run: Run) -> tuple[bool, str]:
     """The second paper: the Gaussian noise's GED falls as epsilon grows (towards retraining's): for one Newton step
     and every m, each larger epsilon's mean GED is below the smaller one's by more than two standard errors."""
-    f = _figure(run, "gaussian_unlearning_ged_vs_eps")
+    f = run.figure("gaussian_unlearning_ged_vs_eps")
     f = f[(f.newton_steps == 1) & (f.noise == "gaussian")].sort_values("x")
     if f.empty:
         raise Missing("Gaussian GED-vs-epsilon points")

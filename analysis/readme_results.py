@@ -114,7 +114,7 @@ def headline(results: Path) -> list[str]:
         rt = t[(t.split == split) & (t.method == "Retrain")]
         if sub.empty or rt.empty:
             continue
-        looks = sub[~sub.not_forgotten.astype(bool) & ((sub.test_acc - rt.test_acc.iloc[0]).abs() <= 0.05)]
+        looks = sub[claims_module.looks_unlearned(sub, rt.iloc[0])]
         rejected = looks[looks.epsilon_lb_claim > 0]
         text = (f"- **{split}**: {len(looks)} of {len(sub)} heuristics look unlearned (forget and test accuracy within 0.05 of "
                 f"Retrain's); {len(rejected)} of them are rejected")
