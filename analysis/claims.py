@@ -22,9 +22,12 @@ the heuristics' overlaps by Retrain's turns the finding's claims to FAIL
 (tests/workflow/test_nn.py feeds this script doctored copies of a run's tables).  The claims are
 statements about the experiment (controls, separation, orderings, flags, trends), not another
 machine's digits: the digits bounds depend on the CPU's kernels (README, "Results of the default
-run").  Given several runs of one config (from CPUs whose kernels differ: analysis/cpu_kernel_sensitivity.py),
-it prints each claim's status on each and whether it holds on every CPU measured: the same status on
-all of them (:func:`across_runs`); a single CPU measured is said so.  Torch-free.
+run").  Every check also returns its margins: for each condition it tests, how far the deciding
+quantity sits inside its threshold.  Given several runs of one config (from CPUs whose kernels
+differ: analysis/cpu_kernel_sensitivity.py), it prints each claim's status on each and whether it
+holds on every CPU measured: the same status on all of them, with every margin larger than the
+spread of that margin between the runs (:func:`across_runs`); a single CPU measured is said so.
+Torch-free.
 """
 
 from __future__ import annotations
@@ -123,11 +126,24 @@ def fmt(x: float) -> str:
     return f"{x:.2f}" if np.isfinite(x) else "nan"
 
 
-def rejected_count(values, zeta: float) -> tuple[bool, str]:
-    """Whether more of ``values`` (claims) are positive than :func:`allowance` permits, and the count as text."""
+#: A check's margins: for each condition it tests, how far its deciding quantity sits inside the
+#: condition's threshold, in that quantity's units (positive: the condition holds).  Counts of rows
+#: use half-integers (k rows where more than a are needed: k - a - 0.5), so a margin is never 0.
+Margins = dict[str, float]
+Verdict = tuple[bool, str, Margins]
+
+
+def count_margin(k: int, most: int) -> float:
+    """The margin of "at most ``most`` rows" for ``k`` rows: positive when k <= most."""
+    return most + 0.5 - k
+
+
+def rejected_count(values, zeta: float) -> tuple[bool, str, float]:
+    """Whether more of ``values`` (claims) are positive than :func:`allowance` permits, the count as
+    text, and the margin in rows (k - allowance - 0.5)."""
     values = np.asarray(list(values), dtype=float)
     n, k, a = len(values), int((values > 0).sum()), allowance(len(values), zeta)
-    return k > a, f"{k} of {n} rejected (a Retrain-level run: at most {a})"
+    return k > a, f"{k} of {n} rejected (a Retrain-level run: at most {a})", -count_margin(k, a)
 
 
 # --------------------------------------------------------------------------- the audit can see and does not accuse
@@ -150,34 +166,35 @@ def control_claims(run: Run, base: str) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def no_unlearning_rejected(run: Run) -> tuple[bool, str]:
+def no_unlearning_rejected(run: Run) -> Verdict:
     """Every design's No-unlearning control is rejected (its claim is positive): each audit can detect
     the leakage its trained models carry, so a 0 of a method on it is evidence, not a lack of power."""
     c = control_claims(run, "trained")
     bad = c[c.claim <= 0]
     return bad.empty, (f"{len(c)} controls, smallest {fmt(c.claim.min())} ({c.loc[c.claim.idxmin(), 'design']})"
-                       + (f"; not rejected: {', '.join(bad.design)}" if len(bad) else ""))
+                       + (f"; not rejected: {', '.join(bad.design)}" if len(bad) else "")), {"smallest claim": float(c.claim.min())}
 
 
-def retrain_type_one(run: Run) -> tuple[bool, str]:
+def retrain_type_one(run: Run) -> Verdict:
     """Retrain (exact unlearning) is rejected no more often than the level allows: of its n controls
     at most :func:`allowance` (n, zeta) reject, each a type-I error of probability <= zeta."""
     c = control_claims(run, "retrain")
     a = allowance(len(c), run.zeta)
     bad = c[c.claim > 0]
     listed = ", ".join(f"{r.design} {fmt(r.claim)}" for r in bad.itertuples()) or "none"
-    return len(bad) <= a, f"{len(bad)} of {len(c)} rejected (allowed {a}): {listed}"
+    return len(bad) <= a, f"{len(bad)} of {len(c)} rejected (allowed {a}): {listed}", {"rows": count_margin(len(bad), a)}
 
 
-def controls_below_ceiling(run: Run) -> tuple[bool, str]:
+def controls_below_ceiling(run: Run) -> Verdict:
     """The image controls of Table 1b and of Table 5 at B = 1 and 2 sit below 80 % of their claim's own
     ceiling at the reported cell, so a method's comparison with them is not decided by the ceiling
     (Table 5's B = 4 control and Table 1a's text control are printed with their share, not compared:
     where a control nears its ceiling the audit's size limits what it can show)."""
-    out, ok = [], True
+    out, ok, shares = [], True, []
     for r in rows(run.table("table1b"), "No unlearning").drop_duplicates(["split"]).itertuples():
         share = r.epsilon_lb_claim / r.epsilon_lb_ceiling_claim
         ok &= share < CEILING_SHARE
+        shares.append(share)
         out.append(f"table1b {r.split} {fmt(r.epsilon_lb_claim)}/{fmt(r.epsilon_lb_ceiling_claim)} = {share:.0%}")
     t5 = run.table("table5")
     for b in sorted(t5.batch_size.unique()):
@@ -185,6 +202,7 @@ def controls_below_ceiling(run: Run) -> tuple[bool, str]:
         share = r.epsilon_lb_claim / r.epsilon_lb_ceiling_claim
         if b <= 2:
             ok &= share < CEILING_SHARE
+            shares.append(share)
         out.append(f"table5 B={b} r={r.r}: {share:.0%}" + ("" if b <= 2 else " (not compared)"))
     try:
         for r in rows(run.table("table1a"), "No unlearning").itertuples():
@@ -192,10 +210,10 @@ def controls_below_ceiling(run: Run) -> tuple[bool, str]:
                        f"{r.epsilon_lb_claim / r.epsilon_lb_ceiling_claim:.0%} (not compared)")
     except Missing:
         pass
-    return ok, "; ".join(out)
+    return ok, "; ".join(out), {"share of ceiling": CEILING_SHARE - max(shares)}
 
 
-def models_memorise(run: Run) -> tuple[bool, str]:
+def models_memorise(run: Run) -> Verdict:
     """The image models memorise: No unlearning on the uniform split fits D(S) (retain accuracy
     >= 0.99), tests below it, and its candidates' d' (in-minus-out gap of the logit score over its
     run-to-run spread, median over examples) is at least 1.5."""
@@ -207,19 +225,20 @@ def models_memorise(run: Run) -> tuple[bool, str]:
         raise Missing("the uniform No-unlearning control")
     d = membership_signal(run.eval_scores(name))["d_prime"]
     ok = r.retain_acc >= 0.99 and r.test_acc < r.retain_acc and d >= 1.5
-    return ok, f"retain {r.retain_acc:.3f}, test {r.test_acc:.3f}, d' {d:.2f}"
+    return ok, f"retain {r.retain_acc:.3f}, test {r.test_acc:.3f}, d' {d:.2f}", \
+        {"retain accuracy": r.retain_acc - 0.99 + 1e-9, "retain minus test": r.retain_acc - r.test_acc, "d'": d - 1.5 + 1e-9}
 
 
-def no_power_nowhere(run: Run) -> tuple[bool, str]:
+def no_power_nowhere(run: Run) -> Verdict:
     """No image or text design is flagged no_power."""
     flagged = []
     for name in ("table1a", "table1b", "table5", "table7"):
         t = run.table(name)
         flagged += [f"{name}: {m}" for m in t.loc[t.no_power.astype(bool), "method"].unique()]
-    return not flagged, "; ".join(flagged) if flagged else "none flagged"
+    return not flagged, "; ".join(flagged) if flagged else "none flagged", {"rows": count_margin(len(flagged), 0)}
 
 
-def joint_controls_on_ceiling(run: Run) -> tuple[bool, str]:
+def joint_controls_on_ceiling(run: Run) -> Verdict:
     """A joint design's No-unlearning control sits on its claim's ceiling at any L: under the threat
     model (fixed x0 and order) its training is a deterministic function of S, so every guess is right
     (Figure 1a's controls; Retrain's are 0)."""
@@ -229,10 +248,12 @@ def joint_controls_on_ceiling(run: Run) -> tuple[bool, str]:
     if nu.empty:
         raise Missing("Figure 1a controls")
     ok = bool(nu.at_ceiling_claim.astype(bool).all()) and bool((rt.epsilon_lb_claim == 0).all())
-    return ok, ", ".join(f"{r.split} {r.method} {fmt(r.epsilon_lb_claim)} (ceiling {fmt(r.ceiling_claim)})" for r in ctl.itertuples())
+    return ok, ", ".join(f"{r.split} {r.method} {fmt(r.epsilon_lb_claim)} (ceiling {fmt(r.ceiling_claim)})" for r in ctl.itertuples()), \
+        {"controls off the ceiling": count_margin(int((~nu.at_ceiling_claim.astype(bool)).sum()), 0),
+         "Retrain rows rejected": count_margin(int((rt.epsilon_lb_claim != 0).sum()), 0)}
 
 
-def reference_never_weaker(run: Run) -> tuple[bool, str]:
+def reference_never_weaker(run: Run) -> Verdict:
     """Every pre-registered reference-test claim is at least Theorem 4.2's bound of the same overlaps
     (and the exact test's, at δ = 0): the test dominates the sign-vector route on any data (docs/bounds.md §6b)."""
     worst, n, ratios = np.inf, 0, []
@@ -250,24 +271,26 @@ def reference_never_weaker(run: Run) -> tuple[bool, str]:
     if not n:
         raise Missing("a reference-test claim")
     text = f"{n} cells; claim minus the larger of Theorem 4.2 and exact: at least {worst:.3f}"
-    return worst >= -1e-9, text + (f"; claim over it {min(ratios):.2f}-{max(ratios):.2f}" if ratios else "")
+    return worst >= -1e-9, text + (f"; claim over it {min(ratios):.2f}-{max(ratios):.2f}" if ratios else ""), {"claim minus the others": worst + 1e-9}
 
 
-def pairwise_zero(run: Run) -> tuple[bool, str]:
+def pairwise_zero(run: Run) -> Verdict:
     """Sec. 7.3: Eq. 3 at L = 10 gives 0 for every method, its ceiling 0 too (the paper's point: "even
     FPR = FNR = 0 yields a zero lower bound")."""
     t = run.table("pairwise_uncertified")
-    return bool((t.epsilon_lb_eq3 == 0).all() and (t.epsilon_lb_ceiling_eq3 == 0).all()), f"{len(t)} rows, errors {int((t.fp + t.fn).max())} at most"
+    return bool((t.epsilon_lb_eq3 == 0).all() and (t.epsilon_lb_ceiling_eq3 == 0).all()), f"{len(t)} rows, errors {int((t.fp + t.fn).max())} at most", \
+        {"rows above 0": count_margin(int(((t.epsilon_lb_eq3 != 0) | (t.epsilon_lb_ceiling_eq3 != 0)).sum()), 0)}
 
 
-def pairwise_reference_rejects(run: Run) -> tuple[bool, str]:
+def pairwise_reference_rejects(run: Run) -> Verdict:
     """Sec. 7.3: the reference test of the pairwise guesses as m = 2 overlaps rejects the No-unlearning
     control at L = 10, where Eq. 3 cannot (its ceiling is 0), so the pairwise design is not without power."""
     t = run.table("pairwise_uncertified")
     ctl = one(t, "No unlearning")
     return bool(ctl.epsilon_lb_claim > 0 and ctl.epsilon_lb_eq3 == 0), \
         f"No unlearning: claim {fmt(ctl.epsilon_lb_claim)}, Eq. 3 {fmt(ctl.epsilon_lb_eq3)}; methods: " + \
-        ", ".join(f"{r.method} {fmt(r.epsilon_lb_claim)}" for r in t[~t.method.isin(CONTROLS)].itertuples())
+        ", ".join(f"{r.method} {fmt(r.epsilon_lb_claim)}" for r in t[~t.method.isin(CONTROLS)].itertuples()), \
+        {"control's claim": float(ctl.epsilon_lb_claim), "Eq. 3 rows above 0": count_margin(int(ctl.epsilon_lb_eq3 != 0), 0)}
 
 
 # --------------------------------------------------------------------------- the paper's finding (Table 1b)
@@ -280,13 +303,13 @@ def _heuristic_rows(run: Run) -> pd.DataFrame:
     return sub
 
 
-def heuristics_rejected(run: Run) -> tuple[bool, str]:
+def heuristics_rejected(run: Run) -> Verdict:
     """Table 1b, the paper's separation: the heuristic methods are rejected (more of their rows, both
     splits, reject than a Retrain-level run would)."""
     t = _heuristic_rows(run)
-    ok, count = rejected_count(t.epsilon_lb_claim, run.zeta)
+    ok, count, rows_ = rejected_count(t.epsilon_lb_claim, run.zeta)
     listed = "; ".join(f"{r.split} {r.method} {fmt(r.epsilon_lb_claim)}" for r in t.itertuples())
-    return ok, f"{count}: {listed}"
+    return ok, f"{count}: {listed}", {"rows": rows_}
 
 
 def _retrain(run: Run, split: str) -> pd.Series:
@@ -300,7 +323,7 @@ def looks_unlearned(rows: pd.DataFrame, retrain) -> pd.Series:
     return ~rows.not_forgotten.astype(bool) & ((rows.test_acc - float(retrain.test_acc)).abs() <= 0.05)
 
 
-def _looks_unlearned_yet_rejected(run: Run, split: str) -> tuple[bool, str]:
+def _looks_unlearned_yet_rejected(run: Run, split: str) -> Verdict:
     """Among Table 1b's heuristic rows on ``split`` whose forget accuracy is within 0.05 of Retrain's
     (not flagged not_forgotten) and whose test accuracy is within 0.05 of Retrain's, more are rejected
     than a Retrain-level run allows (and there is at least one such row)."""
@@ -310,20 +333,21 @@ def _looks_unlearned_yet_rejected(run: Run, split: str) -> tuple[bool, str]:
         raise Missing(f"Table 1b's {split} rows")
     rt = _retrain(run, split)
     t = t.assign(looks=looks_unlearned(t, rt))
-    ok, count = rejected_count(t[t.looks].epsilon_lb_claim, run.zeta)
+    ok, count, rows_ = rejected_count(t[t.looks].epsilon_lb_claim, run.zeta)
     parts = [f"{r.method}: forget {r.forget_acc:.3f}, claim {fmt(r.epsilon_lb_claim)} at {r.guess_fraction:.2f} right"
              + ("" if r.looks else " [does not look unlearned]") for r in t.itertuples()]
-    return ok and bool(t.looks.any()), f"looks unlearned: {count}; Retrain forget {rt.forget_acc:.3f}, test {rt.test_acc:.3f}; " + "; ".join(parts)
+    return ok and bool(t.looks.any()), f"looks unlearned: {count}; Retrain forget {rt.forget_acc:.3f}, test {rt.test_acc:.3f}; " + "; ".join(parts), \
+        {"rows": rows_, "rows looking unlearned": int(t.looks.sum()) - 0.5}
 
 
-def looks_unlearned_yet_rejected_uniform(run: Run) -> tuple[bool, str]:
+def looks_unlearned_yet_rejected_uniform(run: Run) -> Verdict:
     """The paper's point, uniform split (Table 1b: forget accuracy 0.59 beside test 0.53-0.54, yet
     epsilon_LB 79.5-100.5): among the heuristics whose forget and test accuracies are within 0.05 of
     Retrain's, more are rejected than a Retrain-level run allows."""
     return _looks_unlearned_yet_rejected(run, "uniform")
 
 
-def looks_unlearned_yet_rejected_adversarial(run: Run) -> tuple[bool, str]:
+def looks_unlearned_yet_rejected_adversarial(run: Run) -> Verdict:
     """The paper's point, adversarial split (Table 1b: retain fine-tune and forget ascent at forget
     accuracy 0.02-0.03, the class gone as after retraining, yet epsilon_LB 84 and 86): among the
     heuristics whose forget and test accuracies are within 0.05 of Retrain's, more are rejected than a
@@ -331,7 +355,7 @@ def looks_unlearned_yet_rejected_adversarial(run: Run) -> tuple[bool, str]:
     return _looks_unlearned_yet_rejected(run, "adversarial")
 
 
-def uniform_guesses_as_papers(run: Run) -> tuple[bool, str]:
+def uniform_guesses_as_papers(run: Run) -> Verdict:
     """Table 1b's magnitude, scale-free: the paper's uniform heuristics (79.5-100.5 at m = 4,500, r =
     3,000, L = 10) guessed 0.66-0.68 of their r guesses right; here each uniform fine-tuning heuristic
     that looks unlearned guesses within 0.05 of 0.67 (the share is the same number at any audit size)."""
@@ -341,21 +365,22 @@ def uniform_guesses_as_papers(run: Run) -> tuple[bool, str]:
         raise Missing("uniform heuristics that look unlearned")
     ok = bool((abs(t.guess_fraction - 0.67) <= 0.05).all())
     return ok, ", ".join(f"{r.method} {r.guess_fraction:.2f} (at the paper's size: Theorem 4.2 {fmt(r.epsilon_lb_theorem42_at_paper_size)})"
-                         for r in t.itertuples()) + " (paper 0.66-0.68: 79.5-100.5)"
+                         for r in t.itertuples()) + " (paper 0.66-0.68: 79.5-100.5)", \
+        {"guess fraction": float(0.05 - abs(t.guess_fraction - 0.67).max()) + 1e-9}
 
 
-def forget_ascent_rejected(run: Run) -> tuple[bool, str]:
+def forget_ascent_rejected(run: Run) -> Verdict:
     """Tables 1b and 5: ascent on the forget set is readily audited (paper: U = 79.5, A = 86; B = 1:
     90.1): more of its rows (both splits, each batch size) reject than a Retrain-level run would."""
     t1 = rows(run.table("table1b"), "Forget ascent")
     t5 = rows(reported(run.table("table5")), "Forget ascent")
     claims = list(t1.epsilon_lb_claim) + list(t5[t5.batch_size > 1].epsilon_lb_claim)
-    ok, count = rejected_count(claims, run.zeta)
+    ok, count, rows_ = rejected_count(claims, run.zeta)
     return ok, f"{count}: " + ", ".join(f"{r.split} {fmt(r.epsilon_lb_claim)} (forget {r.forget_acc:.3f})" for r in t1.itertuples()) + \
-        "; " + ", ".join(f"B={int(r.batch_size)} {fmt(r.epsilon_lb_claim)}" for r in t5.itertuples())
+        "; " + ", ".join(f"B={int(r.batch_size)} {fmt(r.epsilon_lb_claim)}" for r in t5.itertuples()), {"rows": rows_}
 
 
-def uniform_over_adversarial(run: Run) -> tuple[bool, str]:
+def uniform_over_adversarial(run: Run) -> Verdict:
     """Section 7.3: the bound under the uniform split typically exceeds the adversarial one (paper:
     every method but pure retain fine-tuning and forget ascent, the mild exceptions): uniform above
     adversarial for more than half of Table 1b's methods."""
@@ -369,18 +394,20 @@ def uniform_over_adversarial(run: Run) -> tuple[bool, str]:
     if not pairs:
         raise Missing("methods on both splits")
     above = sum(u > a for _, u, a in pairs)
-    return above > len(pairs) / 2, f"U > A for {above} of {len(pairs)}: " + ", ".join(f"{m} {fmt(u)} / {fmt(a)}" for m, u, a in pairs)
+    return above > len(pairs) / 2, f"U > A for {above} of {len(pairs)}: " + ", ".join(f"{m} {fmt(u)} / {fmt(a)}" for m, u, a in pairs), \
+        {"methods": above - len(pairs) // 2 - 0.5}
 
 
-def ida_adversarial_rises_with_q(run: Run) -> tuple[bool, str]:
+def ida_adversarial_rises_with_q(run: Run) -> Verdict:
     """Section 7.3: on the adversarial split IDA's bound rises with q (paper: 0 -> 18 -> 66), unlearning
     degrading as the interleaving thins: the claim at q = 4 exceeds q = 1's, and q = 2's lies between."""
     t = run.table("table1b")
     c = [float(one(t, f"IDA q={q}", "adversarial").epsilon_lb_claim) for q in (1, 2, 4)]
-    return c[0] <= c[1] <= c[2] and c[2] > c[0], " -> ".join(fmt(x) for x in c) + " (paper 0 -> 18 -> 66)"
+    return c[0] <= c[1] <= c[2] and c[2] > c[0], " -> ".join(fmt(x) for x in c) + " (paper 0 -> 18 -> 66)", \
+        {"q=2 over q=1": c[1] - c[0] + 1e-9, "q=4 over q=2": c[2] - c[1] + 1e-9, "q=4 over q=1": c[2] - c[0]}
 
 
-def hessian_moves_and_leaks_most(run: Run) -> tuple[bool, str]:
+def hessian_moves_and_leaks_most(run: Run) -> Verdict:
     """Section 7.3: the Hessian method, certified only for convex losses, moves the model (paper: retain
     accuracy 0.69) and gives the largest uniform bound of the heuristics (paper: 142.5): not a no-op,
     and its uniform claim at least every other heuristic's."""
@@ -389,47 +416,51 @@ def hessian_moves_and_leaks_most(run: Run) -> tuple[bool, str]:
     h = one(u, "Hessian")
     others = u[u.method != "Hessian"].epsilon_lb_claim
     ok = not bool(h.no_op) and float(h.epsilon_lb_claim) >= float(others.max())
-    return ok, f"Hessian {fmt(h.epsilon_lb_claim)} (no_op {bool(h.no_op)}, forget {h.forget_acc:.3f}); the others at most {fmt(others.max())}"
+    return ok, f"Hessian {fmt(h.epsilon_lb_claim)} (no_op {bool(h.no_op)}, forget {h.forget_acc:.3f}); the others at most {fmt(others.max())}", \
+        {"no-op rows": count_margin(int(bool(h.no_op)), 0), "claim over the others'": float(h.epsilon_lb_claim) - float(others.max()) + 1e-9}
 
 
 # --------------------------------------------------------------------------- trends
 
-def table3_logit_over_loss(run: Run) -> tuple[bool, str]:
+def table3_logit_over_loss(run: Run) -> Verdict:
     """Table 3 (App. E.1): the logit score's claim is at least the cross-entropy score's in at least two
     thirds of the cells where either is positive (the paper: slightly tighter in most settings)."""
     t = run.table("table3")
     cells = t[(t.epsilon_lb_claim_logit > 0) | (t.epsilon_lb_claim_loss > 0)]
     if cells.empty:
-        return False, "no positive cell"
+        return False, "no positive cell", {"cells": -0.5}
     share = float((cells.epsilon_lb_claim_logit >= cells.epsilon_lb_claim_loss).mean())
-    return share >= 2 / 3, f"logit >= loss in {share:.0%} of {len(cells)} cells"
+    return share >= 2 / 3, f"logit >= loss in {share:.0%} of {len(cells)} cells", {"share of cells": share - 2 / 3 + 1e-9}
 
 
-def table4_mean_median_agree(run: Run) -> tuple[bool, str]:
+def table4_mean_median_agree(run: Run) -> Verdict:
     """Table 4 (App. E.2): the mean and median statistics agree (the paper: within a few percent): their
     claims differ by at most 10 % of the larger in every cell where either is positive."""
     t = run.table("table4")
     cells = t[(t.epsilon_lb_claim_mean > 0) | (t.epsilon_lb_claim_median > 0)]
     if cells.empty:
-        return False, "no positive cell"
+        return False, "no positive cell", {"cells": -0.5}
     rel = (cells.epsilon_lb_claim_mean - cells.epsilon_lb_claim_median).abs() / cells[["epsilon_lb_claim_mean", "epsilon_lb_claim_median"]].max(axis=1)
-    return bool((rel <= 0.10).all()), f"largest difference {rel.max():.0%} over {len(cells)} cells ({cells.loc[rel.idxmax(), 'method']}, r = {int(cells.loc[rel.idxmax(), 'r'])})"
+    return bool((rel <= 0.10).all()), f"largest difference {rel.max():.0%} over {len(cells)} cells ({cells.loc[rel.idxmax(), 'method']}, r = {int(cells.loc[rel.idxmax(), 'r'])})", \
+        {"relative difference": 0.10 - float(rel.max()) + 1e-9}
 
 
-def inverted_u_in_r(run: Run) -> tuple[bool, str]:
+def inverted_u_in_r(run: Run) -> Verdict:
     """Table 3 at B = 1 (App. F.3): No unlearning's claim first rises with r and then falls (the
     paper's inverted U), its largest at an r inside the grid, on both splits."""
     t = run.table("table3")
-    out, ok = [], True
+    out, ok, margins = [], True, {}
     for split in ("uniform", "adversarial"):
         sub = rows(t, "No unlearning", split).sort_values("r")
         best = int(sub.loc[sub.epsilon_lb_claim_logit.idxmax(), "r"])
         ok &= sub.r.min() < best < sub.r.max()
+        c = sub.epsilon_lb_claim_logit.to_numpy()
+        margins[f"{split} inner peak over the ends"] = float(c[1:-1].max(initial=-np.inf) - max(c[0], c[-1]))
         out.append(f"{split}: " + ", ".join(f"r={int(r)} {fmt(v)}" for r, v in zip(sub.r, sub.epsilon_lb_claim_logit)))
-    return ok, "; ".join(out)
+    return ok, "; ".join(out), margins
 
 
-def table5_falls_with_b(run: Run) -> tuple[bool, str]:
+def table5_falls_with_b(run: Run) -> Verdict:
     """Table 5 (App. F.3): at each batch size's reported cell, No unlearning's claim falls as B grows
     (fewer, larger candidate batches), as the paper's rows do."""
     t5 = run.table("table5")
@@ -438,26 +469,29 @@ def table5_falls_with_b(run: Run) -> tuple[bool, str]:
     if len(rep) < 2:
         raise Missing("Table 5 at two batch sizes")
     vals = rep.epsilon_lb_claim.to_numpy()
-    return bool(np.all(np.diff(vals) < 0)), ", ".join(f"B={int(b)} r={int(r)}: {fmt(v)}" for b, r, v in zip(rep.batch_size, rep.r, vals))
+    return bool(np.all(np.diff(vals) < 0)), ", ".join(f"B={int(b)} r={int(r)}: {fmt(v)}" for b, r, v in zip(rep.batch_size, rep.r, vals)), \
+        {"smallest fall": float(-np.diff(vals).max())}
 
 
-def table7_falls_with_sigma(run: Run) -> tuple[bool, str]:
+def table7_falls_with_sigma(run: Run) -> Verdict:
     """Table 7 (App. G.4): the Hessian method's claim falls as its final noise sigma grows."""
     t7 = run.table("table7")
     h = t7[t7.sigma.notna()].sort_values("sigma")
-    return bool(np.all(np.diff(h.epsilon_lb_claim.to_numpy()) <= 0)), " -> ".join(f"{s:g}: {fmt(c)}" for s, c in zip(h.sigma, h.epsilon_lb_claim))
+    return bool(np.all(np.diff(h.epsilon_lb_claim.to_numpy()) <= 0)), " -> ".join(f"{s:g}: {fmt(c)}" for s, c in zip(h.sigma, h.epsilon_lb_claim)), \
+        {"smallest fall": float(-np.diff(h.epsilon_lb_claim.to_numpy()).max(initial=-np.inf)) + 1e-9}
 
 
-def table7_accuracy_falls(run: Run) -> tuple[bool, str]:
+def table7_accuracy_falls(run: Run) -> Verdict:
     """Table 7 (App. G.4): the noise that lowers the bound costs accuracy (paper: test 0.51 -> 0.42 ->
     0.19): test accuracy at the largest sigma at least 0.05 below the smallest's."""
     t7 = run.table("table7")
     h = t7[t7.sigma.notna()].sort_values("sigma")
-    return bool(h.test_acc.iloc[0] - h.test_acc.iloc[-1] >= 0.05), " -> ".join(f"{s:g}: {a:.3f}" for s, a in zip(h.sigma, h.test_acc)) + \
-        " (paper 0.51 -> 0.42 -> 0.19)"
+    drop = float(h.test_acc.iloc[0] - h.test_acc.iloc[-1])
+    return drop >= 0.05, " -> ".join(f"{s:g}: {a:.3f}" for s, a in zip(h.sigma, h.test_acc)) + \
+        " (paper 0.51 -> 0.42 -> 0.19)", {"accuracy drop": drop - 0.05 + 1e-9}
 
 
-def bound_grows_with_m(run: Run) -> tuple[bool, str]:
+def bound_grows_with_m(run: Run) -> Verdict:
     """The audit's size, not the method, sets the bound's magnitude (README, "Why the bounds are smaller
     than the paper's"): at a fixed share of right guesses, the method's claim grows with m; the largest
     m's claim exceeds the smallest's, the claims do not fall with m, and every m's guess fraction lies
@@ -470,13 +504,16 @@ def bound_grows_with_m(run: Run) -> tuple[bool, str]:
     lo, hi = method.guess_fraction_low.max(), method.guess_fraction_high.min()
     fixed = bool(method.guess_fraction.between(lo, hi).all()) if lo <= hi else False
     ok = bool(np.all(np.diff(c) >= 0) and c[-1] > c[0] and fixed)
+    inside = float(min(method.guess_fraction.min() - lo, hi - method.guess_fraction.max()))
     return ok, ", ".join(f"m={int(r.m)}: {fmt(r.epsilon_lb_claim)} at {r.guess_fraction:.2f}" for r in method.itertuples()) + \
-        f" (guess fractions {'within' if fixed else 'outside'} a common interval)"
+        f" (guess fractions {'within' if fixed else 'outside'} a common interval)", \
+        {"smallest rise": float(np.diff(c).min()) + 1e-9, "largest m over smallest": float(c[-1] - c[0]),
+         "guess fraction inside the common interval": inside + 1e-9}
 
 
 # --------------------------------------------------------------------------- Shakespeare (Table 1a)
 
-def shakespeare_ida_grid(run: Run) -> tuple[bool, str]:
+def shakespeare_ida_grid(run: Run) -> Verdict:
     """Table 1a: IDA's bound falls with lambda and with the forget epochs E_f (the paper's 13.15 ->
     0.17), and is at most the No-unlearning control's."""
     t = run.table("table1a")
@@ -484,72 +521,79 @@ def shakespeare_ida_grid(run: Run) -> tuple[bool, str]:
     base, ef3, lam, both = get("IDA q=1"), get("IDA q=1, Ef=3"), get("IDA q=1, lambda=1.5"), get("IDA q=1, lambda=1.5, Ef=3")
     ctl = get("No unlearning")
     ok = base >= ef3 >= both and base >= lam >= both and max(base, ef3, lam, both) <= ctl and base > both
-    return ok, f"(0.5, 2) {fmt(base)}, (0.5, 3) {fmt(ef3)}, (1.5, 2) {fmt(lam)}, (1.5, 3) {fmt(both)}; No unlearning {fmt(ctl)}"
+    return ok, f"(0.5, 2) {fmt(base)}, (0.5, 3) {fmt(ef3)}, (1.5, 2) {fmt(lam)}, (1.5, 3) {fmt(both)}; No unlearning {fmt(ctl)}", \
+        {"falls with E_f": min(base - ef3, lam - both) + 1e-9, "falls with lambda": min(base - lam, ef3 - both) + 1e-9,
+         "control over the grid": ctl - max(base, ef3, lam, both) + 1e-9, "first over last": base - both}
 
 
-def shakespeare_ascent_undetectable(run: Run) -> tuple[bool, str]:
+def shakespeare_ascent_undetectable(run: Run) -> Verdict:
     """Table 1a: ascent on the forget set is essentially undetectable on Shakespeare (paper: 0.17) while
     the other methods are rejected: its claim below 0.5, and more of the other methods' rows reject than
     a Retrain-level run would."""
     t = run.table("table1a")
     fa = float(one(t, "Forget ascent").epsilon_lb_claim)
     others = t[~t.method.isin(CONTROLS + ("Forget ascent",))]
-    ok, count = rejected_count(others.epsilon_lb_claim, run.zeta)
-    return fa < 0.5 and ok, f"forget ascent {fmt(fa)}; the others: {count}"
+    ok, count, rows_ = rejected_count(others.epsilon_lb_claim, run.zeta)
+    return fa < 0.5 and ok, f"forget ascent {fmt(fa)}; the others: {count}", {"forget ascent's claim": 0.5 - fa, "rows": rows_}
 
 
-def shakespeare_finetune_top(run: Run) -> tuple[bool, str]:
+def shakespeare_finetune_top(run: Run) -> Verdict:
     """Table 1a: pure retain fine-tuning gives the largest bound of the methods (paper: 16.06, above
     IDA's 13.15-14.42 and the Hessian's 4.18)."""
     t = run.table("table1a")
     methods = t[~t.method.isin(CONTROLS)]
     top = methods.loc[methods.epsilon_lb_claim.idxmax()]
+    ft = float(one(t, 'Retain fine-tune').epsilon_lb_claim)
+    others = methods[methods.method != "Retain fine-tune"].epsilon_lb_claim
+    rest = float(others.max()) if len(others) else -np.inf
     return top.method == "Retain fine-tune", f"largest: {top.method} {fmt(top.epsilon_lb_claim)}; retain fine-tune " \
-        f"{fmt(float(one(t, 'Retain fine-tune').epsilon_lb_claim))} (paper 16.06)"
+        f"{fmt(ft)} (paper 16.06)", {"over the next method": ft - rest}
 
 
 # --------------------------------------------------------------------------- certified audits (Section 7.1, App. F.4)
 
-def certified_below_claim(run: Run) -> tuple[bool, str]:
+def certified_below_claim(run: Run) -> Verdict:
     """Every certified audit's claim (and Theorem 4.2's) lies below its certified epsilon (Table 6,
     Figures 1b, 1c): the audit does not accuse a certificate that holds."""
-    out, ok = [], True
+    out, ok, gaps = [], True, []
     t6 = run.table("table6")
     cert = t6[t6.certified.astype(str) == "True"]
     cols = [c for c in ("epsilon_lb_claim_first_step", "epsilon_lb_claim", "epsilon_lb_theorem42_first_step", "epsilon_lb_theorem42") if c in t6.columns]
     for r in cert.itertuples():
         top = float(np.nanmax([getattr(r, c) for c in cols]))
         ok &= top <= r.epsilon
+        gaps.append(r.epsilon - top)
         out.append(f"Table 6 {r.split} eps={r.epsilon:g}: {fmt(top)}")
     for fig, col in (("figure1b", "epsilon"), ("figure1c", "target_epsilon")):
         f = run.figure(fig)
         f = f[f[col].notna()]
         top = f[[c for c in ("epsilon_lb_claim", "epsilon_lb_theorem42", "epsilon_lb_eq3") if c in f.columns]].max(axis=1)
         ok &= bool((top <= f[col]).all())
+        gaps.append(float((f[col] - top).min()))
         out.append(f"{fig}: largest {fmt(top.max())} (eps {f.loc[top.idxmax(), col]:g})")
-    return ok, "; ".join(out)
+    return ok, "; ".join(out), {"epsilon minus the bound": min(gaps, default=np.inf) + 1e-9}
 
 
-def table6_zero(run: Run) -> tuple[bool, str]:
+def table6_zero(run: Run) -> Verdict:
     """Table 6 (Section 7.1): the audit yields epsilon_LB ~ 0 for model clipping at its certified
     stopping time: every certified row's claim is 0 at the first noisy step and after fine-tuning."""
     t6 = run.table("table6")
     cert = t6[t6.certified.astype(str) == "True"]
     vals = pd.concat([cert.epsilon_lb_claim_first_step, cert.epsilon_lb_claim]).astype(float)
-    return bool((vals.fillna(0) == 0).all()), f"{len(cert)} rows, largest claim {fmt(vals.max())}"
+    return bool((vals.fillna(0) == 0).all()), f"{len(cert)} rows, largest claim {fmt(vals.max())}", {"rows above 0": count_margin(int((vals.fillna(0) != 0).sum()), 0)}
 
 
-def r2d_tighter_than_clipping(run: Run) -> tuple[bool, str]:
+def r2d_tighter_than_clipping(run: Run) -> Verdict:
     """Section 7.1: rewind-to-delete attains tighter lower bounds than model clipping across the sweep:
     its largest claim (Figure 1c) exceeds model clipping's largest certified claim (Table 6)."""
     f = run.figure("figure1c")
     r2d = f[f.target_epsilon.notna()].epsilon_lb_claim.max()
     t6 = run.table("table6")
     mc = t6[t6.certified.astype(str) == "True"][["epsilon_lb_claim", "epsilon_lb_claim_first_step"]].max().max()
-    return bool(r2d > mc), f"rewind-to-delete up to {fmt(r2d)}, model clipping up to {fmt(mc)}"
+    return bool(r2d > mc), f"rewind-to-delete up to {fmt(r2d)}, model clipping up to {fmt(mc)}", {"over model clipping": float(r2d - mc)}
 
 
-def figure1a_uncertified_step1(run: Run) -> tuple[bool, str]:
+def figure1a_uncertified_step1(run: Run) -> Verdict:
     """Figure 1a: the uncertified variant (C2 = 5, sigma = 1e-4) is rejected at its first noisy step on
     both splits, and every certified step's claim is 0."""
     f = run.figure("figure1a")
@@ -557,43 +601,48 @@ def figure1a_uncertified_step1(run: Run) -> tuple[bool, str]:
     cert = f[f.variant == "certified"]
     ok = len(unc) >= 1 and bool((unc.epsilon_lb_claim > 0).all()) and bool((cert.epsilon_lb_claim == 0).all())
     return ok, "step 1: " + ", ".join(f"{r.split} {fmt(r.epsilon_lb_claim)}" for r in unc.itertuples()) + \
-        f"; certified steps: largest {fmt(cert.epsilon_lb_claim.max())}"
+        f"; certified steps: largest {fmt(cert.epsilon_lb_claim.max())}", \
+        {"step 1's smallest claim": float(unc.epsilon_lb_claim.min()) if len(unc) else -1.0,
+         "certified rows above 0": count_margin(int((cert.epsilon_lb_claim != 0).sum()), 0)}
 
 
-def f4_first_step_near_zero(run: Run) -> tuple[bool, str]:
+def f4_first_step_near_zero(run: Run) -> Verdict:
     """App. F.4: just after its first noisy step, uncertified model clipping audited by the batchwise
     auditor gives ~0 (paper: 0.112 at B = 750, r = 6; 0.007 at B = 100, r = 40): its claim below 0.5
     at every batch size."""
     t = run.table("appendix_f4")
-    out, ok = [], True
+    out, ok, worst = [], True, -np.inf
     for (b, auditor), sub in t.groupby(["batch_size", "auditor"], sort=True):
         if auditor != "batchwise":
             continue
         method = sub[sub.step.notna()].iloc[0]
         ctl = sub[sub.method == "No unlearning"].iloc[0]
         ok &= float(method.epsilon_lb_claim) < 0.5
+        worst = max(worst, float(method.epsilon_lb_claim))
         out.append(f"B={int(b)}: step 1 {fmt(method.epsilon_lb_claim)} (No unlearning {fmt(ctl.epsilon_lb_claim)})")
     if not out:
         raise Missing("App. F.4's batchwise rows")
-    return ok, "; ".join(out) + " (paper 0.112 at B = 750, 0.007 at B = 100)"
+    return ok, "; ".join(out) + " (paper 0.112 at B = 750, 0.007 at B = 100)", {"largest claim under 0.5": 0.5 - worst}
 
 
-def table6_row3_at_chance(run: Run) -> tuple[bool, str]:
+def table6_row3_at_chance(run: Run) -> Verdict:
     """Table 6's eps = 1e5 rows are flagged at_chance: its projection leaves only the class prior."""
     t6 = run.table("table6")
     r3 = t6[t6.epsilon == 1e5]
     if r3.empty:
         raise Missing("Table 6 row 3")
-    return bool(r3.at_chance.astype(bool).all()), ", ".join(f"{r.split} test {r.test_acc:.3f}" for r in r3.itertuples())
+    return bool(r3.at_chance.astype(bool).all()), ", ".join(f"{r.split} test {r.test_acc:.3f}" for r in r3.itertuples()), \
+        {"rows not at chance": count_margin(int((~r3.at_chance.astype(bool)).sum()), 0)}
 
 
-def r2d_eps1_at_chance(run: Run) -> tuple[bool, str]:
+def r2d_eps1_at_chance(run: Run) -> Verdict:
     """Figure 1c: rewind-to-delete at eps = 1 is flagged at chance (its certificate's noise destroys the model)."""
     f = run.figure("figure1c")
     r = f[f.target_epsilon == 1.0]
     if r.empty:
         raise Missing("rewind-to-delete at eps = 1")
-    return bool(r.at_chance.astype(bool).all()), ", ".join(f"{x.split} test {x.test_acc:.3f}" for x in r.itertuples())
+    return bool(r.at_chance.astype(bool).all()), ", ".join(f"{x.split} test {x.test_acc:.3f}" for x in r.itertuples()), \
+        {"rows not at chance": count_margin(int((~r.at_chance.astype(bool)).sum()), 0)}
 
 
 # --------------------------------------------------------------------------- Section 8: convex losses
@@ -602,10 +651,10 @@ def _convex(run: Run, name: str) -> pd.DataFrame:
     return run.table(name).sort_values("epsilon")
 
 
-def convex_valid(run: Run) -> tuple[bool, str]:
+def convex_valid(run: Run) -> Verdict:
     """Section 8, Table 2: every bound of the certified convex mechanisms, pairwise and joint, lies
     below its certified epsilon."""
-    out, ok = [], True
+    out, ok, gap = [], True, np.inf
     for name in ("table2a", "table2b", "table2c"):
         try:
             t = _convex(run, name)
@@ -613,30 +662,33 @@ def convex_valid(run: Run) -> tuple[bool, str]:
             continue
         top = t[["epsilon_lb_pairwise", "epsilon_lb_joint"]].max(axis=1)
         ok &= bool((top <= t.epsilon).all())
+        gap = min(gap, float((t.epsilon - top).min()))
         out.append(f"{name}: largest bound over epsilon {float((top / t.epsilon).max()):.2f}")
     if not out:
         raise Missing("Table 2")
-    return ok, "; ".join(out)
+    return ok, "; ".join(out), {"epsilon minus the bound": gap + 1e-9}
 
 
-def convex_tracks_epsilon(run: Run) -> tuple[bool, str]:
+def convex_tracks_epsilon(run: Run) -> Verdict:
     """Section 8: on convex losses the audit tracks the certificate: the pairwise bound of Tables 2a and
     2b never falls as epsilon grows and rises by more than 5 over the grid (paper: 0 -> 10.20 and
     0.02 -> 10.20, saturating near 10.19 at 2L = 200,000)."""
-    out, ok = [], True
+    out, ok, margins = [], True, {}
     for name in ("table2a", "table2b"):
         t = _convex(run, name)
         p = t.epsilon_lb_pairwise.to_numpy()
         ok &= bool(np.all(np.diff(p) >= -1e-9) and p[-1] - p[0] > 5)
+        margins[f"{name} smallest rise"] = float(np.diff(p).min()) + 2e-9
+        margins[f"{name} rise over 5"] = float(p[-1] - p[0] - 5)
         out.append(f"{name}: {fmt(p[0])} -> {fmt(p[-1])}")
-    return ok, "; ".join(out)
+    return ok, "; ".join(out), margins
 
 
-def convex_logistic_zero(run: Run) -> tuple[bool, str]:
+def convex_logistic_zero(run: Run) -> Verdict:
     """Section 8 / App. H.4.2: the logistic loss yields a 0 bound at every certified epsilon."""
     t = _convex(run, "table2c")
     top = t[["epsilon_lb_pairwise", "epsilon_lb_joint"]].max(axis=1)
-    return bool((top == 0).all()), f"{len(t)} epsilons, largest {fmt(top.max())}"
+    return bool((top == 0).all()), f"{len(t)} epsilons, largest {fmt(top.max())}", {"rows above 0": count_margin(int((top != 0).sum()), 0)}
 
 
 # --------------------------------------------------------------------------- Gaussian certified unlearning
@@ -652,31 +704,33 @@ def _slopes(run: Run, experiment: str) -> pd.DataFrame:
     return s
 
 
-def _newton_slopes(run: Run, error: str) -> tuple[bool, str]:
+def _newton_slopes(run: Run, error: str) -> Verdict:
     s = _slopes(run, f"{error}_vs_p")
     get = lambda steps, noise: s[(s.newton_steps == steps) & (s.noise == noise)].slope  # noqa: E731
     g1, l1, l2 = get(1, "gaussian"), get(1, "laplace"), get(2, "laplace")
     if l2.empty or g1.empty:
         raise Missing("one- and two-step slopes")
     ok = bool((abs(g1 + 0.5) < 0.1).all() and (abs(l1) < 0.1).all() and (abs(l2 + 0.5) < 0.1).all())
-    return ok, f"one step Gaussian {fmt(g1.min())}..{fmt(g1.max())}, l2-Laplace {fmt(l1.min())}..{fmt(l1.max())}; two steps l2-Laplace {fmt(l2.min())}..{fmt(l2.max())}"
+    return ok, f"one step Gaussian {fmt(g1.min())}..{fmt(g1.max())}, l2-Laplace {fmt(l1.min())}..{fmt(l1.max())}; two steps l2-Laplace {fmt(l2.min())}..{fmt(l2.max())}", \
+        {"one step Gaussian slope": float(0.1 - abs(g1 + 0.5).max()), "one step l2-Laplace slope": float(0.1 - abs(l1).max()),
+         "two steps l2-Laplace slope": float(0.1 - abs(l2 + 0.5).max())}
 
 
-def seed2_newton_slopes(run: Run) -> tuple[bool, str]:
+def seed2_newton_slopes(run: Run) -> Verdict:
     """The second paper (Fig. 1): with one Newton step and Gaussian noise the GED vanishes like p^-1/2 (slope within
     0.1 of -0.5); the l2-Laplace noise leaves it flat (|slope| < 0.1), and two Newton steps make it fall
     like p^-1/2 too (within 0.1 of -0.5)."""
     return _newton_slopes(run, "ged")
 
 
-def seed2_ued_newton_slopes(run: Run) -> tuple[bool, str]:
+def seed2_ued_newton_slopes(run: Run) -> Verdict:
     """The second paper (Fig. 2): the error on the removed points (UED) behaves as the GED does: with one Newton step
     it falls like p^-1/2 under Gaussian noise and stays flat under l2-Laplace noise, two steps make it fall too
     (the same thresholds as the GED's)."""
     return _newton_slopes(run, "ued")
 
 
-def seed2_gaussian_below_laplace(run: Run) -> tuple[bool, str]:
+def seed2_gaussian_below_laplace(run: Run) -> Verdict:
     """The second paper: with one Newton step the Gaussian noise's GED lies far below the l2-Laplace noise's at every
     p, epsilon and m: at every point of the three GED figures, Gaussian's mean plus two standard errors below
     l2-Laplace's mean minus two."""
@@ -692,10 +746,10 @@ def seed2_gaussian_below_laplace(run: Run) -> tuple[bool, str]:
         worst.append((axis, float(gap.min()), float((both.mean_l / both.mean_g).min()), len(both)))
     ok = all(gap > 0 for _, gap, _, _ in worst)
     return ok, "; ".join(f"vs {a}: {n} points, l2-Laplace / Gaussian at least {fmt(r)}" + ("" if gap > 0 else " (intervals overlap)")
-                         for a, gap, r, n in worst)
+                         for a, gap, r, n in worst), {f"gap between the intervals vs {a}": gap for a, gap, _, _ in worst}
 
 
-def seed2_ged_falls_with_eps(run: Run) -> tuple[bool, str]:
+def seed2_ged_falls_with_eps(run: Run) -> Verdict:
     """The second paper: the Gaussian noise's GED falls as epsilon grows (towards retraining's): for one Newton step
     and every m, each larger epsilon's mean GED is below the smaller one's by more than two standard errors."""
     f = run.figure("gaussian_unlearning_ged_vs_eps")
@@ -703,23 +757,25 @@ def seed2_ged_falls_with_eps(run: Run) -> tuple[bool, str]:
     if f.empty:
         raise Missing("Gaussian GED-vs-epsilon points")
     lines = []
-    ok = True
+    ok, margin = True, np.inf
     for m, line in f.groupby("line"):
         drop = line["mean"].diff().iloc[1:]
         band = 2 * (line.se.pow(2) + line.se.shift().pow(2)).pow(0.5).iloc[1:]
         ok &= bool((drop < -band).all())
+        margin = min(margin, float((-band - drop).min()))
         lines.append(f"m={int(m)}: {fmt(line['mean'].iloc[0])} -> {fmt(line['mean'].iloc[-1])}")
-    return ok, f"epsilon {fmt(f.x.min())} -> {fmt(f.x.max())}: " + ", ".join(lines)
+    return ok, f"epsilon {fmt(f.x.min())} -> {fmt(f.x.max())}: " + ", ".join(lines), {"fall beyond two standard errors": margin}
 
 
-def seed2_ged_vs_m(run: Run) -> tuple[bool, str]:
+def seed2_ged_vs_m(run: Run) -> Verdict:
     """The second paper: the GED grows with the number m of removed points, Gaussian noise like m^1.4 and
     l2-Laplace noise like m^0.24 (one Newton step): both slopes within 0.2 of the paper's."""
     s = _slopes(run, "ged_vs_m")
     s = s[s.newton_steps == 1]
     get = lambda noise: float(s[s.noise == noise].slope.mean())  # noqa: E731
     g, l2 = get("gaussian"), get("laplace")
-    return abs(g - 1.4) <= 0.2 and abs(l2 - 0.24) <= 0.2, f"Gaussian {fmt(g)} (paper 1.4), l2-Laplace {fmt(l2)} (paper 0.24)"
+    return abs(g - 1.4) <= 0.2 and abs(l2 - 0.24) <= 0.2, f"Gaussian {fmt(g)} (paper 1.4), l2-Laplace {fmt(l2)} (paper 0.24)", \
+        {"Gaussian slope": 0.2 - abs(g - 1.4) + 1e-9, "l2-Laplace slope": 0.2 - abs(l2 - 0.24) + 1e-9}
 
 
 # --------------------------------------------------------------------------- the list
@@ -731,7 +787,7 @@ class Claim:
     ``by_construction`` marks a statement every run of these designs shows."""
 
     key: str
-    check: Callable[[Run], tuple[bool, str]]
+    check: Callable[[Run], Verdict]
     diverges: str | None = None
     by_construction: bool = False
 
@@ -809,18 +865,20 @@ def status_of(claim: Claim, ok: bool) -> str:
 
 
 def evaluate(results: Path) -> pd.DataFrame:
-    """``key, status, numbers, claim`` for every claim on the run at ``results``."""
+    """``key, status, numbers, claim, margins`` for every claim on the run at ``results`` (``margins``:
+    the check's :data:`Margins`, empty for a skipped claim)."""
     run = Run(results)
     out = []
     for c in CLAIMS:
+        margins: Margins = {}
         try:
-            ok, numbers = c.check(run)
+            ok, numbers, margins = c.check(run)
             status = status_of(c, ok)
             if status == "DIVERGES":
                 numbers += f" [cause: {c.diverges}]"
         except (Missing, KeyError) as why:
             status, numbers = "SKIP", f"the run lacks {why}"
-        out.append({"key": c.key, "status": status, "numbers": numbers, "claim": c.text})
+        out.append({"key": c.key, "status": status, "numbers": numbers, "claim": c.text, "margins": margins})
     return pd.DataFrame(out)
 
 
@@ -833,15 +891,46 @@ def cpu_of(results: Path) -> str:
     return f"{cpu.get('model') or 'unnamed CPU'} ({cpu.get('torch_capability') or 'unknown'} kernels)"
 
 
+def beyond_spread(margins: list[Margins], passing: bool) -> tuple[bool, str]:
+    """Whether a claim's status is farther from flipping than the runs differ: each of its conditions'
+    margins (one dict per run) spreads by ``max - min`` between the runs; a passing claim needs every
+    condition's smallest margin above that spread, a failing one some condition whose largest margin
+    lies below minus its spread.  Returns the verdict and the deciding condition as text."""
+    keys = set.intersection(*(set(m) for m in margins)) if margins else set()
+    if not keys:
+        return False, "no margin"
+    slack = {}
+    for k in sorted(keys):
+        values = np.array([m[k] for m in margins], dtype=float)
+        spread = 0.0 if np.all(values == values[0]) else float(values.max() - values.min())  # inf where one run's is infinite
+        slack[k] = (float(values.min()) - spread if passing else -float(values.max()) - spread, float(values.min() if passing else values.max()), spread)
+    pick = min(slack, key=lambda k: slack[k][0]) if passing else max(slack, key=lambda k: slack[k][0])
+    s, margin, spread = slack[pick]
+    return s > 0, f"{pick}: margin {margin:.3g}, spread {spread:.3g}"
+
+
 def across_runs(runs: list[Path]) -> pd.DataFrame:
-    """``key``, one status column per run (named by the run's folder) and ``every_cpu``: ``holds`` where
-    every run gives the claim the same status and the runs come from at least two CPUs or kernel sets,
-    ``differs`` where the statuses differ, ``one CPU measured`` where the runs share one."""
-    tables = [evaluate(r).set_index("key").status.rename(str(r)) for r in runs]
-    out = pd.concat(tables, axis=1)
-    cpus = {cpu_of(r) for r in runs}
-    same = out.nunique(axis=1) == 1
-    out["every_cpu"] = np.where(~same, "differs", "holds" if len(cpus) > 1 else "one CPU measured")
+    """``key``, one status column per run (named by the run's folder), ``every_cpu`` and ``deciding``
+    (the condition and its margin beside its spread, :func:`beyond_spread`).  ``every_cpu`` is
+    ``holds`` where every run gives the claim the same status, its margins exceed the spread between
+    the runs and the runs come from at least two CPUs or kernel sets; ``within spread`` where the
+    status is the same but a margin does not exceed that spread (another CPU may flip it);
+    ``differs`` where the statuses differ; ``one CPU measured`` where the runs share one."""
+    tables = [evaluate(r).set_index("key") for r in runs]
+    out = pd.concat([t.status.rename(str(r)) for t, r in zip(tables, runs)], axis=1)
+    several = len({cpu_of(r) for r in runs}) > 1
+    every, deciding = [], []
+    for key in out.index:
+        statuses = set(out.loc[key])
+        robust, why = beyond_spread([t.loc[key, "margins"] for t in tables], passing=bool(statuses & {"PASS", "BY-CONSTRUCTION"}))
+        deciding.append(why)
+        if len(statuses) > 1:
+            every.append("differs")
+        elif not several:
+            every.append("one CPU measured")
+        else:
+            every.append("holds" if robust else "within spread")
+    out["every_cpu"], out["deciding"] = every, deciding
     return out.reset_index()
 
 
@@ -856,7 +945,7 @@ def main(argv: list[str]) -> int:
         for r in runs:
             print(f"{r}: {cpu_of(r)}")
         for row in table.itertuples(index=False):
-            print(f"{row.every_cpu:17s} {row.key}: " + " / ".join(str(row[i + 1]) for i in range(len(runs))))
+            print(f"{row.every_cpu:17s} {row.key}: " + " / ".join(str(row[i + 1]) for i in range(len(runs))) + f" ({row.deciding})")
         print("\n" + ", ".join(f"{n} {k}" for k, n in table.every_cpu.value_counts().items()))
         return 1 if (table.iloc[:, 1:-1] == "FAIL").any().any() else 0
     results = runs[0]

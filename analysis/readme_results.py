@@ -139,7 +139,10 @@ def cpus_line(results: Path, others: list[Path]) -> str:
     table = claims_module.across_runs([results, *others])
     cpus = sorted({claims_module.cpu_of(r) for r in [results, *others]})
     differ = table[table.every_cpu == "differs"].key.tolist()
-    return (f"Runs on {len(cpus)} CPU(s) ({'; '.join(cpus)}): {int((table.every_cpu == 'holds').sum())} claims hold on every one"
+    close = table[table.every_cpu == "within spread"].key.tolist()
+    return (f"Runs on {len(cpus)} CPU(s) ({'; '.join(cpus)}): {int((table.every_cpu == 'holds').sum())} claims hold on every one "
+            "(the same status on each, every margin wider than its spread between them)"
+            + (f"; the same status but a margin within the spread: {', '.join(f'`{k}`' for k in close)}" if close else "")
             + (f"; these differ: {', '.join(f'`{k}`' for k in differ)}." if differ else "."))
 
 
@@ -157,7 +160,8 @@ def section(results: Path, others: list[Path] = ()) -> str:
              "designs, so no evidence). The digits numbers depend on the CPU's kernels (`analysis/cpu_kernel_sensitivity.py`): "
              "another machine's run gives other digits, and the claims, statements of order and sign with their thresholds, are what "
              "`claims.py` checks there; `python analysis/claims.py RUN_A RUN_B ...` on runs from several CPUs says which claims hold on "
-             "every CPU measured (the same status on each). " + cpus_line(results, others),
+             "every CPU measured (the same status on each, every margin of its check wider than its spread between the runs). "
+             + cpus_line(results, others),
              "",
              f"This run: {counts.get('PASS', 0)} PASS, {counts.get('FAIL', 0)} FAIL, {counts.get('DIVERGES', 0)} DIVERGES, "
              f"{counts.get('BY-CONSTRUCTION', 0)} BY-CONSTRUCTION, {counts.get('SKIP', 0)} SKIP. "

@@ -157,6 +157,23 @@ def test_the_second_papers_claims_fail_when_its_noises_are_swapped(shared_run, c
     assert _status(claims, flat)["seed2-ged-falls-with-eps"] == "FAIL"
 
 
+def test_every_check_returns_margins_that_agree_with_its_verdict(shared_run, claims):
+    table = claims.evaluate(shared_run.results)
+    for r in table[table.status != "SKIP"].itertuples():
+        assert r.margins, r.key
+        assert all(v > 0 for v in r.margins.values()) == (r.status in ("PASS", "BY-CONSTRUCTION")), (r.key, r.status, r.margins)
+
+
+def test_a_margin_must_exceed_its_spread_between_runs(claims):
+    # passing on both runs: the margins 3 and 1 spread by 2, so the smaller (1) does not exceed it
+    assert claims.beyond_spread([{"rows": 3.0}, {"rows": 1.0}], passing=True) == (False, "rows: margin 1, spread 2")
+    assert claims.beyond_spread([{"rows": 3.0, "d": 0.5}, {"rows": 2.5, "d": 0.6}], passing=True)[0]
+    # failing on both: one condition far below 0 on each run is enough
+    assert claims.beyond_spread([{"a": 1.0, "b": -4.0}, {"a": 2.0, "b": -5.0}], passing=False)[0]
+    assert not claims.beyond_spread([{"b": -0.5}, {"b": -2.0}], passing=False)[0]
+    assert claims.beyond_spread([{}, {}], passing=True) == (False, "no margin")
+
+
 def test_a_claim_holds_on_every_cpu_only_where_every_cpus_run_gives_it_the_same_status(shared_run, claims, tmp_path):
     import json
 
@@ -174,6 +191,17 @@ def test_a_claim_holds_on_every_cpu_only_where_every_cpus_run_gives_it_the_same_
     table = claims.across_runs(runs).set_index("key")
     assert (table.loc[list(FINDING), "every_cpu"] == "differs").all(), table
     assert table.loc["convex-valid", "every_cpu"] == "holds"
+    # the same status on both, but a margin narrower than the spread between them: not "holds"
+    path = runs[1] / "tables" / "table2a.csv"
+    t2a = pd.read_csv(path)
+    gaps = t2a.epsilon - t2a[["epsilon_lb_pairwise", "epsilon_lb_joint"]].max(axis=1)
+    closest = gaps.idxmin()
+    # that row's bound moved to 0.3 of its margin below epsilon: PASS on both, margins m and 0.3 m
+    t2a.loc[closest, "epsilon_lb_pairwise"] = t2a.loc[closest, "epsilon"] - 0.3 * gaps[closest]
+    t2a.to_csv(path, index=False)
+    table = claims.across_runs(runs).set_index("key")
+    assert table.loc["convex-valid", list(map(str, runs))].tolist() == ["PASS", "PASS"]
+    assert table.loc["convex-valid", "every_cpu"] == "within spread", table.loc["convex-valid"]
     # two runs of one CPU prove nothing about another
     same = claims.across_runs([shared_run.results, shared_run.results])
     assert set(same.every_cpu) == {"one CPU measured"}
