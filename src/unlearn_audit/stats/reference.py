@@ -8,9 +8,11 @@ same guess on A(D_r), which does not depend on S.  One run's overlap then has
 the argument of §6a with the (ε, δ)-DP trade-off function (convex, so Jensen applies), for the
 unlearning ε itself: no Lemma 4.1 halving, and δ paid once per run (not Lemma C.1's K·δ).  Over L
 independent runs the mean is tested by the exact tail of the L-fold convolution of the law with
-tail t_{ε,δ}, the median by the binomial tail.  At δ = 0, t_ε(v) is at most the tail the
-sign-vector route allows the induced mechanism at 2ε, for every v (§6b), so this test is never
-weaker than Theorem 4.2, the exact or the adaptive test read through Lemma 4.1.
+tail t_{ε,δ}, the median by the binomial tail.  The block mechanism of §6b attains t_{ε,δ} at every
+v and is (2ε, (1 + e^ε)δ)-LDP on S_m, so every test of the induced mechanism at 2ε bounds its tail,
+which is this test's p-value: at δ = 0 this test is never weaker than Theorem 4.2, the exact, the mgf
+or the adaptive test read through Lemma 4.1, and at δ > 0 never weaker than Lemma C.1 at
+(2ε, (1 + e^ε)δ).
 """
 
 from __future__ import annotations
