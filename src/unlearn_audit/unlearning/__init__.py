@@ -10,8 +10,11 @@ candidate pool, never the whole training set — each an ``(x, y)`` pair of arra
 
 Built in: the control ``no_unlearning`` (the trained model as is); uncertified (G.3–G.7): ``retain_finetune``, ``forget_ascent``, ``ida``, ``hessian``;
 certified (G.1, G.2): ``model_clipping`` (Koloskova et al., Eq. 14) and ``rewind_to_delete``
-(Mu & Klabjan).  A new algorithm registers itself with :func:`register` and becomes available to
-the workflow by name.
+(Mu & Klabjan); the image-unlearning baselines ``neggrad_plus`` and ``scrub`` (Kurmanji et al.
+2023), ``random_labels`` (Graves et al. 2021), ``salun`` (Fan et al. 2024), ``bad_teacher``
+(Chundawat et al. 2023) and ``ssd`` (Foster et al. 2024); the language-model objectives
+``gradient_ascent``, ``gradient_difference``, ``npo`` and ``simnpo`` (:mod:`.preference`).  A new
+algorithm registers itself with :func:`register` and becomes available to the workflow by name.
 
 An algorithm outside this package needs no registration: wherever a method name is accepted, an
 import path ``package.module:function`` names a function with the signature above

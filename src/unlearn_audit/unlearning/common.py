@@ -1,4 +1,6 @@
-"""Shared pieces of the gradient-based unlearning algorithms: the retain fine-tuning phase (G.7).
+"""Shared pieces of the gradient-based unlearning algorithms: the retain fine-tuning phase (G.7), and
+the mini-batches of the methods that step on both sets (:func:`take_rows`, :func:`cycling_batches`,
+:func:`union_batch`).
 
 Retain fine-tuning (G.7), forget ascent (G.6), IDA (G.5) and model clipping (G.1) all end with
 plain SGD steps on the retain set.  :func:`finetune_steps` draws those steps (the batches from the
@@ -24,7 +26,45 @@ from ..checks import check_choice
 from ..training.vmapped import GROUP_MODES, vmapped_sgd_run
 from .params import FinetuneParams
 
-__all__ = ["FinetuneParams", "RetainSteps", "finetune", "finetune_steps", "groupable", "run_final", "run_grouped"]
+__all__ = ["FinetuneParams", "RetainSteps", "finetune", "finetune_steps", "groupable", "run_final", "run_grouped", "take_rows",
+           "cycling_batches", "union_batch"]
+
+Data = tuple[torch.Tensor, torch.Tensor]
+
+
+def _index(rows: np.ndarray, device: torch.device) -> torch.Tensor:
+    return torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(device)
+
+
+def take_rows(data: Data, rows: np.ndarray) -> Data:
+    """The ``rows`` of an ``(x, y)`` pair."""
+    x, y = data
+    idx = _index(rows, x.device)
+    return x.index_select(0, idx), y.index_select(0, idx)
+
+
+def cycling_batches(n: int, batch_size: int, generator: torch.Generator) -> Callable[[], np.ndarray]:
+    """Mini-batches of ``n`` rows, one a call, cycling through passes that are each shuffled from
+    ``generator`` when the previous one is used up (so the draws interleave with the caller's)."""
+    queue: list[np.ndarray] = []
+
+    def next_rows() -> np.ndarray:
+        if not queue:
+            queue.extend(random_batches(n, batch_size, 1, generator))
+        return queue.pop(0)
+
+    return next_rows
+
+
+def union_batch(first: Data, second: Data, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """A batch of ``first ∪ second`` as one index space (row i < len(first) is first's row i, row i ≥
+    len(first) second's row i − len(first)): its x and y, first's rows before second's, and how many
+    of them are first's."""
+    rows = np.asarray(rows, dtype=np.int64)
+    n = len(first[0])
+    x1, y1 = take_rows(first, rows[rows < n])
+    x2, y2 = take_rows(second, rows[rows >= n] - n)
+    return torch.cat([x1, x2]), torch.cat([y1, y2]), len(x1)
 
 
 @dataclass(frozen=True, eq=False)

@@ -21,7 +21,7 @@ from torch import nn
 
 from ..training.sgd import loss_fn, random_batches, sgd_run
 from .registry import register
-from .common import RetainSteps, finetune_steps, run_final
+from .common import RetainSteps, cycling_batches, finetune_steps, run_final
 from .params import IDAParams
 
 __all__ = ["interleave", "ida"]
@@ -34,13 +34,7 @@ def interleave(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forg
     if p.forget_epochs == 0 or len(xr) == 0:
         return model
     batches = random_batches(len(xr), p.batch_size, p.forget_epochs, generator)
-    fbs = p.forget_batch_size or p.batch_size
-    forget_queue: list[np.ndarray] = []
-
-    def next_forget_rows() -> np.ndarray:
-        if not forget_queue:
-            forget_queue.extend(random_batches(len(xf), fbs, 1, generator))
-        return forget_queue.pop(0)
+    next_forget_rows = cycling_batches(len(xf), p.forget_batch_size or p.batch_size, generator)
 
     def step_loss(m: nn.Module, t: int, rows: np.ndarray) -> torch.Tensor:
         idx = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(xr.device)

@@ -10,7 +10,7 @@ import functools
 import math
 from dataclasses import dataclass, fields
 
-from ..checks import check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int
+from ..checks import check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int, check_probability
 from ..training.config import TrainConfig
 
 __all__ = [
@@ -26,6 +26,12 @@ __all__ = [
     "GradientDifferenceParams",
     "NPOParams",
     "SimNPOParams",
+    "NegGradPlusParams",
+    "ScrubParams",
+    "RandomLabelsParams",
+    "SalUnParams",
+    "BadTeacherParams",
+    "SSDParams",
     "model_clipping_plan",
     "REGULARIZERS",
     "BUILTIN_PARAMS",
@@ -461,6 +467,182 @@ class SimNPOParams(NPOParams):
         check_nonneg(self.gamma, "gamma")
 
 
+@dataclass(frozen=True)
+class NegGradPlusParams(FinetuneParams):
+    """Hyperparameters of ``neggrad_plus`` (Kurmanji et al. 2023, the NegGrad+ baseline).
+
+    Attributes
+    ----------
+    alpha
+        Weight of the retain loss; the forget loss is ascended with weight 1 − alpha (the paper's β,
+        tuned per setting; 0.9999 in its large-scale CIFAR-10 runs).  1: plain retain fine-tuning.
+    forget_batch_size
+        Mini-batch size on D_f(S); ``None``: ``batch_size``.
+    epochs, batch_size, lr, schedule, momentum, weight_decay, ...
+        The SGD of the combined steps (:class:`FinetuneParams`), epochs counted over the retain set:
+        the paper's large-scale CIFAR-10 setting, 5 epochs at a constant 0.01 with weight decay
+        5e-4; momentum 0.9.
+    """
+
+    epochs: int = 5
+    lr: float = 0.01
+    schedule: str = "constant"
+    momentum: float = 0.9
+    alpha: float = 0.9999
+    forget_batch_size: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_probability(self.alpha, "alpha (the weight of the retain loss)", allow_zero=True)
+        if self.forget_batch_size is not None:
+            check_positive_int(self.forget_batch_size, "forget_batch_size")
+
+
+@dataclass(frozen=True)
+class ScrubParams:
+    """Hyperparameters of ``scrub`` (Kurmanji et al. 2023, Algorithm 1).
+
+    Attributes
+    ----------
+    epochs
+        Min epochs (passes over D_r), the paper's STEPS (3).
+    max_steps
+        The first ``max_steps`` epochs each begin with a max epoch over D_f(S) (MAX_STEPS, 2); at most ``epochs``.
+    batch_size, forget_batch_size
+        Mini-batch sizes on D_r (128) and on D_f(S) (``None``: ``batch_size``).
+    lr, momentum, weight_decay
+        SGD of both kinds of step, constant learning rate (the authors' CIFAR settings: 5e-4, 0.9, 5e-4).
+    alpha, gamma
+        Weights of the retain KL and of the retain cross-entropy in a min step (Eq. 3; 0.001 and 0.99).
+    temperature
+        T of the softened softmaxes whose KL d(x) compares student and teacher (4, the authors' distillation temperature).
+    """
+
+    epochs: int = 3
+    max_steps: int = 2
+    batch_size: int = 128
+    forget_batch_size: int | None = None
+    lr: float = 5e-4
+    momentum: float = 0.9
+    weight_decay: float = 5e-4
+    alpha: float = 0.001
+    gamma: float = 0.99
+    temperature: float = 4.0
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.epochs, "epochs", allow_zero=True)
+        check_positive_int(self.max_steps, "max_steps", allow_zero=True)
+        if self.max_steps > self.epochs:
+            raise ValueError(f"max_steps must be <= epochs (a max epoch precedes a min epoch), got max_steps={self.max_steps}, epochs={self.epochs}")
+        check_positive_int(self.batch_size, "batch_size")
+        if self.forget_batch_size is not None:
+            check_positive_int(self.forget_batch_size, "forget_batch_size")
+        check_nonneg(self.lr, "lr")
+        if not 0 <= self.momentum < 1:
+            raise ValueError(f"momentum must be in [0, 1), got {self.momentum!r}")
+        check_nonneg(self.weight_decay, "weight_decay")
+        check_nonneg(self.alpha, "alpha")
+        check_nonneg(self.gamma, "gamma")
+        check_positive(self.temperature, "temperature")
+
+
+@dataclass(frozen=True)
+class RandomLabelsParams(FinetuneParams):
+    """Hyperparameters of ``random_labels`` (Graves et al. 2021): the SGD over D_r ∪ D_f(S), the
+    forget rows relabelled (:class:`FinetuneParams`, epochs counted over the union).  Defaults: the
+    random-labelling baseline as SalUn (Fan et al. 2024) runs it on CIFAR-10, 10 epochs of SGD with
+    momentum 0.9 and weight decay 5e-4, at a constant 0.01 (the paper searches the rate)."""
+
+    epochs: int = 10
+    lr: float = 0.01
+    schedule: str = "constant"
+    momentum: float = 0.9
+
+
+@dataclass(frozen=True)
+class SalUnParams(RandomLabelsParams):
+    """Hyperparameters of ``salun`` (Fan et al. 2024).
+
+    Attributes
+    ----------
+    mask_fraction
+        The fraction of all weights the saliency mask keeps, those with the largest |∇ℓ_f| (the
+        threshold γ of Eq. 3 as a quantile; 0.5, the paper's default sparsity).
+    epochs, batch_size, lr, momentum, weight_decay, ...
+        The masked random-label SGD (:class:`RandomLabelsParams`: 10 epochs at 0.01).
+    """
+
+    mask_fraction: float = 0.5
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_probability(self.mask_fraction, "mask_fraction")
+
+
+@dataclass(frozen=True)
+class BadTeacherParams:
+    """Hyperparameters of ``bad_teacher`` (Chundawat et al. 2023; the paper's settings as defaults).
+
+    Attributes
+    ----------
+    epochs
+        Passes over the retain subset ∪ D_f(S) (1).
+    batch_size
+        Mini-batch size (256).
+    lr
+        Constant learning rate of Adam (1e-4; no weight decay).
+    temperature
+        T of the softened softmaxes of the KL (1).
+    retain_fraction
+        The fraction of D_r drawn (without replacement, from the run's generator) to distil the
+        competent teacher on (0.3).
+    """
+
+    epochs: int = 1
+    batch_size: int = 256
+    lr: float = 1e-4
+    temperature: float = 1.0
+    retain_fraction: float = 0.3
+
+    def __post_init__(self) -> None:
+        check_positive_int(self.epochs, "epochs", allow_zero=True)
+        check_positive_int(self.batch_size, "batch_size")
+        check_nonneg(self.lr, "lr")
+        check_positive(self.temperature, "temperature")
+        check_probability(self.retain_fraction, "retain_fraction", allow_zero=True)
+
+    def retain_rows(self, n_retain: float) -> int:
+        """How many retain rows the competent teacher is distilled on: ``retain_fraction`` of them, rounded."""
+        return int(self.retain_fraction * n_retain + 0.5)
+
+
+@dataclass(frozen=True)
+class SSDParams:
+    """Hyperparameters of ``ssd`` (Foster et al. 2024; their CIFAR values as defaults).
+
+    Attributes
+    ----------
+    alpha
+        Selection threshold: parameter i is dampened where []_f,i > alpha · []_D,i (10, the paper's value).
+    lam
+        Dampening constant λ: θ_i ← min(λ []_D,i / []_f,i, 1) · θ_i (1, the paper's value).
+    batch_size
+        Rows per gradient of the importances, each the mean over mini-batches of the squared
+        gradient of the batch's mean loss: 1 (the default) is the empirical diagonal Fisher
+        exactly; larger batches are faster and estimate it from batch gradients (as the authors'
+        implementation does), which shrinks every importance alike.
+    """
+
+    alpha: float = 10.0
+    lam: float = 1.0
+    batch_size: int = 1
+
+    def __post_init__(self) -> None:
+        check_nonneg(self.alpha, "alpha")
+        check_nonneg(self.lam, "lam")
+        check_positive_int(self.batch_size, "batch_size")
+
+
 BUILTIN_PARAMS: dict[str, type] = {
     "no_unlearning": NoUnlearningParams,
     "retain_finetune": RetainFinetuneParams,
@@ -473,6 +655,12 @@ BUILTIN_PARAMS: dict[str, type] = {
     "gradient_difference": GradientDifferenceParams,
     "npo": NPOParams,
     "simnpo": SimNPOParams,
+    "neggrad_plus": NegGradPlusParams,
+    "scrub": ScrubParams,
+    "random_labels": RandomLabelsParams,
+    "salun": SalUnParams,
+    "bad_teacher": BadTeacherParams,
+    "ssd": SSDParams,
 }
 
 #: The hyperparameters that only the final Gaussian release of a built-in method reads

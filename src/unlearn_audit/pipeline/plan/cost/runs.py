@@ -124,6 +124,33 @@ def _passes_over_forget(p) -> bool:
     return isinstance(p, GradientAscentParams)
 
 
+def _baseline_work(method: str, p, n_retain: float, n_forget: float) -> tuple[float, float] | None:
+    """(optimizer steps, training-image equivalents) of one run of an image-unlearning baseline
+    (``neggrad_plus``, ``scrub``, ``random_labels``, ``salun``, ``bad_teacher``, ``ssd``); None for
+    another method.  A teacher's forward pass of a row counts ``FORWARD``; SalUn's saliency and SSD's
+    importances, gradients of rows, count as training images (and their batches as steps)."""
+    if method == "neggrad_plus":  # a retain batch and the next forget batch a step
+        steps = p.epochs * math.ceil(n_retain / p.batch_size)
+        return float(steps), p.epochs * n_retain + _forget_rows(steps, p.forget_batch_size or p.batch_size, n_forget)
+    if method == "scrub":  # max epochs over D_f(S), min epochs over D_r; the teacher sees every row
+        max_steps = p.max_steps * math.ceil(n_forget / (p.forget_batch_size or p.batch_size)) if n_forget else 0
+        return float(p.epochs * math.ceil(n_retain / p.batch_size) + max_steps), (1.0 + FORWARD) * (p.epochs * n_retain + p.max_steps * n_forget)
+    if method in ("random_labels", "salun"):  # passes over D_r ∪ D_f(S); SalUn's saliency first
+        rows = n_retain + n_forget
+        steps, images = p.epochs * math.ceil(rows / p.batch_size), p.epochs * rows
+        if method == "salun" and n_forget:
+            steps, images = steps + math.ceil(n_forget / p.batch_size), images + n_forget
+        return float(steps), float(images)
+    if method == "bad_teacher":  # passes over the retain subset ∪ D_f(S), each row through one teacher
+        rows = p.retain_rows(n_retain) + n_forget
+        return float(p.epochs * math.ceil(rows / p.batch_size)), (1.0 + FORWARD) * p.epochs * rows
+    if method == "ssd":  # the importances on D_r ∪ D_f(S) and on D_f(S); no training
+        if not n_forget:
+            return 0.0, 0.0
+        return float(math.ceil((n_retain + n_forget) / p.batch_size) + math.ceil(n_forget / p.batch_size)), n_retain + 2.0 * n_forget
+    return None
+
+
 def unlearning_images(method: str, p, n_retain: float, n_forget: float) -> float:
     """One unlearning run's noiseless part (the noise release is free); NaN without a retain size
     (:func:`design_sizes`).  A language-model method passes over D_f(S), with NPO's reference
@@ -135,6 +162,9 @@ def unlearning_images(method: str, p, n_retain: float, n_forget: float) -> float
         steps = unlearning_steps(method, p, n_retain, n_forget)
         retain_rows = steps * min(p.batch_size, n_retain) if getattr(p, "retain_weight", 0.0) > 0 else 0.0
         return p.epochs * n_forget * (1.0 + (FORWARD if method == "npo" else 0.0)) + retain_rows
+    baseline = _baseline_work(method, p, n_retain, n_forget)
+    if baseline is not None:
+        return baseline[1]
     if method == "hessian":
         return n_retain + HVP * p.s1 * p.s2 * p.batch_size
     if method == "rewind_to_delete":
@@ -153,6 +183,9 @@ def unlearning_steps(method: str, p, n_retain: float, n_forget: float) -> float:
     retain size (:func:`design_sizes`)."""
     if not math.isfinite(n_retain):
         return math.nan
+    baseline = _baseline_work(method, p, n_retain, n_forget)
+    if baseline is not None:
+        return baseline[0]
     if method == "hessian":
         return math.ceil(n_retain / p.grad_batch_size) + HVP * p.s1 * p.s2
     if method == "rewind_to_delete":
