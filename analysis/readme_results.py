@@ -68,18 +68,35 @@ def _flags(r) -> str:
 
 
 def table1b_section(results: Path) -> list[str]:
-    """Table 1b, claim first, with what an accuracy check sees beside it."""
+    """Table 1b, claim first, with what an accuracy check and the usual membership metrics see beside it."""
     t = pd.read_csv(results / "tables" / "table1b.csv")
     rt = {r.split: r for r in t[t.method == "Retrain"].itertuples()}
-    lines = ["| split | method | forget acc. (Retrain's) | test acc. | claim (its ceiling) | right guesses | Theorem 4.2 [at the paper's size] | flags |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in t.itertuples():
-        base = rt.get(r.split)
-        forget = f"{r.forget_acc:.3f}" + (f" ({base.forget_acc:.3f})" if base is not None and r.method != "Retrain" else "")
-        guesses = f"{r.guess_fraction:.2f} [{r.guess_fraction_low:.2f}, {r.guess_fraction_high:.2f}]"
-        lines.append(f"| {r.split} | {r.method} | {forget} | {r.test_acc:.3f} | {r.epsilon_lb_claim:.2f} ({r.epsilon_lb_ceiling_claim:.2f}) "
-                     f"| {guesses} | {r.epsilon_lb_theorem42:.2f} [{r.epsilon_lb_theorem42_at_paper_size:.1f}] | {_flags(r)} |")
+    metrics = "auc" in t.columns
+    lines = ["| split | method | forget acc. (Retrain's) | test acc. | claim (its ceiling) | right guesses | Theorem 4.2 [at the paper's size] "
+             + ("| AUC [95 %] · TPR at 1 % FPR " if metrics else "") + "| flags |",
+             "|---|---|---|---|---|---|---|" + ("---|" if metrics else "") + "---|"]
+    for r in t.to_dict("records"):
+        base = rt.get(r["split"])
+        forget = f"{r['forget_acc']:.3f}" + (f" ({base.forget_acc:.3f})" if base is not None and r["method"] != "Retrain" else "")
+        guesses = f"{r['guess_fraction']:.2f} [{r['guess_fraction_low']:.2f}, {r['guess_fraction_high']:.2f}]"
+        auc = f"| {r['auc']:.3f} [{r['auc_low']:.3f}, {r['auc_high']:.3f}] · {r['tpr_at_1pct_fpr']:.3f} " if metrics else ""
+        lines.append(f"| {r['split']} | {r['method']} | {forget} | {r['test_acc']:.3f} | {r['epsilon_lb_claim']:.2f} ({r['epsilon_lb_ceiling_claim']:.2f}) "
+                     f"| {guesses} | {r['epsilon_lb_theorem42']:.2f} [{r['epsilon_lb_theorem42_at_paper_size']:.1f}] {auc}| {_flags(pd.Series(r))} |")
     return lines
+
+
+def disagreements(results: Path) -> str:
+    """Where Table 1b's AUC and its claim disagree (docs/metrics.md): rows rejected while the AUC's
+    interval holds 0.5, and rows not rejected while the AUC's interval lies above 0.5; "" without the metrics."""
+    t = pd.read_csv(results / "tables" / "table1b.csv")
+    if "auc" not in t.columns:
+        return ""
+    quiet = t[(t.epsilon_lb_claim > 0) & (t.auc_low <= 0.5)]
+    loud = t[(t.epsilon_lb_claim == 0) & (t.auc_low > 0.5)]
+    text = lambda sub: ", ".join(f"{r.split} {r.method} (claim {r.epsilon_lb_claim:.2f}, AUC {r.auc:.3f} [{r.auc_low:.3f}, {r.auc_high:.3f}], "  # noqa: E731
+                                 f"the audit's per-example AUC {r.auc_lr:.3f})" for r in sub.itertuples()) or "none"
+    return ("AUC and TPR describe, the claim proves ([docs/metrics.md](docs/metrics.md)); they disagree here: rejected while the raw-score "
+            f"AUC's interval holds 0.5: {text(quiet)}; not rejected while it lies above 0.5: {text(loud)}.")
 
 
 def audit_size_section(results: Path) -> list[str]:
@@ -180,6 +197,8 @@ def section(results: Path, others: list[Path] = ()) -> str:
               f"{int(pd.read_csv(results / 'tables' / 'table1b.csv').L.iloc[0])} evaluation runs, 95 % interval) is the same number at "
               "any audit size; Theorem 4.2's bound follows, and in brackets what the same share gives at the paper's m = 4,500, r = 3,000.",
               "", *table1b_section(results), ""]
+    if disagreements(results):
+        lines += [disagreements(results), ""]
     size = audit_size_section(results)
     if size:
         lines += ["### Why these bounds are smaller than the paper's", "",

@@ -279,3 +279,25 @@ def test_empty_directory_and_bad_r(tmp_path, capsys):
     assert rc == 2 and "no such file or directory" in err
     rc, _, err = main_audit(["--scores", tmp_path / "empty", "--r", "eight"], capsys)
     assert rc == 2 and "--r must be" in err
+
+
+def test_membership_metrics_beside_the_bound_and_privleak_against_retrain(tmp_path, capsys):
+    leaky, retrain = produce(tmp_path / "leaky", shift=0.8), produce(tmp_path / "retrain", shift=0.0)
+    rc, res, err = main_audit(["--scores", leaky, "--r", "60", "--retrain-scores", retrain], capsys)
+    assert rc == 0, err
+    mm = res["membership"]
+    # the same scores' AUC: well above chance where the audit rejects, its interval around it
+    assert preregistered(res)["rejected"] and mm["auc_low"] <= mm["auc"] <= mm["auc_high"] and mm["auc_low"] > 0.5
+    assert mm["n_positive"] == mm["n_negative"] == N_EVAL * M and mm["n_calibration_negative"] == N_CALIB * M
+    assert mm["tpr_at_1pct_fpr"] is not None and mm["tpr_at_0.1pct_fpr"] is None and mm["few_negatives_0.1pct"]
+    assert abs(mm["auc_retrain"] - 0.5) < 0.05
+    assert mm["privleak"] == pytest.approx(100 * ((1 - mm["auc"]) - (1 - mm["auc_retrain"])) / (1 - mm["auc_retrain"]))
+    assert mm["privleak_high"] < 0  # more separable than after retraining
+    rc, res, err = main_audit(["--scores", leaky, "--r", "60"], capsys)
+    assert rc == 0 and res["membership"]["privleak"] is None
+
+
+def test_retrain_scores_without_both_phases_are_refused_before_the_audit(tmp_path, capsys):
+    leaky, retrain = produce(tmp_path / "leaky", shift=0.25), produce(tmp_path / "retrain", shift=0.0)
+    rc, _, err = main_audit(["--scores", leaky, "--r", "60", "--retrain-scores", retrain / "eval"], capsys)
+    assert rc == 2 and "--retrain-scores" in err and "calib" in err and len(err.strip().splitlines()) == 1

@@ -255,6 +255,7 @@ def _cmd_audit(args) -> dict:
     if args.out:
         _check_output_file(Path(args.out), "--out")
     scores, n_files = read_score_files(args.scores, args.glob)
+    retrain = _retrain_scores(args.retrain_scores, args.glob) if args.retrain_scores else None
     signs = read_signs_file(args.signs) if args.signs else None
     res = audit_scores(scores, r_values, score=args.score, zeta=args.zeta, signs=signs,
                        experiment=None if "experiment" in scores.columns else Path(args.scores).name)
@@ -264,13 +265,43 @@ def _cmd_audit(args) -> dict:
         rows = res.bounds[res.bounds.r == r]
         audits.append({"r": r, "runs": ov["run"].tolist(), "overlaps": ov["overlap"].tolist(),
                        "bounds": [{k: row[k] for k in schemas.BOUNDS.names} for row in rows.to_dict("records")]})
+    membership = _membership(scores, res, retrain)
     if args.out:
         write_parquet(res.bounds, args.out, schemas.BOUNDS)
     out = {"experiment": res.experiment, "score": res.score, "m": res.m, "zeta": args.zeta, "files": n_files,
            "calibration_runs": res.calibration_runs, "evaluation_runs": res.evaluation_runs,
-           "signs": "signs file" if signs is not None else "in_forget", "audits": audits}
+           "signs": "signs file" if signs is not None else "in_forget", "audits": audits, "membership": membership}
     if args.out:
         out["out"] = str(args.out)
+    return out
+
+
+def _retrain_scores(path: str, pattern: str):
+    """``--retrain-scores``: Retrain's score files, refused before any work without calib and eval rows."""
+    from .auditors.score_files import read_score_files
+
+    frame, _ = read_score_files(path, pattern)
+    phases = set(map(str, frame["phase"].unique())) if "phase" in frame.columns else set()
+    if not {"calib", "eval"} <= phases:
+        raise UsageError(f"--retrain-scores {path}: needs calib and eval rows (found phases {sorted(phases)}); give Retrain's score files of the same design")
+    return frame
+
+
+def _membership(scores, res, retrain) -> dict:
+    """The membership metrics of the audited score (docs/metrics.md), with privleak against
+    ``retrain`` (Retrain's scores of the same design, ``--retrain-scores``) where given."""
+    from .auditors.membership_metrics import membership_metrics, privleak, privleak_interval
+
+    def metrics(frame, fit=None):
+        return membership_metrics(frame[frame.phase == "calib"], frame[frame.phase == "eval"], res.score, fit=fit)
+
+    own = metrics(scores, res.fit[res.fit.score == res.score])
+    out = {k: v for k, v in own.record().items() if k != "auc_draws"}
+    out["privleak"] = out["privleak_low"] = out["privleak_high"] = None
+    if retrain is not None:
+        retrain = metrics(retrain)
+        low, high = privleak_interval(own.auc, retrain.auc, own.auc_draws, retrain.auc_draws, min(own.runs, retrain.runs))
+        out |= {"auc_retrain": retrain.auc, "privleak": privleak(own.auc, retrain.auc), "privleak_low": low, "privleak_high": high}
     return out
 
 
@@ -460,6 +491,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
     a.add_argument("--signs", help="SIGNS Parquet file giving each run's sign vector (matched by phase and run); "
                    "in_forget must agree with it")
+    a.add_argument("--retrain-scores", help="Retrain's score files of the same design (SCORES schema, calib and eval runs): "
+                   "adds privleak against Retrain's AUC to the membership metrics (docs/metrics.md)")
     a.add_argument("--out", help="also write the bounds here as Parquet (BOUNDS schema)")
     a.set_defaults(func=_cmd_audit)
 

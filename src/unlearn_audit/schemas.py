@@ -8,7 +8,7 @@ from .catalogue import SCORE_NAMES, score_column
 
 __all__ = [
     "SIGNS", "SCORES", "CHECKPOINT_SCORES", "RUN_METRICS", "FIT", "OVERLAPS", "BOUNDS", "CHECKPOINT_BOUNDS", "PAIRWISE",
-    "CONVEX_DECISIONS", "CONVEX_SUMMARY",
+    "CONVEX_DECISIONS", "CONVEX_SUMMARY", "MEMBERSHIP",
 ]
 
 SIGNS = pa.schema(
@@ -131,6 +131,24 @@ STEP_FLAGS = ("at_chance", "no_op", "not_forgotten")
 #: V / r over the evaluation runs, its 95 % t-interval, and Theorem 4.2's bound of the same fractions
 #: at the paper's audit size (an extrapolation, :data:`unlearn_audit.catalogue.PAPER_AUDIT_SIZES`).
 GUESS_COLUMNS = ("guess_fraction", "guess_fraction_low", "guess_fraction_high", "epsilon_lb_theorem42_at_paper_size")
+
+#: The membership metrics of an experiment's scores, one row per score (docs/metrics.md,
+#: :mod:`unlearn_audit.auditors.membership_metrics`): AUC of the oriented raw score and of the audit's
+#: per-example likelihood ratio, TPR at 1 % and 0.1 % FPR (threshold on calibration runs), each with
+#: its 95 % bootstrap interval over evaluation runs, and the bootstrap draws of the AUC (for privleak's interval).
+MEMBERSHIP = pa.schema(
+    [("experiment", pa.string()), ("score", pa.string())]
+    + [(name, pa.float64()) for name in ("auc", "auc_low", "auc_high", "auc_lr", "auc_lr_low", "auc_lr_high")]
+    + [item for label in ("1pct", "0.1pct") for item in
+       [(f"tpr_at_{label}_fpr{end}", pa.float64()) for end in ("", "_low", "_high")] + [(f"few_negatives_{label}", pa.bool_())]]
+    + [(name, pa.int64()) for name in ("n_positive", "n_negative", "n_calibration_negative", "evaluation_runs")]
+    + [("auc_draws", pa.list_(pa.float64()))]
+)
+
+#: The membership columns every neural-network table carries beside a reported row (docs/metrics.md):
+#: the AUC, TPR at 1 % FPR and privleak against the design's Retrain, each with its interval.
+MEMBERSHIP_COLUMNS = ("auc", "auc_low", "auc_high", "auc_lr", "tpr_at_1pct_fpr", "tpr_at_1pct_fpr_low", "tpr_at_1pct_fpr_high",
+                      "tpr_at_0.1pct_fpr", "few_negatives_0.1pct", "privleak", "privleak_low", "privleak_high")
 
 #: Scores of the model at noisy step ``step`` of a run (model clipping, Figure 1a): the audit of the
 #: algorithm as if it had stopped at that step, without rerunning the trajectory per step.

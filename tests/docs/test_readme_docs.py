@@ -200,6 +200,7 @@ SCHEMA_FILES = {
     "CHECKPOINT_SCORES": paths.run_file("results", "<group>", "<chunk>", "<experiment>", "<phase>", "<run>", "checkpoint_scores.parquet"),
     "CHECKPOINT_BOUNDS": paths.experiment_file("results", "<experiment>", "checkpoint_bounds.parquet"),
     "PAIRWISE": paths.experiment_file("results", "<experiment>", "pairwise.parquet"),
+    "MEMBERSHIP": paths.experiment_file("results", "<experiment>", "membership.parquet"),
     "CONVEX_DECISIONS": "results/convex/<mechanism>/eps_<e>/decisions.parquet",
     "CONVEX_SUMMARY": "results/convex/<mechanism>/eps_<e>/summary.parquet",
 }

@@ -88,7 +88,7 @@ def test_one_hyperparameter_reruns_only_its_experiment(shared_run):
     unlearned = [w for rule, w in jobs if rule == "nn_unlearn"]
     design = shared_run.config["nn"]["designs"]["tiny"]
     assert [w["group"] for w in unlearned] == ["tiny_hessian"] * _chunks(design) and _chunks(design) == 1
-    assert [w for rule, w in jobs if rule in ("nn_fit", "nn_audit")] == [{"experiment": "tiny_hessian"}] * 2
+    assert [w for rule, w in jobs if rule in ("nn_fit", "nn_audit", "nn_membership")] == [{"experiment": "tiny_hessian"}] * 3
 
 
 def test_a_design_without_deterministic_kernels_records_it_and_on_cpu_gives_the_same_bits(shared_run, tmp_path, monkeypatch):
@@ -244,7 +244,7 @@ def test_resources_dir_reruns_nothing_and_chunk_size_only_the_chunks_and_what_re
     keys = {d: plan.nn.run_keys(d) for d in ("tiny", "plays")}
     assert len(keys["tiny"]) == 23
     assert trained == sorted([("plays", paths.chunk_name(keys["plays"]))] + [("tiny", paths.chunk_name(keys["tiny"][i:i + 5])) for i in range(0, 23, 5)])
-    assert {rule for rule, _ in jobs} <= {"nn_train", "nn_unlearn", "nn_fit", "nn_audit", "nn_checkpoint_audit", "nn_table", "nn_figure_r", "nn_summary_figure",
+    assert {rule for rule, _ in jobs} <= {"nn_train", "nn_unlearn", "nn_fit", "nn_audit", "nn_membership", "nn_checkpoint_audit", "nn_table", "nn_figure_r", "nn_summary_figure",
                                           "tradeoff_sign_vector", "provenance", "all"}, jobs
 
 

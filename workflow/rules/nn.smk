@@ -167,6 +167,30 @@ rule nn_audit:
         "../scripts/nn_audit.py"
 
 
+rule nn_membership:
+    """The membership metrics researchers quote (AUC, TPR at 1 % and 0.1 % FPR, each with a bootstrap
+    interval over evaluation runs), from the same scores the audit reads: the threshold and the score's
+    orientation from calibration runs, the rates from evaluation runs (docs/metrics.md)."""
+    input:
+        fit=rules.nn_fit.output[0],
+        calibration=plan.nn.calibration_dirs,
+        runs=plan.nn.evaluation_dirs,
+    output:
+        plan.files.experiment_file("{experiment}", "membership.parquet"),
+    log:
+        f"{LOGS}/{{experiment}}/membership.log",
+    wildcard_constraints:
+        experiment=plan.nn.experiment_pattern("batchwise"),
+    localrule: True
+    conda:
+        CPU_ENV
+    params:
+        calib_scores=plan.nn.calibration_scores,
+        scores=plan.nn.evaluation_scores,
+    script:
+        "../scripts/nn_membership.py"
+
+
 rule nn_checkpoint_audit:
     """Algorithm 2 at every checkpoint step of a batchwise experiment (the algorithm stopped at step t:
     App. F.4's first noisy step), each step fitted on the calibration runs' scores at that step."""
@@ -199,6 +223,7 @@ rule nn_table:
     input:
         bounds=plan.nn.table_bounds,
         overlaps=plan.nn.table_overlaps,
+        membership=plan.nn.table_membership,
         checkpoint_bounds=plan.nn.table_checkpoint_bounds,
         runs=plan.nn.table_metric_dirs,
     output:
@@ -220,6 +245,7 @@ rule nn_table:
     params:
         metrics=plan.nn.table_metrics,
         experiments=plan.nn.table_summaries,
+        retrain_controls=plan.nn.table_retrain_controls,
     script:
         "../scripts/nn_table.py"
 

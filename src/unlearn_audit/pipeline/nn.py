@@ -17,12 +17,15 @@ here or, for the rules that train and unlearn models, in :mod:`.nn_runs`:
   pre-registered cell marked;
 * :func:`checkpoint_audit` (``nn_checkpoint_audit``, ``experiment``) — the same audit of the
   algorithm stopped at each of its checkpoint steps (App. F.4: just after the first noisy step);
+* :func:`membership` (``nn_membership``, ``experiment``) — the membership metrics researchers quote
+  (AUC, TPR at low FPR) of the same scores, beside the audit (docs/metrics.md);
 * :func:`table` (``nn_table``, ``table``) and :func:`figure_r` (``nn_figure_r``, no wildcard), both
   with each bound's perfect-prediction ceilings beside it, the claim's and Theorem 4.2's
   (:func:`with_ceilings`), the tables also with the scale-free readings of each cell's overlaps
-  (:func:`with_guesses`).
+  (:func:`with_guesses`) and the membership metrics with privleak against the design's Retrain
+  (:func:`with_membership`).
 
-``nn_fit``, ``nn_audit`` and ``nn_checkpoint_audit`` match batchwise experiments only (their
+``nn_fit``, ``nn_audit``, ``nn_membership`` and ``nn_checkpoint_audit`` match batchwise experiments only (their
 ``wildcard_constraints``); joint and pairwise experiments are audited by the rules of
 ``workflow/rules/certified.smk`` (:mod:`.certified`).  The plan (:mod:`.plan`) lists the chunks of
 each design and group and names the per-run files of each job.
@@ -49,6 +52,7 @@ from .diagnostics import checkpoint_diagnostics, experiment_diagnostics, warn
 from .plan import preregistered_cell
 from ..auditors.audit import claim_ceiling
 from ..auditors.batchwise import Batchwise, fit_table
+from ..auditors.membership_metrics import membership_metrics, privleak, privleak_interval
 from ..auditors.calibrated_r import RULE as CALIBRATED
 from ..auditors.calibrated_r import calibrated_r
 from ..auditors.runs import phase_runs
@@ -68,8 +72,10 @@ __all__ = [
     "fit",
     "audit",
     "checkpoint_audit",
+    "membership",
     "with_ceilings",
     "with_guesses",
+    "with_membership",
     "table",
     "figure_r",
     "summary_figure",
@@ -128,6 +134,18 @@ def audit(fit_path, score_paths: Sequence[str], signs_path, m: int, experiment_c
     )
     write_parquet(overlaps, overlaps_path, schemas.OVERLAPS)
     write_parquet(bounds, bounds_path, schemas.BOUNDS)
+
+
+def membership(experiment: str, calib_score_paths: Sequence[str], score_paths: Sequence[str], fit_path, membership_path) -> None:
+    """Rule ``nn_membership``: AUC, TPR at 1 % and 0.1 % FPR with their bootstrap intervals, per score
+    (MEMBERSHIP schema, :func:`~unlearn_audit.auditors.membership_metrics.membership_metrics`): the score's
+    orientation and the thresholds from the calibration runs, the rates from the evaluation runs."""
+    calib = read_concat(calib_score_paths, schemas.SCORES)
+    scores = read_concat(score_paths, schemas.SCORES)
+    fitted = read_parquet(fit_path, schemas.FIT)
+    rows = [{"experiment": experiment, "score": score, **membership_metrics(calib, scores, score, fit=fitted[fitted.score == score]).record()}
+            for score in catalogue.SCORE_NAMES]
+    write_parquet(pd.DataFrame(rows), membership_path, schemas.MEMBERSHIP)
 
 
 def checkpoint_audit(checkpoint_paths: Sequence[str], signs_path, m: int, experiment_cfg: Mapping, fit_options: Mapping, zeta: float,
@@ -197,6 +215,33 @@ def with_guesses(bounds: pd.DataFrame, overlaps: pd.DataFrame | None, experiment
     return bounds.assign(**{c: pd.Series([v[i] for v in values], index=bounds.index, dtype=float) for i, c in enumerate(schemas.GUESS_COLUMNS)})
 
 
+def with_membership(bounds: pd.DataFrame, membership: pd.DataFrame | None, retrain_controls: Mapping[str, str | None]) -> pd.DataFrame:
+    """``bounds`` with :data:`~unlearn_audit.schemas.MEMBERSHIP_COLUMNS` for each row's experiment and
+    score (``membership``: MEMBERSHIP rows; NaN for an experiment without them): the AUCs and TPRs,
+    and privleak against the AUC of the design's Retrain control (``retrain_controls``: experiment →
+    control; NaN where the design has none) with the interval of the two AUCs' bootstrap draws."""
+    if membership is None or membership.empty:
+        return bounds.assign(**{c: (False if c.startswith("few_") else math.nan) for c in schemas.MEMBERSHIP_COLUMNS})
+    by = {(str(r["experiment"]), str(r["score"])): r for r in membership.to_dict("records")}
+    rows = []
+    for b in bounds.itertuples(index=False):
+        own = by.get((str(b.experiment), str(b.score)))
+        control = by.get((str(retrain_controls.get(b.experiment)), str(b.score)))
+        if own is None:
+            rows.append({c: (False if c.startswith("few_") else math.nan) for c in schemas.MEMBERSHIP_COLUMNS})
+            continue
+        row = {c: own[c] for c in schemas.MEMBERSHIP_COLUMNS if c in own}
+        if control is None:
+            row |= {"privleak": math.nan, "privleak_low": math.nan, "privleak_high": math.nan}
+        else:
+            low, high = privleak_interval(own["auc"], control["auc"], own["auc_draws"], control["auc_draws"],
+                                          min(int(own["evaluation_runs"]), int(control["evaluation_runs"])))
+            row |= {"privleak": privleak(own["auc"], control["auc"]), "privleak_low": low, "privleak_high": high}
+        rows.append(row)
+    extra = pd.DataFrame(rows, index=bounds.index, columns=list(schemas.MEMBERSHIP_COLUMNS))
+    return pd.concat([bounds, extra], axis=1)
+
+
 def _cell(row) -> tuple[str, str, str, int]:
     """(experiment, auditor, score, r): the cell whose evaluation runs' overlaps a bounds row reads."""
     return str(row.experiment), str(row.auditor), str(row.score), int(row.r)
@@ -215,16 +260,20 @@ def _readings(b, runs: Mapping[tuple, object], experiments: Mapping[str, Mapping
 
 
 def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], experiments: Mapping[str, Mapping], table_path,
-          checkpoint_bound_paths: Sequence[str] = (), overlap_paths: Sequence[str] = ()) -> None:
+          checkpoint_bound_paths: Sequence[str] = (), overlap_paths: Sequence[str] = (), membership_paths: Sequence[str] = (),
+          retrain_controls: Mapping[str, str | None] | None = None) -> None:
     """Rule ``nn_table``: one of the paper's Tables 1a, 1b, 3, 4, 5, 7 or App. F.4, the claim of each
     row first: a bound equal to its own test's perfect-prediction ceiling is marked (CSV columns
     ``at_ceiling_claim``, ``at_ceiling_theorem42``, ‡ in Markdown and LaTeX); the scale-free readings
-    of each cell's overlaps (``overlap_paths``, :func:`with_guesses`), the models' accuracies and the
+    of each cell's overlaps (``overlap_paths``, :func:`with_guesses`), the membership metrics of its
+    scores (``membership_paths``, :func:`with_membership`), the models' accuracies and the
     flags of :mod:`.diagnostics` stand beside each reported bound, and each flag is also a warning in
     the job's log.  The checkpoint-step bounds of the table's experiments that score checkpoints
     (App. F.4's first step) come with their ceilings and their step's flags."""
     overlaps = read_concat(overlap_paths, schemas.OVERLAPS) if overlap_paths else None
     bounds = with_guesses(with_ceilings(read_concat(bound_paths, schemas.BOUNDS)), overlaps, experiments)
+    membership = read_concat(membership_paths, schemas.MEMBERSHIP) if membership_paths else None
+    bounds = with_membership(bounds, membership, retrain_controls or {})
     metrics = read_concat(metric_paths, schemas.RUN_METRICS)
     steps = None
     if checkpoint_bound_paths:

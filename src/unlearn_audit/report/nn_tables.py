@@ -16,7 +16,9 @@ Every table leads with the claim (README, "Reading a table"): after the columns 
 ``test`` and the claim's own ceiling ``epsilon_lb_ceiling_claim``; then the scale-free readings of
 the cell's overlaps (:data:`~unlearn_audit.schemas.GUESS_COLUMNS`); then Theorem 4.2's bound of the
 same cell (``epsilon_lb_theorem42``, the paper's number), its ceiling ``epsilon_lb_ceiling_theorem42``
-and ``epsilon_ldp``; then the exact test's ε_LB and μ_LB.  Tables 3 and 4 (one ε column per score or
+and ``epsilon_ldp``; then the exact test's ε_LB and μ_LB; Tables 1a and 1b then the membership
+metrics of the row's score (:data:`~unlearn_audit.schemas.MEMBERSHIP_COLUMNS`: AUC, TPR at low FPR,
+privleak against the design's Retrain; docs/metrics.md).  Tables 3 and 4 (one ε column per score or
 statistic ``<x>``) have ``epsilon_lb_claim_<x>`` and ``epsilon_lb_theorem42_<x>``.
 
 Bounds that carry the perfect-prediction ceilings of their cell (columns ``epsilon_lb_ceiling_claim``,
@@ -38,7 +40,7 @@ from typing import Callable, Mapping
 import pandas as pd
 
 from .. import catalogue
-from ..schemas import DIAGNOSTIC_FLAGS, GUESS_COLUMNS, STEP_FLAGS
+from ..schemas import DIAGNOSTIC_FLAGS, GUESS_COLUMNS, MEMBERSHIP_COLUMNS, STEP_FLAGS
 from ..schemas import REPORTED_ROLES as _REPORTED
 from .tables import diagnostics_row, format_cell, format_latex, format_markdown, write_table
 
@@ -117,6 +119,12 @@ def _guesses(row: pd.Series) -> dict[str, float]:
     return {c: float(row[c]) for c in GUESS_COLUMNS if c in row.index}
 
 
+def _membership(row: pd.Series) -> dict:
+    """The membership metrics of the row's experiment and score (when the bounds carry them:
+    :data:`MEMBERSHIP_COLUMNS`; docs/metrics.md): they describe, the claim proves."""
+    return {c: (bool(row[c]) if c.startswith("few_") else float(row[c])) for c in MEMBERSHIP_COLUMNS if c in row.index}
+
+
 def _theorem42(row: pd.Series) -> dict[str, float]:
     """Theorem 4.2's bound of the reported cell, its ceiling (when the bounds carry ceilings) and ε_LDP."""
     ceiling = {"epsilon_lb_ceiling_theorem42": float(row.epsilon_lb_ceiling)} if "epsilon_lb_ceiling" in row.index else {}
@@ -152,8 +160,9 @@ def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str) -> dict:
 def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
            steps: pd.DataFrame | None = None, step_diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table 1: one row per (method, hyperparameters, split), the experiment's pre-registered cell:
-    its claim first (module docstring), Theorem 4.2's beside it, with the audited models' accuracies
-    and the flags of ``DIAGNOSTIC_FLAGS`` (``diagnostics``).
+    its claim first (module docstring), Theorem 4.2's beside it, the membership metrics of its score
+    (when the bounds carry them), with the audited models' accuracies and the flags of
+    ``DIAGNOSTIC_FLAGS`` (``diagnostics``).
 
     The last column ``cell`` names the reported cell (score/statistic; r is its own column).
     """
@@ -169,6 +178,7 @@ def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str
                 **_guesses(b),
                 **_theorem42(b),
                 **_other_bounds(b),
+                **_membership(b),
                 "r": int(b.r),
                 "m": int(b.m),
                 "L": int(b.L),

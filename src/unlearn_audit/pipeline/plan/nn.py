@@ -430,6 +430,22 @@ class NNPlan:
         """The evaluation runs' overlaps of a table's experiments (its scale-free columns: :func:`..nn.with_guesses`)."""
         return [self.files.experiment_file(e, "overlaps.parquet") for e in self.table_experiments(wildcards.table)]
 
+    def retrain_control(self, name: str) -> str | None:
+        """The batchwise Retrain control of an experiment's design (method no_unlearning on the
+        retrained base), against whose AUC its privleak is measured; None where the design has none."""
+        design = self.experiment(name)["design"]
+        return next((e for e in self.experiments_audited_by("batchwise") if self.experiment(e)["design"] == design
+                     and self.experiment(e)["method"] == "no_unlearning" and self.experiment(e).get("base", "trained") == "retrain"), None)
+
+    def table_retrain_controls(self, wildcards) -> dict:
+        """Each batchwise experiment of a table → its design's Retrain control (or None)."""
+        return {e: self.retrain_control(e) for e in self.table_experiments(wildcards.table) if self.auditor(e) == "batchwise"}
+
+    def table_membership(self, wildcards) -> list[str]:
+        """The membership metrics of a table's batchwise experiments and of their designs' Retrain controls."""
+        names = [n for pair in self.table_retrain_controls(wildcards).items() for n in pair if n is not None]
+        return [self.files.experiment_file(e, "membership.parquet") for e in dict.fromkeys(names)]
+
     def table_checkpoint_bounds(self, wildcards) -> list[str]:
         """The checkpoint-step bounds of a table's experiments that score checkpoints (App. F.4's first step)."""
         return [self.files.experiment_file(e, "checkpoint_bounds.parquet") for e in self.table_experiments(wildcards.table) if self.checkpoint_steps(e)]
