@@ -1,9 +1,11 @@
 """The unlearning budget of each digits heuristic, chosen by its utility on calibration runs only.
 
-    .venv/bin/python analysis/regime/budgets.py [--design D] [--workdir results/regime_budgets]
+    .venv/bin/python analysis/regime/budgets.py [--spec FILE] [--design D] [--workdir results/regime_budgets]
 
-Reads the grid and the rule of ``analysis/regime/budgets.yaml`` (committed before this ran) and the
-designs and experiments of its config.  For each design it prepares the design's data and sign
+Reads the grid and the rule of ``analysis/regime/budgets.yaml`` (or ``--spec``, e.g. the field's
+baselines in ``budgets_baselines.yaml``; each committed before it ran) and the designs and
+experiments of its config (a spec's own ``experiments``, named ``<design>_<key>``, where the config
+has none yet).  For each design it prepares the design's data and sign
 vectors and trains the base models of its first calibration runs and its retrained model A(D_r)
 exactly as the workflow does (``pipeline.nn.prepare_data``, ``sample_signs``, ``nn_runs.train``, the
 design's own root seed), then unlearns each base model at every grid point of every method, with the
@@ -11,9 +13,9 @@ generator the workflow gives that experiment's run, and measures the retain, for
 accuracy of the result.  No evaluation run is trained and no bound is computed: the choice reads
 accuracies alone.
 
-Writes ``budgets.csv`` (one row per design, method and grid point: its parameters, the mean
+Writes ``<spec>.csv`` (``budgets.csv`` for the default spec; one row per design, method and grid point: its parameters, the mean
 accuracies over the runs, Retrain's and No unlearning's on the same runs, whether the point meets
-the rule, and the chosen point) and ``budgets.out.txt`` (the same as read, with each choice) beside
+the rule, and the chosen point) and ``<spec>.out.txt`` (the same as read, with each choice) beside
 this script.  Each point's numbers are cached under the workdir, so ``--design`` runs of the designs
 in parallel processes and a last run without it assemble the files.  One thread per process.
 """
@@ -61,6 +63,12 @@ def grid_params(method: str, params: dict, budget: float, lr: float) -> dict:
         p.update(forget_epochs=e_f, epochs=int(budget) - e_f, lr=float(lr))
     elif method == "hessian":
         p.update(s1=1, s2=int(budget), scale=round(1.0 / float(lr), 6))
+    elif method in ("neggrad_plus", "random_labels", "salun", "bad_teacher"):
+        p.update(epochs=int(budget), lr=float(lr))
+    elif method == "scrub":
+        p.update(epochs=int(budget), max_steps=min(2, int(budget)), lr=float(lr))
+    elif method == "ssd":
+        p.update(alpha=round(1.0 / float(budget), 6), lam=round(1.0 / float(lr), 6))
     else:
         raise ValueError(f"no budget grid for method {method!r}")
     return p
@@ -171,7 +179,7 @@ def grid_rows(cfg: dict, spec: dict, design: str, work: Path) -> list[dict]:
     out = []
     for key, grid in spec["grids"].items():
         experiment = f"{design}_{key}"
-        exp = cfg["nn"]["experiments"][experiment]
+        exp = cfg["nn"]["experiments"].get(experiment) or spec["experiments"][key]
         for budget in grid["budget"]:
             for lr in grid["lr"]:
                 params = grid_params(exp["method"], exp["params"], budget, lr)
@@ -206,9 +214,9 @@ def decide(frame: pd.DataFrame, rule: dict) -> pd.DataFrame:
     return frame
 
 
-def report(frame: pd.DataFrame, spec: dict) -> str:
+def report(frame: pd.DataFrame, spec: dict, name: str = "budgets.yaml") -> str:
     """The grid as read, each design's controls first, then each method's points and its choice."""
-    lines = [f"Budget grid (analysis/regime/budgets.yaml): first {spec['calibration_runs']} calibration runs per design, "
+    lines = [f"Budget grid (analysis/regime/{name}): first {spec['calibration_runs']} calibration runs per design, "
              f"mean accuracies; rule: forget <= Retrain + {spec['rule']['forget_margin']}, |test - Retrain| <= "
              f"{spec['rule']['test_margin']}; the smallest budget, then the smallest lr.", ""]
     for design, sub in frame.groupby("design", sort=False):
@@ -231,25 +239,27 @@ def report(frame: pd.DataFrame, spec: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--spec", default=str(RULE_FILE), help="the grid and rule (default: budgets.yaml)")
     ap.add_argument("--design", action="append", help="only these designs (repeatable); the files are written only when every design ran")
     ap.add_argument("--workdir", default=str(ROOT / "results" / "regime_budgets"))
     ap.add_argument("--out", default=str(HERE), help="folder of budgets.csv and budgets.out.txt")
     args = ap.parse_args(argv)
-    spec = yaml.safe_load(RULE_FILE.read_text())
+    spec_file = Path(args.spec)
+    spec = yaml.safe_load(spec_file.read_text())
     cfg = load_config(ROOT / spec["config"])
     designs = args.design or spec["designs"]
     unknown = sorted(set(designs) - set(spec["designs"]))
     if unknown:
-        ap.error(f"--design {unknown}: not in {RULE_FILE.name}'s designs {spec['designs']}")
+        ap.error(f"--design {unknown}: not in {spec_file.name}'s designs {spec['designs']}")
     work = Path(args.workdir)
     rows = [row for design in designs for row in grid_rows(cfg, spec, design, work)]
     if set(designs) != set(spec["designs"]):
         return 0
     frame = decide(pd.DataFrame(rows), spec["rule"])
     out = Path(args.out)
-    frame.to_csv(out / "budgets.csv", index=False)
-    text = report(frame, spec)
-    (out / "budgets.out.txt").write_text(text)
+    frame.to_csv(out / f"{spec_file.stem}.csv", index=False)
+    text = report(frame, spec, spec_file.name)
+    (out / f"{spec_file.stem}.out.txt").write_text(text)
     print(text)
     return 0
 

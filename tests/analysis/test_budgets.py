@@ -77,3 +77,20 @@ def test_the_rule_file_names_an_experiment_of_the_config_for_every_method_and_de
         for key in spec["grids"]:
             assert f"{design}_{key}" in config["nn"]["experiments"]
     assert spec["calibration_runs"] <= min(config["nn"]["designs"][d]["calibration_runs"] for d in spec["designs"])
+
+
+def test_the_baselines_budgets_map_onto_their_papers_knobs_and_every_point_is_valid(budgets):
+    from unlearn_audit.unlearning import get_method
+
+    assert budgets.grid_params("scrub", {"batch_size": 64}, 12, 0.005) == {"batch_size": 64, "epochs": 12, "max_steps": 2, "lr": 0.005}
+    assert budgets.grid_params("scrub", {}, 1, 0.005)["max_steps"] == 1
+    # SSD: the smaller budget and lr are the milder intervention (alpha 10, lambda 1 first)
+    assert budgets.grid_params("ssd", {}, 0.1, 1.0) == {"alpha": 10.0, "lam": 1.0}
+    assert budgets.grid_params("ssd", {}, 1.0, 4.0) == {"alpha": 1.0, "lam": 0.25}
+    spec = yaml.safe_load((HERE / "budgets_baselines.yaml").read_text())
+    assert set(spec["grids"]) == set(spec["experiments"]) == {"neggrad_plus", "scrub", "random_labels", "salun", "bad_teacher", "ssd"}
+    for key, grid in spec["grids"].items():
+        exp = spec["experiments"][key]
+        for b in grid["budget"]:
+            for lr in grid["lr"]:
+                get_method(exp["method"]).params_cls(**budgets.grid_params(exp["method"], exp["params"], b, lr))
