@@ -67,9 +67,10 @@ def _flags(r) -> str:
     return ", ".join(f"`{f}`" for f in names) or "-"
 
 
-def table1b_section(results: Path) -> list[str]:
-    """Table 1b, claim first, with what an accuracy check and the usual membership metrics see beside it."""
-    t = pd.read_csv(results / "tables" / "table1b.csv")
+def table1b_section(results: Path, table: str = "table1b") -> list[str]:
+    """Table 1b (or another table of its shape), claim first, with what an accuracy check and the
+    usual membership metrics see beside it."""
+    t = pd.read_csv(results / "tables" / f"{table}.csv")
     rt = {r.split: r for r in t[t.method == "Retrain"].itertuples()}
     metrics = "auc" in t.columns
     lines = ["| split | method | forget acc. (Retrain's) | test acc. | claim (its ceiling) | right guesses | Theorem 4.2 [at the paper's size] "
@@ -99,6 +100,16 @@ def disagreements(results: Path) -> str:
             f"AUC's interval holds 0.5: {text(quiet)}; not rejected while it lies above 0.5: {text(loud)}.")
 
 
+def baselines_section(results: Path) -> list[str]:
+    """docs/results.md's table of the field's baselines beside their controls (``table_baselines``)."""
+    if not (results / "tables" / "table_baselines.csv").exists():
+        return []
+    return ["## The field's baselines (`table_baselines`)", "",
+            "Each at the budget its utility chose on calibration runs before any bound (`analysis/regime/budgets_baselines.out.txt`); "
+            "the controls are Table 1b's.", "", *table1b_section(results, "table_baselines"), "",
+            *headline(results, "table_baselines", "baselines"), ""]
+
+
 def audit_size_section(results: Path) -> list[str]:
     """Why the bounds are smaller than the paper's, from the run: the growing-m series (the claim at each
     m beside its share of right guesses) and the uniform heuristics' shares at the paper's size."""
@@ -122,18 +133,23 @@ def audit_size_section(results: Path) -> list[str]:
     return out
 
 
-def headline(results: Path) -> list[str]:
-    """What the run shows of the paper's point, per split, in words (from Table 1b)."""
-    t = pd.read_csv(results / "tables" / "table1b.csv")
+def headline(results: Path, table: str = "table1b", noun: str = "heuristics") -> list[str]:
+    """What the run shows of the paper's point, per split, in words: from Table 1b's heuristics, or
+    (``table="table_baselines"``) from the field's baselines."""
+    path = results / "tables" / f"{table}.csv"
+    if not path.exists():
+        return []
+    t = pd.read_csv(path)
+    methods = claims_module.HEURISTICS if table == "table1b" else tuple(m for m in t.method.unique() if m not in claims_module.CONTROLS)
     out = []
     for split in ("uniform", "adversarial"):
-        sub = t[(t.split == split) & t.method.isin(claims_module.HEURISTICS)]
+        sub = t[(t.split == split) & t.method.isin(methods)]
         rt = t[(t.split == split) & (t.method == "Retrain")]
         if sub.empty or rt.empty:
             continue
         looks = sub[claims_module.looks_unlearned(sub, rt.iloc[0])]
         rejected = looks[looks.epsilon_lb_claim > 0]
-        text = (f"- **{split}**: {len(looks)} of {len(sub)} heuristics look unlearned (forget and test accuracy within 0.05 of "
+        text = (f"- **{split}**: {len(looks)} of {len(sub)} {noun} look unlearned (forget and test accuracy within 0.05 of "
                 f"Retrain's); {len(rejected)} of them are rejected")
         if len(rejected):
             text += f" (claims {rejected.epsilon_lb_claim.min():.2f}-{rejected.epsilon_lb_claim.max():.2f}, " \
@@ -199,6 +215,10 @@ def section(results: Path, others: list[Path] = ()) -> str:
               "", *table1b_section(results), ""]
     if disagreements(results):
         lines += [disagreements(results), ""]
+    if headline(results, "table_baselines", "baselines"):
+        lines += ["The field's baselines (NegGrad+, SCRUB, random labels, SalUn, Bad Teacher, SSD), each at its utility budget "
+                  "(`analysis/regime/budgets_baselines.out.txt`; their table in `docs/results.md`):", "",
+                  *headline(results, "table_baselines", "baselines"), ""]
     size = audit_size_section(results)
     if size:
         lines += ["### Why these bounds are smaller than the paper's", "",
@@ -223,7 +243,7 @@ def details(results: Path) -> str:
     lines = ["# Every claim of the default run", "",
              "<!-- Written by analysis/readme_results.py from one run's files; edit that script, not this page. -->",
              f"One run of `config/config.yaml`: {provenance_line(results)}. README.md, \"Results of the default run\", summarises "
-             "it; `python analysis/claims.py results` recomputes each line below from any run's files.", ""]
+             "it; `python analysis/claims.py results` recomputes each line below from any run's files.", "", *baselines_section(results)]
     for title, keys in GROUPS:
         lines += [f"## {title}", ""]
         for key in keys:

@@ -47,6 +47,17 @@ def test_the_finding_puts_each_method_against_its_splits_retrain_and_its_own_cei
     assert clip.epsilon == 1.0 and clip.claim_share == 0.0 and round(clip.forget_gap, 6) == -0.01
 
 
+def test_the_baselines_are_their_own_kind_beside_table_1bs_controls(tmp_path):
+    baselines = _table1b()
+    baselines.loc[baselines.method == "Retain fine-tune", "method"] = "SalUn"
+    frame = finding_frame(_table1b(), {"table_baselines": baselines, "table6": _table6()})
+    mine = frame[frame.source == "table_baselines"]
+    assert mine.kind.tolist() == ["baseline", "baseline"] and set(mine.method) == {"SalUn"}  # controls once, from Table 1b
+    assert mine.forget_gap.round(6).tolist() == [0.02, 0.02]
+    paths = finding_figure(_table1b(), tmp_path / "finding", {"table_baselines": baselines})
+    assert "baseline" in set(pd.read_csv(tmp_path / "finding.csv").kind) and len(paths) == 3
+
+
 def test_the_finding_figure_writes_the_numbers_it_plots(tmp_path):
     paths = finding_figure(_table1b(), tmp_path / "finding", {"table6": _table6()})
     assert sorted(p.suffix for p in paths) == [".csv", ".pdf", ".png"]

@@ -365,7 +365,7 @@ def audit_size(bounds, metrics, experiments, diagnostics=None, steps=None, step_
     return table1(bounds, metrics, experiments, diagnostics).sort_values(["method", "m"], kind="stable").reset_index(drop=True)
 
 
-_RENDERERS: dict[str, Callable] = {"table1a": table1, "table1b": table1, "table3": table3, "table4": table4, "table5": table5, "table7": table7,
+_RENDERERS: dict[str, Callable] = {"table1a": table1, "table1b": table1, "table_baselines": table1, "table3": table3, "table4": table4, "table5": table5, "table7": table7,
                                    "appendix_f4": appendix_f4, "llm_qa": table1,
                                    "audit_size": audit_size}
 #: Every neural-network table of :data:`unlearn_audit.catalogue.NN_TABLES` → (renderer, caption).

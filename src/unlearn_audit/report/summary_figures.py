@@ -5,7 +5,8 @@
   forget accuracy is from Retrain's (x: near 0, the method "looks unlearned" to an accuracy check)
   against its claim as a share of the claim's own ceiling (y: 0, not rejected; 1, every guess right).
   A heuristic near x = 0 and well above y = 0 passes the accuracy check and fails the audit.
-  No unlearning and Retrain are marked, the certified methods (Table 6, Figure 1c) have their own marker.
+  No unlearning and Retrain are marked; the field's baselines (``table_baselines``) and the certified
+  methods (Table 6, Figure 1c) have their own markers.
 * :func:`audit_size_figure` — why this reproduction's bounds are smaller than the paper's: one
   method and its controls audited at growing m (r/m fixed), the claim growing with m while the share
   of right guesses stays where it is.
@@ -29,12 +30,16 @@ CONTROLS = ("No unlearning", "Retrain")
 FINDING_COLUMNS = ["source", "kind", "method", "params", "split", "epsilon", "forget_acc", "retrain_forget_acc", "forget_gap",
                    "test_acc", "epsilon_lb_claim", "test", "epsilon_lb_ceiling_claim", "claim_share", "guess_fraction",
                    "at_chance", "no_op", "not_forgotten"]
-_KINDS = ("heuristic", "certified", "No unlearning", "Retrain")
+_KINDS = ("heuristic", "baseline", "certified", "No unlearning", "Retrain")
+#: The table of the field's baselines: its methods are drawn as ``baseline`` points, its controls are Table 1b's.
+BASELINES = "table_baselines"
 
 
-def _kind(method: str, certified: bool) -> str:
+def _kind(method: str, certified: bool, source: str = "") -> str:
     if method in CONTROLS:
         return method
+    if source == BASELINES:
+        return "baseline"
     return "certified" if certified else "heuristic"
 
 
@@ -46,7 +51,7 @@ def _rows(table: pd.DataFrame, source: str, certified: bool, epsilon: str | None
     for r, ceiling in zip(table.itertuples(), ceilings.astype(float)):
         rt = retrain.get(str(r.split), math.nan)
         out.append({
-            "source": source, "kind": _kind(str(r.method), certified), "method": str(r.method),
+            "source": source, "kind": _kind(str(r.method), certified, source), "method": str(r.method),
             "params": str(r.params) if "params" in table.columns and pd.notna(r.params) else "",
             "split": str(r.split), "epsilon": float(getattr(r, epsilon)) if epsilon else math.nan,
             "forget_acc": float(r.forget_acc), "retrain_forget_acc": rt, "forget_gap": float(r.forget_acc) - rt,
@@ -59,12 +64,17 @@ def _rows(table: pd.DataFrame, source: str, certified: bool, epsilon: str | None
 
 
 def finding_frame(table1b: pd.DataFrame, certified: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
-    """The points of :func:`finding_figure` (:data:`FINDING_COLUMNS`): every row of Table 1b, and of
-    each certified table or figure CSV in ``certified`` (name → frame with an ``epsilon`` or
+    """The points of :func:`finding_figure` (:data:`FINDING_COLUMNS`): every row of Table 1b, the
+    methods of ``table_baselines`` where ``certified`` holds it (its controls are Table 1b's), and the
+    rows of each certified table or figure CSV in ``certified`` (name → frame with an ``epsilon`` or
     ``target_epsilon`` column; their controls kept once per split), each with its forget accuracy
     minus its split's Retrain row's and its claim over the claim's own ceiling."""
     rows = _rows(table1b, "table1b", False)
-    for name, frame in (certified or {}).items():
+    others = dict(certified or {})
+    baselines = others.pop(BASELINES, None)
+    if baselines is not None:
+        rows += [r for r in _rows(baselines, BASELINES, False) if r["kind"] == "baseline"]
+    for name, frame in others.items():
         eps = "epsilon" if "epsilon" in frame.columns else "target_epsilon"
         frame = frame[frame.method.isin(CONTROLS) | frame[eps].notna()]
         controls = frame[frame.method.isin(CONTROLS)].drop_duplicates(["method", "split"])
@@ -72,7 +82,7 @@ def finding_frame(table1b: pd.DataFrame, certified: Mapping[str, pd.DataFrame] |
     return pd.DataFrame(rows, columns=FINDING_COLUMNS)
 
 
-_STYLE = {"heuristic": ("o", None), "certified": ("^", None), "No unlearning": ("s", "black"), "Retrain": ("X", "0.45")}
+_STYLE = {"heuristic": ("o", None), "baseline": ("D", None), "certified": ("^", None), "No unlearning": ("s", "black"), "Retrain": ("X", "0.45")}
 _SPLIT_COLOURS = {"uniform": "tab:blue", "adversarial": "tab:orange"}
 
 
@@ -82,7 +92,7 @@ def _draw_points(ax, data: pd.DataFrame, legend: bool) -> None:
         marker, colour = _STYLE[kind]
         for split, sub in data[data.kind == kind].groupby("split", sort=False):
             c = colour or _SPLIT_COLOURS.get(split, "tab:gray")
-            label = (f"{kind}, {split}" if kind in ("heuristic", "certified") else (kind if split == "uniform" else None)) if legend else None
+            label = (f"{kind}, {split}" if kind in ("heuristic", "baseline", "certified") else (kind if split == "uniform" else None)) if legend else None
             for chance, part in sub.groupby("at_chance"):
                 ax.scatter(part.forget_gap, part.claim_share, marker=marker, s=70 if kind == "heuristic" else 60,
                            color="none" if chance else c, edgecolors=c if chance else ("black" if kind != "Retrain" else "none"),
@@ -98,9 +108,9 @@ def finding_figure(table1b: pd.DataFrame, stem: str | os.PathLike, certified: Ma
     black squares, Retrain as grey crosses (Table 1b's; a certified design's controls are in the CSV:
     a joint design's No unlearning sits on its ceiling by construction); the band |x| <= 0.05, where
     an accuracy check calls the forget set forgotten, shaded.  The right panel zooms on the heuristics
-    inside the band, where the claims are small beside the ceiling, each labelled."""
+    inside the band, where the claims are small beside the ceiling, each labelled; the field's baselines as diamonds."""
     data = finding_frame(table1b, certified)
-    shown = data[(data.source == "table1b") | (data.kind == "certified")]
+    shown = data[(data.source == "table1b") | data.kind.isin(["baseline", "certified"])]
     fig, axes = new_grid(1, 2, 13.0, 5.4, gridspec_kw={"width_ratios": [1.15, 1.0]})
     full, zoom = axes[0]
     for ax in (full, zoom):
@@ -118,7 +128,7 @@ def finding_figure(table1b: pd.DataFrame, stem: str | os.PathLike, certified: Ma
     full.set_xlim(min(lo, -0.1) - pad, max(hi, 0.1) + pad)
     full.set_title("Methods that look unlearned, audited", fontsize=10)
     full.legend(loc="upper left", fontsize=7, framealpha=0.9)
-    near = shown[(shown.kind == "heuristic") & (shown.forget_gap.abs() <= 0.2) & (shown.claim_share <= 0.2)]
+    near = shown[shown.kind.isin(["heuristic", "baseline"]) & (shown.forget_gap.abs() <= 0.2) & (shown.claim_share <= 0.2)]
     top = max(float(near.claim_share.max()) if len(near) else 0.0, 0.005)
     counts = {True: 0, False: 0}
     for r in near.sort_values(["claim_share", "forget_gap"]).itertuples():
@@ -131,7 +141,7 @@ def finding_figure(table1b: pd.DataFrame, stem: str | os.PathLike, certified: Ma
     zoom.set_xlim(-0.1, 0.25)
     zoom.set_ylim(-0.3 * top, 1.25 * top)
     zoom.set_xlabel("forget accuracy minus Retrain's")
-    zoom.set_title("zoom: the heuristics near Retrain's forget accuracy\n(inside the band and above 0: passes the accuracy check, fails the audit)",
+    zoom.set_title("zoom: the heuristics and baselines near Retrain's forget accuracy\n(inside the band and above 0: passes the accuracy check, fails the audit)",
                    fontsize=9)
     return save_figure(fig, stem, data=data)
 
