@@ -301,3 +301,28 @@ def test_retrain_scores_without_both_phases_are_refused_before_the_audit(tmp_pat
     leaky, retrain = produce(tmp_path / "leaky", shift=0.25), produce(tmp_path / "retrain", shift=0.0)
     rc, _, err = main_audit(["--scores", leaky, "--r", "60", "--retrain-scores", retrain / "eval"], capsys)
     assert rc == 2 and "--retrain-scores" in err and "calib" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_external_attacks_statistic_is_audited_under_its_own_name(tmp_path, capsys):
+    """A LiRA-style statistic computed elsewhere (each example's score standardised by its calibration
+    runs out of the forget set), written as a column of the producer's files, audited with --score-column."""
+    src = produce(tmp_path / "scores", shift=0.8)
+    files = sorted(src.rglob("*.parquet"))
+    frames = {f: pd.read_parquet(f) for f in files}
+    calib = pd.concat(v for f, v in frames.items() if v.phase.iloc[0] == "calib")
+    out_stats = calib[~calib.in_forget].groupby("example").score_logit.agg(["mean", "std"])
+    mine = tmp_path / "mine"
+    for f, v in frames.items():
+        stats = out_stats.loc[v.example]
+        lira = (v.score_logit.to_numpy() - stats["mean"].to_numpy()) / stats["std"].to_numpy()
+        dest = mine / f.relative_to(src)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        v.drop(columns=["score_logit", "score_loss"]).assign(score_lira=lira).to_parquet(dest)
+    rc, res, err = main_audit(["--scores", mine, "--r", "60", "--score-column", "score_lira", "--out", tmp_path / "b.parquet"], capsys)
+    assert rc == 0, err
+    pre = preregistered(res)
+    assert res["score"] == "score_lira" and pre["score"] == "score_lira" and pre["rejected"]
+    assert set(pd.read_parquet(tmp_path / "b.parquet").score) == {"score_lira"}
+    assert res["membership"]["auc"] > 0.6
+    rc, _, err = main_audit(["--scores", mine, "--r", "60", "--score-column", "score_nope"], capsys)
+    assert rc == 2 and "score_nope" in err and "score_lira" in err and len(err.strip().splitlines()) == 1

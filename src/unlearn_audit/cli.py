@@ -6,6 +6,7 @@ Bad input exits with status 2 and a single line on stderr (no traceback).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -255,7 +256,11 @@ def _cmd_audit(args) -> dict:
     if args.out:
         _check_output_file(Path(args.out), "--out")
     scores, n_files = read_score_files(args.scores, args.glob)
+    if args.score_column:
+        scores = _external_score(scores, args.score_column, args.score)
     retrain = _retrain_scores(args.retrain_scores, args.glob) if args.retrain_scores else None
+    if retrain is not None and args.score_column:
+        retrain = _external_score(retrain, args.score_column, args.score, "--retrain-scores")
     signs = read_signs_file(args.signs) if args.signs else None
     res = audit_scores(scores, r_values, score=args.score, zeta=args.zeta, signs=signs,
                        experiment=None if "experiment" in scores.columns else Path(args.scores).name)
@@ -266,6 +271,11 @@ def _cmd_audit(args) -> dict:
         audits.append({"r": r, "runs": ov["run"].tolist(), "overlaps": ov["overlap"].tolist(),
                        "bounds": [{k: row[k] for k in schemas.BOUNDS.names} for row in rows.to_dict("records")]})
     membership = _membership(scores, res, retrain)
+    if args.score_column:  # the rows name the column the statistic came from
+        res = dataclasses.replace(res, score=args.score_column, bounds=res.bounds.assign(score=args.score_column))
+        for a in audits:
+            for b in a["bounds"]:
+                b["score"] = args.score_column
     if args.out:
         write_parquet(res.bounds, args.out, schemas.BOUNDS)
     out = {"experiment": res.experiment, "score": res.score, "m": res.m, "zeta": args.zeta, "files": n_files,
@@ -274,6 +284,19 @@ def _cmd_audit(args) -> dict:
     if args.out:
         out["out"] = str(args.out)
     return out
+
+
+def _external_score(scores, column: str, score: str, option: str = "--scores"):
+    """``--score-column``: any numeric column (an external attack's per-example statistic, e.g. a
+    likelihood ratio computed elsewhere) audited in the slot of ``score_<score>``; refused, before any
+    work, where the files lack it or it is not numeric."""
+    import pandas as pd
+
+    if column not in scores.columns:
+        raise UsageError(f"--score-column {column}: {option} files have no such column (their columns: {', '.join(map(str, scores.columns))})")
+    if not pd.api.types.is_numeric_dtype(scores[column]):
+        raise UsageError(f"--score-column {column}: the column must be numeric, got {scores[column].dtype}")
+    return scores.assign(**{f"score_{score}": scores[column].astype(float)})
 
 
 def _retrain_scores(path: str, pattern: str):
@@ -311,21 +334,25 @@ def _cmd_size(args) -> dict:
 
     if (args.d_prime is None) == (args.scores is None):
         raise UsageError("give exactly one of --d-prime or --scores (a pilot's or a No-unlearning control's score files)")
-    source = "--d-prime"
-    d_prime = args.d_prime
+    source, measured = "--d-prime", None
+    d_prime, rho = args.d_prime, args.batch_correlation
     if args.scores is not None:
         from .auditors.score_files import read_score_files
-        from .auditors.signal import per_example_d_prime
+        from .auditors.signal import pilot_signal
 
         scores, n_files = read_score_files(args.scores, args.glob)
-        d_prime = per_example_d_prime(scores, args.score)
-        if d_prime.size == 0:
+        pilot = pilot_signal(scores, args.score)
+        if pilot.d_prime.size == 0:
             raise UsageError(f"--scores {args.scores}: no example is both in and out of the forget set in two runs each; "
                              "give a pilot with more runs")
-        source = f"{args.scores} ({n_files} files; the {d_prime.size} examples' d' of the {args.score} score, resampled)"
+        d_prime, measured = pilot.d_prime, float(np.median(pilot.measured))
+        rho = pilot.batch_correlation if rho is None else rho
+        source = (f"{args.scores} ({n_files} files; the {d_prime.size} examples' d' of the {args.score} score, "
+                  "deconvolved of their sampling noise, resampled)")
     res = expected_bound(d_prime, args.m, args.r, args.calibration_runs, args.evaluation_runs, batch_size=args.batch_size,
-                         test=args.test, statistic=args.statistic, zeta=args.zeta, simulations=args.simulations, seed=args.seed)
-    return {"d_prime_from": source, **res.record()}
+                         batch_correlation=rho or 0.0, test=args.test, statistic=args.statistic, zeta=args.zeta,
+                         simulations=args.simulations, seed=args.seed)
+    return {"d_prime_from": source, "d_prime_measured": measured, **res.record()}
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -491,6 +518,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--zeta", type=float, default=0.05, help="significance level in (0, 1)")
     a.add_argument("--signs", help="SIGNS Parquet file giving each run's sign vector (matched by phase and run); "
                    "in_forget must agree with it")
+    a.add_argument("--score-column", help="audit this numeric column instead (an external membership attack's per-example statistic, "
+                   "e.g. a likelihood ratio computed elsewhere; either orientation): the bounds and metrics name it (docs/cli.md)")
     a.add_argument("--retrain-scores", help="Retrain's score files of the same design (SCORES schema, calib and eval runs): "
                    "adds privleak against Retrain's AUC to the membership metrics (docs/metrics.md)")
     a.add_argument("--out", help="also write the bounds here as Parquet (BOUNDS schema)")
@@ -504,6 +533,8 @@ def build_parser() -> argparse.ArgumentParser:
     sz.add_argument("--score", choices=SCORE_NAMES, default="logit", help="the score whose d' --scores measures (default: logit)")
     sz.add_argument("--m", type=int, required=True, help="candidate batches")
     sz.add_argument("--batch-size", type=int, default=1, help="examples per batch B (default 1)")
+    sz.add_argument("--batch-correlation", type=float, help="correlation of two examples of one batch across runs "
+                    "(default: measured on --scores, else 0)")
     sz.add_argument("--r", type=int, required=True, help="the guess budget (even, <= m)")
     sz.add_argument("--calibration-runs", type=int, required=True, help="Gamma")
     sz.add_argument("--evaluation-runs", type=int, required=True, help="L")
