@@ -18,7 +18,7 @@ from unlearn_audit.training import loss_fn
 from unlearn_audit.unlearning import Monitor, get_method, make_params, release_key, unlearn, unlearn_variants
 from unlearn_audit.unlearning import common as common_module
 from unlearn_audit.unlearning import model_clipping as mc_module
-from unlearn_audit.unlearning.params import model_clipping_plan
+from unlearn_audit.unlearning.params import HessianParams, model_clipping_plan
 from unlearn_audit.unlearning.rewind_to_delete import lipschitz_estimate
 
 from synthetic_images import quadrant_images
@@ -406,6 +406,45 @@ def test_the_newton_step_turns_cudnn_off_for_a_recurrent_model_on_a_gpu_only():
     for model, device in ((cnn, "cuda"), (lstm, "cpu")):
         with _without_cudnn_rnn(model, torch.device(device)):
             assert torch.backends.cudnn.enabled == before
+
+
+@pytest.mark.parametrize("precision", ["fp32", "tf32", "bf16"])
+def test_the_charlstm_newton_step_runs_inside_each_precision_regions_cuda_branch(precision, monkeypatch):
+    """Table 1a's Hessian step inside the precision region a workflow job on a GPU enters
+    (``compute_precision(p, "cuda")``: for fp32 and tf32 the new fp32_precision flags, global, so set on
+    a CPU too; for bf16 CUDA autocast), with the cuDNN switch taking its GPU branch: no mix of the legacy
+    and new TF32 APIs, cuDNN off inside the step and restored after, the step the same as outside it."""
+    import warnings
+
+    from unlearn_audit.models import build_model
+    from unlearn_audit.torch_utils import compute_precision
+    from unlearn_audit.unlearning import hessian
+
+    g = torch.Generator().manual_seed(2)
+    text = torch.randint(0, 30, (40, 12), generator=g)
+    retain, forget = (text[:32], torch.roll(text[:32], -1, 1)), (text[32:], torch.roll(text[32:], -1, 1))
+    params = HessianParams(s1=1, s2=3, scale=500.0, batch_size=8)
+    lstm = build_model("charlstm", vocab_size=30, embed_dim=4, hidden_size=8, num_layers=1)
+    outside = copy.deepcopy(lstm)
+    hessian.hessian_step(outside, retain, forget, params, torch.Generator().manual_seed(5))
+    seen = []
+    real = hessian._without_cudnn_rnn
+    monkeypatch.setattr(hessian, "_without_cudnn_rnn", lambda model, device: real(model, torch.device("cuda")))
+    monkeypatch.setattr(hessian, "retain_gradient", _recording(hessian.retain_gradient, seen))
+    before = torch.backends.cudnn.enabled
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # CUDA autocast on a machine without CUDA warns and stays off
+        with compute_precision(precision, "cuda"):
+            hessian.hessian_step(lstm, retain, forget, params, torch.Generator().manual_seed(5))
+    assert seen == [False] and torch.backends.cudnn.enabled == before
+    assert _same(_state(lstm), _state(outside))
+
+
+def _recording(fn, seen: list):
+    def wrapped(*args, **kwargs):
+        seen.append(torch.backends.cudnn.enabled)
+        return fn(*args, **kwargs)
+    return wrapped
 
 
 def test_lissa_draws_its_minibatches_up_front_as_one_call_per_product_would():

@@ -114,12 +114,26 @@ def _minibatch_hvp(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], 
     return hvp
 
 
+@contextlib.contextmanager
+def _cudnn_off():
+    """``torch.backends.cudnn.enabled`` False inside, restored after.  Set directly, not through
+    ``torch.backends.cudnn.flags()``: that also reads the legacy TF32 flag, which PyTorch refuses to
+    mix with the new ``fp32_precision`` API that every workflow job's precision region sets on a GPU
+    (:func:`~unlearn_audit.torch_utils.compute_precision`)."""
+    before = torch.backends.cudnn.enabled
+    torch.backends.cudnn.enabled = False
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.enabled = before
+
+
 def _without_cudnn_rnn(model: nn.Module, device: torch.device):
     """cuDNN off for a recurrent model's passes on a GPU: cuDNN's LSTM refuses a backward in eval mode
     and a double backward (``create_graph=True``), both of which the Newton step takes; PyTorch's own
     LSTM kernels do both.  Elsewhere (the CPU, a model without recurrence) nothing changes."""
     if torch.device(device).type == "cuda" and any(isinstance(m, nn.RNNBase) for m in model.modules()):
-        return torch.backends.cudnn.flags(enabled=False)
+        return _cudnn_off()
     return contextlib.nullcontext()
 
 
