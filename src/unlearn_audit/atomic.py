@@ -41,6 +41,17 @@ def default_file_mode() -> int:
     return 0o666 & ~_current_umask()
 
 
+#: The name of :func:`atomic_path`'s temporary file for a destination named ``name``: ``.<name>.<random>.tmp``.
+TMP_PREFIX, TMP_SUFFIX = ".", ".tmp"
+
+
+def is_unfinished_write(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a temporary file :func:`atomic_path` leaves behind when its process is
+    killed mid-write (never a finished output)."""
+    name = Path(path).name
+    return name.startswith(TMP_PREFIX) and name.endswith(TMP_SUFFIX) and name.count(".") >= 3
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path in the destination's directory; move it to ``path`` on success.
@@ -49,7 +60,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """
     dest = Path(path)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{dest.name}.", suffix=TMP_SUFFIX, dir=dest.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:

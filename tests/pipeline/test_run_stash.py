@@ -93,3 +93,46 @@ def test_a_one_file_output_has_its_stash_and_training_states_never_reach_the_out
     stash.commit()
     assert out.read_bytes() == b"model" and sorted(p.name for p in out.parent.iterdir()) == ["retrain.pt"]
     assert not (results / STASH_DIR).exists()
+
+
+def _job(results: Path, chunk: Path, runs: range, kill_in: int | None = None) -> None:
+    """A chunk job that writes each run's file atomically into its stash, skipping finished runs; with
+    ``kill_in`` its process dies in the middle of that run's write (the temporary file left behind)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os, sys
+from pathlib import Path
+from unlearn_audit.atomic import atomic_path
+from unlearn_audit.pipeline.run_stash import RunStash
+stash = RunStash({str(chunk)!r}, {str(results)!r}, "fp")
+for r in {list(runs)!r}:
+    out = {str(chunk)!r} + f"/eval/{{r}}/scores.parquet"
+    if stash.finished([out]):
+        continue
+    with atomic_path(stash.path(out)) as tmp:
+        tmp.write_bytes(b"run %d" % r)
+        if r == {kill_in!r}:
+            os._exit(9)   # killed mid-write: the temporary file stays
+if {kill_in!r} is None:
+    stash.commit()
+"""
+    subprocess.run([sys.executable, "-c", script], check=False)
+
+
+def test_a_killed_write_leaves_nothing_in_the_finished_chunk_folder(tmp_path):
+    """Killed in the middle of run 2's write and retried, the chunk folder equals an uninterrupted job's."""
+    results, chunk = _chunk(tmp_path / "killed")
+    _job(results, chunk, range(4), kill_in=2)
+    stash = results / STASH_DIR / chunk.relative_to(results)
+    assert any(p.name.endswith(".tmp") for p in stash.rglob("*"))  # the killed write's temporary file
+    _job(results, chunk, range(4))
+    clean_results, clean = _chunk(tmp_path / "clean")
+    _job(clean_results, clean, range(4))
+
+    def files(folder: Path) -> dict[str, bytes]:
+        return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+    assert files(chunk) == files(clean) and len(files(clean)) == 4
+    assert not (results / STASH_DIR).exists()

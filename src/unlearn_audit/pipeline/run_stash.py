@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..atomic import write_text_atomic
+from ..atomic import is_unfinished_write, write_text_atomic
 
 __all__ = ["STASH_DIR", "RunStash", "job_fingerprint", "chunk_stash"]
 
@@ -95,10 +95,12 @@ class RunStash:
         return all(os.path.exists(self.path(o)) for o in outputs)
 
     def commit(self) -> None:
-        """Move every stashed file into the output folder and remove the stash (the job is done)."""
+        """Move every stashed file into the output folder and remove the stash (the job is done); the
+        temporary file of a write an earlier attempt was killed in is not an output and is left behind
+        with the stash."""
         for path in sorted(p for p in self.root.rglob("*") if p.is_file() and p.name != _KEY):
             rel = path.relative_to(self.root)
-            if rel.parts[0] == _IN_PROGRESS:
+            if rel.parts[0] == _IN_PROGRESS or is_unfinished_write(path):
                 continue
             dest = self.output_dir if self.one_file else self.output_dir / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
