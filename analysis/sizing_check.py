@@ -92,7 +92,7 @@ def header(results: Path, simulations: int, seed: int) -> str:
     """The output's first line: the run checked (its provenance) and the machine and checkout that checked it."""
     provenance = json.loads((results / "provenance.json").read_text()) if (results / "provenance.json").exists() else {}
     run_commit = provenance.get("workflow", {}).get("commit", "unknown")[:7]
-    here = (_git("rev-parse", "--short", "HEAD") or "unknown") + (" with uncommitted changes" if _git("status", "--porcelain") else "")
+    here = (_git("rev-parse", "--short", "HEAD") or "unknown") + (" with uncommitted changes" if _git("status", "--porcelain", "--untracked-files=no") else "")
     cpu = _cpu()
     return (f"# python analysis/sizing_check.py on the results of a run of {run_commit}, checked at {here} on an {cpu} "
             f"({os.cpu_count()} cores); {simulations} simulated audits per experiment, seed {seed}; pilot: each experiment's own calibration runs")
