@@ -128,14 +128,18 @@ def finding_figure(table1b: pd.DataFrame, stem: str | os.PathLike, certified: Ma
     full.set_xlim(min(lo, -0.1) - pad, max(hi, 0.1) + pad)
     full.set_title("Methods that look unlearned, audited", fontsize=10)
     full.legend(loc="upper left", fontsize=7, framealpha=0.9)
-    near = shown[shown.kind.isin(["heuristic", "baseline"]) & (shown.forget_gap.abs() <= 0.2) & (shown.claim_share <= 0.2)]
+    methods = shown[shown.kind.isin(["heuristic", "baseline"])]
+    near = methods[(methods.forget_gap.abs() <= 0.2) & (methods.claim_share <= 0.2)]
     top = max(float(near.claim_share.max()) if len(near) else 0.0, 0.005)
+    # every method the zoom's frame shows is labelled, a point above 0.2 inside it too
+    near = methods[methods.forget_gap.between(-0.1, 0.25) & (methods.claim_share <= 1.25 * top)]
     counts = {True: 0, False: 0}
     for r in near.sort_values(["claim_share", "forget_gap"]).itertuples():
         at_zero = bool(r.claim_share <= 0)
         k = counts[at_zero]
         counts[at_zero] += 1
-        offset = (6, -11 - 9 * (k % 4)) if at_zero else (8 + 40 * (k % 2), 4 + 9 * (k % 3))  # crowded labels stacked
+        high = not at_zero and r.claim_share > 0.5 * top  # the few high points: labels beside them, alternating up and down
+        offset = (6, -11 - 9 * (k % 4)) if at_zero else ((12, 6 if k % 2 else -8) if high else (8 + 40 * (k % 2), 4 + 9 * (k % 3)))
         zoom.annotate(f"{r.method} ({r.split[0].upper()})", (r.forget_gap, r.claim_share), textcoords="offset points",
                       xytext=offset, fontsize=7, arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "0.5"})
     zoom.set_xlim(-0.1, 0.25)
