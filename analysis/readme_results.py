@@ -152,13 +152,18 @@ def headline(results: Path, table: str = "table1b", noun: str = "heuristics") ->
         text = (f"- **{split}**: {len(looks)} of {len(sub)} {noun} look unlearned (forget and test accuracy within 0.05 of "
                 f"Retrain's); {len(rejected)} of them are rejected")
         if len(rejected):
-            text += f" (claims {rejected.epsilon_lb_claim.min():.2f}-{rejected.epsilon_lb_claim.max():.2f}, " \
-                    f"{rejected.guess_fraction.min():.2f}-{rejected.guess_fraction.max():.2f} of the guesses right)"
+            text += f" (claims {span(rejected.epsilon_lb_claim)}, {span(rejected.guess_fraction)} of the guesses right)"
         others = sub[~sub.index.isin(looks.index)]
         if len(others):
             text += "; not looking unlearned: " + ", ".join(f"{r.method} ({fmt_flags(r)}, claim {r.epsilon_lb_claim:.2f})" for r in others.itertuples())
         out.append(text + ".")
     return out
+
+
+def span(values) -> str:
+    """``a-b`` of a column's smallest and largest values (two decimals), one number where they agree."""
+    lo, hi = f"{min(values):.2f}", f"{max(values):.2f}"
+    return lo if lo == hi else f"{lo}-{hi}"
 
 
 def fmt_flags(r) -> str:
