@@ -34,7 +34,7 @@ import pandas as pd
 from scipy.special import stdtrit
 
 from ..catalogue import score_column
-from .gaussian_fit import PerExampleFit
+from .batchwise import per_example_fit
 
 __all__ = ["FPRS", "MIN_NEGATIVES", "BOOTSTRAP", "MembershipMetrics", "auc", "orientation", "fpr_threshold", "membership_metrics",
            "privleak", "privleak_interval", "fpr_label"]
@@ -145,10 +145,10 @@ def _lr(frame: pd.DataFrame, fit: pd.DataFrame | None, col: str) -> np.ndarray |
     """Each row's log-likelihood ratio under its example's fitted Gaussians (FIT rows of this score)."""
     if fit is None or fit.empty:
         return None
-    f = fit.drop_duplicates("example").set_index("example").reindex(frame["example"].to_numpy())
-    if f.mu_in.isna().any():
+    try:
+        gauss = per_example_fit(fit, frame["example"].to_numpy())
+    except ValueError:  # the fit lacks some evaluated example: no ratio for any
         return None
-    gauss = PerExampleFit(f.mu_in.to_numpy(), f.sd_in.to_numpy(), f.n_in.to_numpy(), f.mu_out.to_numpy(), f.sd_out.to_numpy(), f.n_out.to_numpy())
     return gauss.log_likelihood_ratio(frame[col].to_numpy(float)[None, :])[0]
 
 
@@ -192,11 +192,13 @@ def membership_metrics(calibration: pd.DataFrame, evaluation: pd.DataFrame, scor
                              int(positive.sum()), int((~positive).sum()), int(calib_negatives.size), auc_draws, runs)
 
 
-def privleak(auc_method: float, auc_retrain: float) -> float:
-    """100 ((1 - AUC) - (1 - AUC_R)) / (1 - AUC_R), against Retrain's own AUC (NaN where it is 1 or unknown)."""
-    if not np.isfinite(auc_retrain) or auc_retrain >= 1:
-        return float("nan")
-    return float(100 * ((1 - auc_method) - (1 - auc_retrain)) / (1 - auc_retrain))
+def privleak(auc_method, auc_retrain):
+    """100 ((1 - AUC) - (1 - AUC_R)) / (1 - AUC_R), against Retrain's own AUC (NaN where it is 1 or
+    unknown); a float for two numbers, an array for two arrays of draws."""
+    m, r = np.asarray(auc_method, float), np.asarray(auc_retrain, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(np.isfinite(r) & (r < 1), 100 * ((1 - m) - (1 - r)) / (1 - r), np.nan)
+    return float(out) if out.ndim == 0 else out
 
 
 def privleak_interval(auc_method: float, auc_retrain: float, method_draws, retrain_draws, runs: int) -> tuple[float, float]:
@@ -207,6 +209,4 @@ def privleak_interval(auc_method: float, auc_retrain: float, method_draws, retra
     n = min(m.size, r.size)
     if n == 0:
         return float("nan"), float("nan")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.where(r[:n] < 1, 100 * ((1 - m[:n]) - (1 - r[:n])) / (1 - r[:n]), np.nan)
-    return _interval(privleak(auc_method, auc_retrain), values, runs, -np.inf, np.inf)
+    return _interval(privleak(auc_method, auc_retrain), privleak(m[:n], r[:n]), runs, -np.inf, np.inf)

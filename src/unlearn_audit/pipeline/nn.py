@@ -220,15 +220,16 @@ def with_membership(bounds: pd.DataFrame, membership: pd.DataFrame | None, retra
     score (``membership``: MEMBERSHIP rows; NaN for an experiment without them): the AUCs and TPRs,
     and privleak against the AUC of the design's Retrain control (``retrain_controls``: experiment →
     control; NaN where the design has none) with the interval of the two AUCs' bootstrap draws."""
+    absent = {c: (False if c.startswith("few_") else math.nan) for c in schemas.MEMBERSHIP_COLUMNS}
     if membership is None or membership.empty:
-        return bounds.assign(**{c: (False if c.startswith("few_") else math.nan) for c in schemas.MEMBERSHIP_COLUMNS})
+        return bounds.assign(**absent)
     by = {(str(r["experiment"]), str(r["score"])): r for r in membership.to_dict("records")}
     rows = []
     for b in bounds.itertuples(index=False):
         own = by.get((str(b.experiment), str(b.score)))
         control = by.get((str(retrain_controls.get(b.experiment)), str(b.score)))
         if own is None:
-            rows.append({c: (False if c.startswith("few_") else math.nan) for c in schemas.MEMBERSHIP_COLUMNS})
+            rows.append(absent)
             continue
         row = {c: own[c] for c in schemas.MEMBERSHIP_COLUMNS if c in own}
         if control is None:
