@@ -218,12 +218,12 @@ def section(results: Path, others: list[Path] = ()) -> str:
               f"{int(pd.read_csv(results / 'tables' / 'table1b.csv').L.iloc[0])} evaluation runs, 95 % interval) is the same number at "
               "any audit size; Theorem 4.2's bound follows, and in brackets what the same share gives at the paper's m = 4,500, r = 3,000.",
               "", *table1b_section(results), ""]
-    if disagreements(results):
-        lines += [disagreements(results), ""]
-    if headline(results, "table_baselines", "baselines"):
+    disagree, baselines = disagreements(results), headline(results, "table_baselines", "baselines")
+    if disagree:
+        lines += [disagree, ""]
+    if baselines:
         lines += ["The field's baselines (NegGrad+, SCRUB, random labels, SalUn, Bad Teacher, SSD), each at its utility budget "
-                  "(`analysis/regime/budgets_baselines.out.txt`; their table in `docs/results.md`):", "",
-                  *headline(results, "table_baselines", "baselines"), ""]
+                  "(`analysis/regime/budgets_baselines.out.txt`; their table in `docs/results.md`):", "", *baselines, ""]
     size = audit_size_section(results)
     if size:
         lines += ["### Why these bounds are smaller than the paper's", "",
