@@ -264,18 +264,15 @@ def _cmd_audit(args) -> dict:
     signs = read_signs_file(args.signs) if args.signs else None
     res = audit_scores(scores, r_values, score=args.score, zeta=args.zeta, signs=signs,
                        experiment=None if "experiment" in scores.columns else Path(args.scores).name)
+    membership = _membership(scores, res, retrain)
+    if args.score_column:  # the rows name the column the statistic came from
+        res = dataclasses.replace(res, score=args.score_column, bounds=res.bounds.assign(score=args.score_column))
     audits = []
     for r in sorted(r_values):
         ov = res.overlaps[res.overlaps.r == r].sort_values("run")
         rows = res.bounds[res.bounds.r == r]
         audits.append({"r": r, "runs": ov["run"].tolist(), "overlaps": ov["overlap"].tolist(),
                        "bounds": [{k: row[k] for k in schemas.BOUNDS.names} for row in rows.to_dict("records")]})
-    membership = _membership(scores, res, retrain)
-    if args.score_column:  # the rows name the column the statistic came from
-        res = dataclasses.replace(res, score=args.score_column, bounds=res.bounds.assign(score=args.score_column))
-        for a in audits:
-            for b in a["bounds"]:
-                b["score"] = args.score_column
     if args.out:
         write_parquet(res.bounds, args.out, schemas.BOUNDS)
     out = {"experiment": res.experiment, "score": res.score, "m": res.m, "zeta": args.zeta, "files": n_files,
