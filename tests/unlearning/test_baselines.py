@@ -12,6 +12,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from unlearn_audit.models import build_model
+from unlearn_audit.scores import IGNORE
 from unlearn_audit.training.sgd import loss_fn, random_batches, sgd_run
 from unlearn_audit.unlearning import get_method, make_params, method_names, unlearn
 from unlearn_audit.unlearning.params import BUILTIN_GROUPED, BUILTIN_PARAMS
@@ -247,6 +249,33 @@ def test_random_labels_are_always_wrong_and_uniform_over_the_other_classes():
     counts.index_put_((y, new), torch.ones(len(y)), accumulate=True)
     off_diagonal = counts[~torch.eye(4, dtype=torch.bool)]
     assert float(off_diagonal.min()) > 900 and float(off_diagonal.max()) < 1100  # 1000 expected each
+
+
+def test_random_labels_redraw_every_target_of_a_sequence_and_keep_the_unscored_ones():
+    """A next-character model's targets: each character is a label and gets a wrong one; a target
+    set to IGNORE (a question's token) is left unscored."""
+    y = torch.randint(0, 60, (50, 20), generator=torch.Generator().manual_seed(1))
+    y[:, :5] = IGNORE
+    new = wrong_labels(y, 60, torch.Generator().manual_seed(2))
+    assert new.shape == y.shape
+    assert bool((new[:, :5] == IGNORE).all())
+    assert bool((new[:, 5:] != y[:, 5:]).all()) and bool(((new[:, 5:] >= 0) & (new[:, 5:] < 60)).all())
+
+
+@pytest.mark.parametrize("name", BASELINES)
+def test_each_baseline_unlearns_a_next_character_model(name):
+    """All six need only the model's cross-entropy, so they apply to Table 1a's CharLSTM: each runs on
+    windows of characters, stays finite and moves the model."""
+    g = torch.Generator().manual_seed(0)
+    text = torch.randint(0, 40, (40, 12), generator=g)
+    retain, forget = (text[:32], torch.roll(text[:32], -1, 1)), (text[32:], torch.roll(text[32:], -1, 1))
+    model = build_model("charlstm", hidden_size=8)
+    before = _state(model)
+    params = {**FAST[name], **({"batch_size": 8} if name != "ssd" else {})}
+    out = unlearn(name, model, retain, forget, params, generator=1)
+    after = _state(out)
+    assert all(torch.isfinite(v).all() for v in after.values())
+    assert not _same(before, after)
 
 
 def test_random_labels_unlearn_a_memorised_forget_set(memorised):

@@ -2,12 +2,14 @@
 method): the forget rows get randomly chosen *incorrect* labels and the model is trained on them.
 
 Here each forget row's new label is drawn once per run, uniformly from the other C − 1 classes,
-y' = (y + U{1, …, C−1}) mod C (C the model's output width), and the model is fine-tuned with SGD
+y' = (y + U{1, …, C−1}) mod C (C the model's output width); for a next-character model each target
+character of a window is a label and is redrawn so (a target set to ``IGNORE``, a question's token,
+stays unscored).  The model is fine-tuned with SGD
 on the union D_r ∪ D_f(S)' of the retain set and the relabelled forget set: ``epochs`` shuffled
 passes over the union, every mini-batch a random mix of both (the random-labelling baseline as
 SalUn, Fan et al. 2024, runs it: the retain rows keep the model accurate).  Labels and batch orders
 come from the run's generator.  The forget rows are in every step, so the method runs per model (no
-grouped final steps).  Images only: one class label a row.
+grouped final steps).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..training.sgd import loss_fn, random_batches, sgd_run
+from ..training.sgd import IGNORE, loss_fn, random_batches, sgd_run
 from .common import union_batch
 from .params import RandomLabelsParams
 from .registry import register
@@ -38,19 +40,18 @@ def num_classes(model: nn.Module, x: torch.Tensor) -> int:
 
 
 def wrong_labels(y: torch.Tensor, classes: int, generator: torch.Generator) -> torch.Tensor:
-    """For each label, one drawn uniformly from the other ``classes`` − 1 classes."""
+    """For each label (each target of a sequence), one drawn uniformly from the other ``classes`` − 1
+    classes; a target equal to ``IGNORE`` stays ``IGNORE``."""
     if classes < 2:
         raise ValueError(f"random relabelling needs at least 2 classes, got {classes}")
     shift = torch.randint(1, classes, tuple(y.shape), generator=generator).to(y.device)
-    return (y + shift) % classes
+    return torch.where(y == IGNORE, y, (y + shift) % classes)
 
 
 def relabelled_training(model: nn.Module, retain: Data, forget: Data, p: RandomLabelsParams, generator: torch.Generator, *,
                         desc: str = "random labels") -> nn.Module:
     """Draw the forget rows' wrong labels, then ``p.epochs`` shuffled SGD passes over D_r ∪ D_f(S)'."""
     xf, yf = forget
-    if yf.dim() != 1:
-        raise ValueError(f"random relabelling needs one class label a row (images); got labels of shape {tuple(yf.shape)}")
     relabelled = (xf, wrong_labels(yf, num_classes(model, xf), generator)) if len(xf) else forget
     cfg = p.finetune_config()
     batches = random_batches(len(retain[0]) + len(xf), cfg.batch_size, cfg.epochs, generator)
