@@ -391,6 +391,86 @@ def test_the_noisy_steps_read_nothing_to_the_host_and_keep_the_cpu_bits(setup):
     assert reads[8] == reads[2] <= 1  # no read per step: one at the end (the largest norm)
 
 
+class _KernelOps:
+    """A dispatch mode counting the operations a step dispatches, autograd's own ``detach`` (no
+    kernel: the engine's bookkeeping of saved and accumulated tensors) left out."""
+
+    def __init__(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        counter = self
+
+        class _Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                if func.overloadpacket is not torch.ops.aten.detach:
+                    counter.ops += 1
+                return func(*args, **(kwargs or {}))
+
+        self.ops, self.mode = 0, _Mode()
+
+    def __enter__(self):
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.mode.__exit__(*exc)
+
+
+def test_a_noisy_step_off_the_cpu_dispatches_few_more_ops_than_a_plain_step():
+    """On a device (here ``meta``, the device path at the paper's TinyNet shapes: 3x32x32 images, 100
+    classes, batches of 128), Π_{C2} and ξ act on one buffer holding every parameter: a noisy step
+    dispatches at most 80 operations, a few more than a plain SGD step (253 before, for this
+    network's 18 parameter tensors)."""
+    from meta_device import META, host_reads_answered
+
+    from unlearn_audit.training.sgd import MomentumSGD
+
+    paper = {"in_channels": 3, "num_classes": 100, "width": 1.0}
+    x = torch.empty(256, 3, 32, 32, device=META)
+    y = torch.empty(256, dtype=torch.long, device=META)
+    p = make_params("model_clipping", {**FIXED, "C2": 1.0, "sigma": 1e-3})
+    batches = [torch.arange(128), torch.arange(128, 256), torch.arange(128)]
+    ops = {}
+    for T in (1, 3):
+        model = build_model("tinynet", **paper).to(META)
+        with host_reads_answered(), _KernelOps() as count:
+            mc_module._noisy_phase(model, x, y, batches[:T], p, torch.Generator().manual_seed(0), set(), Recorder())
+        ops[T] = count.ops
+    per_step = (ops[3] - ops[1]) / 2
+    model = build_model("tinynet", **paper).to(META)
+    opt = MomentumSGD(list(model.parameters()))
+    with _KernelOps() as plain:
+        opt.zero_grad()
+        loss_fn(model(x[:128]), y[:128]).backward()
+        opt.step(0.1)
+    assert per_step <= 80 and per_step <= plain.ops + 15, (per_step, plain.ops)
+
+
+def test_the_flat_buffer_path_is_the_per_tensor_path_up_to_rounding(setup):
+    """The device path run on the CPU: without noise its weights after six steps are the per-tensor
+    path's to float rounding; with noise, one step's difference from the noiseless step is one
+    N(0, σ²) draw per weight (C2 large: no projection)."""
+    from unlearn_audit.training.sgd import random_batches
+
+    s = setup
+    x, y = s["retain"]
+    batches = random_batches(len(x), 16, 2, torch.Generator().manual_seed(5))[:6]
+
+    def run(flat, sigma, steps, C2):
+        p = make_params("model_clipping", {**FIXED, "C2": C2, "sigma": sigma} if sigma else
+                        {**FIXED, "C2": C2, "sigma": 0.0, "epsilon": None, "delta": None})
+        model = copy.deepcopy(s["model"])
+        norm = mc_module._noisy_phase(model, x, y, steps, p, torch.Generator().manual_seed(9), set(), Recorder(), flat=flat)
+        return _state(model), norm
+
+    (a, na), (b, nb) = run(False, 0.0, batches, 1.0), run(True, 0.0, batches, 1.0)
+    assert all(torch.allclose(a[k], b[k], atol=1e-6) for k in a) and math.isclose(na, nb, rel_tol=1e-6)
+    assert not _same(a, _state(copy.deepcopy(s["model"])))  # it trained
+    (noisy, _), (clean, _) = run(True, 0.05, batches[:1], 1.0e3), run(True, 0.0, batches[:1], 1.0e3)
+    xi = torch.cat([(noisy[k] - clean[k]).reshape(-1) for k in a if a[k].is_floating_point()])
+    assert xi.numel() > 1000 and abs(float(xi.std()) / 0.05 - 1) < 0.1 and abs(float(xi.mean())) < 0.01
+
+
 def test_the_newton_step_turns_cudnn_off_for_a_recurrent_model_on_a_gpu_only():
     """cuDNN's LSTM refuses the Newton step's backward in eval mode and its double backward: on a GPU the
     step runs a recurrent model on PyTorch's own kernels; a CNN, or any model on the CPU, is untouched."""

@@ -45,6 +45,30 @@ def project_(params: Sequence[torch.Tensor], radius: float) -> torch.Tensor:
     return sum_of_squares(params)
 
 
+@torch.no_grad()
+def flatten_parameters_(params: Sequence[torch.Tensor]) -> torch.Tensor | None:
+    """One buffer holding every parameter, each parameter made a view of its slice (in place), so that
+    Π_C and ξ are one operation each on a device; None where the parameters differ in dtype or device."""
+    if not params or len({(q.dtype, q.device) for q in params}) != 1:
+        return None
+    flat = torch.cat([q.detach().reshape(-1) for q in params])
+    offset = 0
+    for q in params:
+        q.data = flat[offset:offset + q.numel()].view_as(q)
+        offset += q.numel()
+    return flat
+
+
+@torch.no_grad()
+def project_flat_(flat: torch.Tensor, radius: float) -> torch.Tensor:
+    """:func:`project_` on :func:`flatten_parameters_`'s buffer: ‖x‖ in float64 over the buffer, one
+    scaling; returns ‖Π_C(x)‖² (float64, on the device).  Its sums run in another order than
+    :func:`project_`'s per-tensor ones, so the last bits may differ."""
+    norm = torch.linalg.vector_norm(flat, dtype=torch.float64)
+    flat.mul_((radius / norm).clamp(max=1.0).to(flat.dtype))
+    return torch.linalg.vector_norm(flat, dtype=torch.float64).square()
+
+
 def _noise_source(generator: torch.Generator, device: torch.device) -> torch.Generator:
     """Where the noisy steps draw ξ: the run's own generator on the CPU (the draws of every earlier
     run), or one device generator per run seeded from it, so that no step draws on the host and
@@ -57,14 +81,27 @@ def _noise_source(generator: torch.Generator, device: torch.device) -> torch.Gen
     return torch.Generator(device=device).manual_seed(seed)
 
 
+@torch.no_grad()
+def _add_noise_(tensors: Sequence[torch.Tensor], sigma: float, noise: torch.Generator, on_host: bool) -> None:
+    """ξ ~ N(0, σ² I) added to each tensor in turn, drawn from ``noise`` (``on_host``: the run's own
+    CPU generator, whose draws take no device argument, as every earlier run drew them)."""
+    for t in tensors:
+        where = {} if on_host else {"device": t.device}
+        t.add_(torch.randn(t.shape, generator=noise, dtype=t.dtype, **where), alpha=sigma)
+
+
 def _noisy_phase(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batches: Sequence, params: ModelClippingParams,
-                 generator: torch.Generator, wanted: set[int], mon: Monitor) -> float:
+                 generator: torch.Generator, wanted: set[int], mon: Monitor, flat: bool | None = None) -> float:
     """Phase 1 (Eq. 14): one SGD step (momentum 0, weight decay λ) per batch, Π_{C2}, + ξ; returns the
     largest ‖Π_{C2}(·)‖ over the steps.  One optimiser and one device-resident schedule for the phase,
     norms and noise on the device: no host read or copy per step, only at the checkpoint steps
-    (scored) and once at the end."""
+    (scored) and once at the end.  Off the CPU (``flat``, default: the data's device is not the CPU)
+    the parameters are views of one buffer (:func:`flatten_parameters_`): Π_{C2} and ξ are a few
+    operations a step, not a few per parameter tensor; ξ is then one draw of the buffer's length.
+    On the CPU each tensor's ξ is drawn from the run's generator in turn, as every earlier run drew it."""
     plist = list(model.parameters())
     trainable = [p for p in plist if p.requires_grad]
+    buffer = flatten_parameters_(plist) if (x.device.type != "cpu" if flat is None else flat) else None
     opt = MomentumSGD(trainable, weight_decay=params.noisy_weight_decay)
     schedule = resident_schedule(batches, x.device)
     noise = _noise_source(generator, x.device) if params.sigma else None
@@ -75,15 +112,12 @@ def _noisy_phase(model: nn.Module, x: torch.Tensor, y: torch.Tensor, batches: Se
             opt.zero_grad()
             loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx)).backward()
             opt.step(params.noisy_lr)
-            max_squared = torch.maximum(max_squared, project_(plist, params.C2))
+            if buffer is not None:
+                max_squared = torch.maximum(max_squared, project_flat_(buffer, params.C2))
+            else:
+                max_squared = torch.maximum(max_squared, project_(plist, params.C2))
             if noise is not None:
-                with torch.no_grad():
-                    for p in plist:
-                        if noise is generator:  # the CPU: the run's generator, as every earlier run drew it
-                            draw = torch.randn(p.shape, generator=noise, dtype=p.dtype)
-                        else:
-                            draw = torch.randn(p.shape, generator=noise, dtype=p.dtype, device=p.device)
-                        p.add_(draw, alpha=params.sigma)
+                _add_noise_([buffer] if buffer is not None else plist, params.sigma, noise, on_host=noise is generator)
             if t in wanted:
                 mon.checkpoint(t, model)
                 model.train()
