@@ -49,3 +49,34 @@ def host_reads_answered(value: float = 1.0):
     finally:
         for name, original in originals.items():
             setattr(torch.Tensor, name, original)
+
+
+@dataclass
+class HostCopies:
+    """The copies between the host and ``meta`` seen inside :func:`host_copies_counted`."""
+
+    count: int = 0
+
+
+@contextlib.contextmanager
+def host_copies_counted():
+    """Within the block, count every copy of a tensor between the CPU and ``meta`` (``.to``, ``copy_``):
+    on a GPU each is a transfer the step waits for (an index tensor made on the host each step)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    copies = HostCopies()
+
+    def devices(args, kwargs):
+        found = {a.device.type for a in list(args) + list((kwargs or {}).values()) if isinstance(a, torch.Tensor)}
+        if kwargs and kwargs.get("device") is not None:
+            found.add(torch.device(kwargs["device"]).type)
+        return found
+
+    class _Copies(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func.overloadpacket in (torch.ops.aten._to_copy, torch.ops.aten.copy_) and devices(args, kwargs) >= {"cpu", "meta"}:
+                copies.count += 1
+            return func(*args, **(kwargs or {}))
+
+    with _Copies():
+        yield copies

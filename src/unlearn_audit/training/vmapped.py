@@ -125,10 +125,14 @@ class StackedModels:
                 acc.add_(g)
         return total
 
+    def norm_tensor(self, tensors: Sequence[torch.Tensor]) -> torch.Tensor:
+        """Each model's ‖·‖₂ over ``tensors`` (stacked), accumulated in float64 as :func:`~unlearn_audit.torch_utils.global_norm`:
+        a float64 vector on the weights' device (no host read)."""
+        return sum(t.detach().double().reshape(len(self.models), -1).pow(2).sum(dim=1) for t in tensors).sqrt()
+
     def norms(self, tensors: Sequence[torch.Tensor]) -> list[float]:
-        """Each model's ‖·‖₂ over ``tensors`` (stacked), accumulated in float64 as :func:`~unlearn_audit.torch_utils.global_norm`."""
-        sq = sum(t.detach().double().reshape(len(self.models), -1).pow(2).sum(dim=1) for t in tensors)
-        return [float(v) for v in sq.sqrt()]
+        """:meth:`norm_tensor` read to the host."""
+        return [float(v) for v in self.norm_tensor(tensors)]
 
     def write_back(self) -> list[nn.Module]:
         """The models with the stacked weights copied into them (in place); returns them."""

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..training.sgd import loss_fn, random_batches, sgd_run
+from ..training.sgd import loss_fn, random_batches, resident_schedule, sgd_run
 from .registry import register
 from .common import RetainSteps, cycling_batches, finetune_steps, run_final
 from .params import IDAParams
@@ -35,12 +35,18 @@ def interleave(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forg
         return model
     batches = random_batches(len(xr), p.batch_size, p.forget_epochs, generator)
     next_forget_rows = cycling_batches(len(xf), p.forget_batch_size or p.batch_size, generator)
+    # Every step's rows cross to the device once, up front (no copy a step).  The forget batches are
+    # drawn here in the order the steps would draw them, nothing else drawing from the generator in
+    # between, so the draws are those of a step-by-step loop.
+    combined = [t for t in range(len(batches)) if (t + 1) % (p.q + 1) == 0] if len(xf) and p.lam > 0 else []
+    retain_rows = resident_schedule(batches, xr.device)
+    forget_rows = dict(zip(combined, resident_schedule([next_forget_rows() for _ in combined], xf.device)))
 
     def step_loss(m: nn.Module, t: int, rows: np.ndarray) -> torch.Tensor:
-        idx = torch.from_numpy(np.asarray(rows, dtype=np.int64)).to(xr.device)
+        idx = retain_rows[t]
         loss = loss_fn(m(xr.index_select(0, idx)), yr.index_select(0, idx))
-        if len(xf) and p.lam > 0 and (t + 1) % (p.q + 1) == 0:
-            fidx = torch.from_numpy(next_forget_rows()).to(xf.device)
+        if t in forget_rows:
+            fidx = forget_rows[t]
             loss = loss - p.lam * loss_fn(m(xf.index_select(0, fidx)), yf.index_select(0, fidx))
         return loss
 

@@ -31,7 +31,7 @@ from torch import nn
 from ..stats.accountants import r2d_h, r2d_sensitivity
 from ..stats.gaussian_mechanism import gaussian_sigma
 from .registry import Monitor, NoiseRelease, register
-from ..torch_utils import global_norm
+from ..torch_utils import global_norm, sum_of_squares
 from .hessian import retain_gradient
 from .params import BUILTIN_RELEASE_PARAMS, RewindToDeleteParams
 
@@ -90,13 +90,15 @@ def r2d_descent(
         raise ValueError("rewind_to_delete: the retain set is empty")
     plist = [p for p in model.parameters() if p.requires_grad]
     model.train()
-    G = 0.0
+    largest = None  # the largest ‖g‖² of the steps, on the device: no host read a step
     for _ in range(params.K):
         grads = retain_gradient(model, retain, params.micro_batch)
-        G = max(G, global_norm(grads))
+        squared = sum_of_squares(grads)
+        largest = squared if largest is None else torch.maximum(largest, squared)
         with torch.no_grad():
             for p, g in zip(plist, grads):
                 p.sub_(params.lr * g)
+    G = math.sqrt(float(largest)) if largest is not None else 0.0  # = the largest global_norm: the rounded root is monotone
     L = lipschitz_estimate(model, retain, params.lipschitz_samples, params.lipschitz_std, generator, params.micro_batch)
     return _descent_state(L, G, len(x), forget)
 
@@ -129,13 +131,15 @@ def r2d_descent_many(
         raise ValueError(f"{len(models)} models, {len(forgets)} forget sets and {len(generators)} generators: one each per run")
     stack = StackedModels(models)
     k = len(models)
-    G = [0.0] * k
+    largest = None  # each run's largest ‖g‖ of the steps, on the device: no host read a step
     for _ in range(params.K):
         grads = stack.mean_loss_gradient(x, y, params.micro_batch, train=True)
-        G = [max(a, b) for a, b in zip(G, stack.norms(grads))]
+        norms = stack.norm_tensor(grads)
+        largest = norms if largest is None else torch.maximum(largest, norms)
         with torch.no_grad():
             for w, g in zip(stack.weights, grads):
                 w.sub_(params.lr * g)
+    G = [float(v) for v in largest] if largest is not None else [0.0] * k
     # L̂ (docs/calibrations.md §7) in eval mode: run j's probes drawn from its own generator, parameter by parameter
     base = [w.clone() for w in stack.weights]
     g0 = stack.mean_loss_gradient(x, y, params.micro_batch, train=False)
