@@ -67,21 +67,30 @@ def _flags(r) -> str:
     return ", ".join(f"`{f}`" for f in names) or "-"
 
 
+SPLITS = ("uniform", "adversarial")
+
+
+def where(row) -> tuple[str, ...]:
+    """A table row's (dataset, split), or (split,) for a table without datasets: the rows that share a Retrain."""
+    return (str(row["dataset"]), str(row["split"])) if "dataset" in row and pd.notna(row["dataset"]) else (str(row["split"]),)
+
+
 def table1b_section(results: Path, table: str = "table1b") -> list[str]:
     """Table 1b (or another table of its shape), claim first, with what an accuracy check and the
     usual membership metrics see beside it."""
     t = pd.read_csv(results / "tables" / f"{table}.csv")
-    rt = {r.split: r for r in t[t.method == "Retrain"].itertuples()}
+    rt = {where(r): r for r in t[t.method == "Retrain"].to_dict("records")}
     metrics = "auc" in t.columns
-    lines = ["| split | method | forget acc. (Retrain's) | test acc. | claim (its ceiling) | right guesses | Theorem 4.2 [at the paper's size] "
+    several = t["dataset"].nunique() > 1 if "dataset" in t.columns else False
+    lines = [f"| {'dataset, split' if several else 'split'} | method | forget acc. (Retrain's) | test acc. | claim (its ceiling) | right guesses | Theorem 4.2 [at the paper's size] "
              + ("| AUC [95 %] · TPR at 1 % FPR " if metrics else "") + "| flags |",
              "|---|---|---|---|---|---|---|" + ("---|" if metrics else "") + "---|"]
     for r in t.to_dict("records"):
-        base = rt.get(r["split"])
-        forget = f"{r['forget_acc']:.3f}" + (f" ({base.forget_acc:.3f})" if base is not None and r["method"] != "Retrain" else "")
+        base = rt.get(where(r))
+        forget = f"{r['forget_acc']:.3f}" + (f" ({base['forget_acc']:.3f})" if base is not None and r["method"] != "Retrain" else "")
         guesses = f"{r['guess_fraction']:.2f} [{r['guess_fraction_low']:.2f}, {r['guess_fraction_high']:.2f}]"
         auc = f"| {r['auc']:.3f} [{r['auc_low']:.3f}, {r['auc_high']:.3f}] · {r['tpr_at_1pct_fpr']:.3f} " if metrics else ""
-        lines.append(f"| {r['split']} | {r['method']} | {forget} | {r['test_acc']:.3f} | {r['epsilon_lb_claim']:.2f} ({r['epsilon_lb_ceiling_claim']:.2f}) "
+        lines.append(f"| {' '.join(where(r)) if several else r['split']} | {r['method']} | {forget} | {r['test_acc']:.3f} | {r['epsilon_lb_claim']:.2f} ({r['epsilon_lb_ceiling_claim']:.2f}) "
                      f"| {guesses} | {r['epsilon_lb_theorem42']:.2f} [{r['epsilon_lb_theorem42_at_paper_size']:.1f}] {auc}| {_flags(pd.Series(r))} |")
     return lines
 
@@ -105,8 +114,8 @@ def baselines_section(results: Path) -> list[str]:
     if not (results / "tables" / "table_baselines.csv").exists():
         return []
     return ["## The field's baselines (`table_baselines`)", "",
-            "Each at the budget its utility chose on calibration runs before any bound (`analysis/regime/budgets_baselines.out.txt`); "
-            "the controls are Table 1b's.", "", *table1b_section(results, "table_baselines"), "",
+            "Each at the budget its utility chose on calibration runs before any bound (`analysis/regime/budgets_baselines.out.txt`, "
+            "`budgets_baselines_shakespeare.out.txt`), each beside its design's controls (Table 1b's; Table 1a's on Shakespeare).", "", *table1b_section(results, "table_baselines"), "",
             *headline(results, "table_baselines", "baselines"), ""]
 
 
@@ -142,9 +151,15 @@ def headline(results: Path, table: str = "table1b", noun: str = "heuristics") ->
     t = pd.read_csv(path)
     methods = claims_module.HEURISTICS if table == "table1b" else tuple(m for m in t.method.unique() if m not in claims_module.CONTROLS)
     out = []
-    for split in ("uniform", "adversarial"):
-        sub = t[(t.split == split) & t.method.isin(methods)]
-        rt = t[(t.split == split) & (t.method == "Retrain")]
+    keys = [where(r) for r in t.to_dict("records")]
+    several = len({k[:-1] for k in keys}) > 1
+    datasets = [k[:-1] for k in keys]
+    order = lambda k: (datasets.index(k[:-1]), SPLITS.index(k[-1]) if k[-1] in SPLITS else len(SPLITS), keys.index(k))  # noqa: E731
+    for key in sorted(set(keys), key=order):
+        here = pd.Series([k == key for k in keys], index=t.index)
+        split = " ".join(key) if several else key[-1]
+        sub = t[here & t.method.isin(methods)]
+        rt = t[here & (t.method == "Retrain")]
         if sub.empty or rt.empty:
             continue
         looks = sub[claims_module.looks_unlearned(sub, rt.iloc[0])]
@@ -223,7 +238,8 @@ def section(results: Path, others: list[Path] = ()) -> str:
         lines += [disagree, ""]
     if baselines:
         lines += ["The field's baselines (NegGrad+, SCRUB, random labels, SalUn, Bad Teacher, SSD), each at its utility budget "
-                  "(`analysis/regime/budgets_baselines.out.txt`; their table in `docs/results.md`):", "", *baselines, ""]
+                  "(`analysis/regime/budgets_baselines.out.txt`, `budgets_baselines_shakespeare.out.txt`; their table in `docs/results.md`), "
+                  "each beside its design's controls:", "", *baselines, ""]
     size = audit_size_section(results)
     if size:
         lines += ["### Why these bounds are smaller than the paper's", "",

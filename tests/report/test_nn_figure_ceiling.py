@@ -325,7 +325,7 @@ def test_table1_and_table4_carry_ceilings_only_when_the_bounds_do(bounds):
     assert not any("ceiling" in c for c in plain.columns)
     t1 = table1(nn.with_ceilings(bounds), metrics, experiments)
     assert t1.at_ceiling_claim.tolist() == [True, False] and t1.at_ceiling_theorem42.tolist() == [True, False]
-    assert list(t1.columns[:8]) == ["method", "params", "split", "epsilon_lb_claim", "test", "epsilon_lb_ceiling_claim", "epsilon_lb_theorem42",
+    assert list(t1.columns[:9]) == ["method", "params", "dataset", "split", "epsilon_lb_claim", "test", "epsilon_lb_ceiling_claim", "epsilon_lb_theorem42",
                                     "epsilon_lb_ceiling_theorem42"]
     assert list(t1.columns[-3:]) == ["at_ceiling_claim", "at_ceiling_theorem42", "cell"]
     t4 = table4(nn.with_ceilings(bounds), metrics, experiments)

@@ -43,7 +43,7 @@ def test_tables_report_the_preregistered_row_and_label_cells(tmp_path):
     bounds, metrics, experiments = _bounds_and_metrics()
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     t1 = table1(bounds, metrics, experiments, diagnostics)
-    assert list(t1.columns) == ["method", "params", "split", "epsilon_lb_claim", "test", "epsilon_lb_theorem42", "epsilon_ldp", "epsilon_lb_exact",
+    assert list(t1.columns) == ["method", "params", "dataset", "split", "epsilon_lb_claim", "test", "epsilon_lb_theorem42", "epsilon_ldp", "epsilon_lb_exact",
                                 "mu_lb", "r", "m", "L", *_FLAGS, "cell"]
     assert (t1.test_acc == 0.7).all() and not t1.at_chance.any() and not t1.no_op.any()  # no control here: no no-op verdict
     for _, row in t1.iterrows():

@@ -58,6 +58,19 @@ def test_the_baselines_are_their_own_kind_beside_table_1bs_controls(tmp_path):
     assert "baseline" in set(pd.read_csv(tmp_path / "finding.csv").kind) and len(paths) == 3
 
 
+def test_baselines_on_another_dataset_stay_out_of_the_finding_and_keep_their_own_retrain():
+    """table_baselines also holds Shakespeare's rows with their own controls, under the same split
+    name: the finding (Table 1b's digits) draws only the digits baselines, each against digits' Retrain."""
+    table1b = _table1b().assign(dataset="digits")
+    text = _table1b().assign(dataset="shakespeare")
+    text["forget_acc"] = 0.3
+    baselines = pd.concat([table1b, text], ignore_index=True)
+    baselines.loc[baselines.method == "Retain fine-tune", "method"] = "SalUn"
+    mine = finding_frame(table1b, {"table_baselines": baselines})
+    mine = mine[mine.source == "table_baselines"]
+    assert len(mine) == 2 and mine.forget_gap.round(6).tolist() == [0.02, 0.02]
+
+
 def test_the_finding_figure_writes_the_numbers_it_plots(tmp_path):
     paths = finding_figure(_table1b(), tmp_path / "finding", {"table6": _table6()})
     assert sorted(p.suffix for p in paths) == [".csv", ".pdf", ".png"]

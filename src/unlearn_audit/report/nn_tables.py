@@ -159,7 +159,7 @@ def _diagnostics(diagnostics: pd.DataFrame | None, experiment: str) -> dict:
 
 def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping], diagnostics: pd.DataFrame | None = None,
            steps: pd.DataFrame | None = None, step_diagnostics: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Table 1: one row per (method, hyperparameters, split), the experiment's pre-registered cell:
+    """Table 1: one row per (method, hyperparameters, dataset, split), the experiment's pre-registered cell:
     its claim first (module docstring), Theorem 4.2's beside it, the membership metrics of its score
     (when the bounds carry them), with the audited models' accuracies and the flags of
     ``DIAGNOSTIC_FLAGS`` (``diagnostics``).
@@ -173,6 +173,7 @@ def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str
             {
                 "method": e["label"],
                 "params": params_text(e["params"]),
+                "dataset": e.get("dataset", ""),
                 "split": e["split"],
                 **_claim(b),
                 **_guesses(b),

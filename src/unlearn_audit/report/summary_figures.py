@@ -46,10 +46,11 @@ def _kind(method: str, certified: bool, source: str = "") -> str:
 def _rows(table: pd.DataFrame, source: str, certified: bool, epsilon: str | None = None) -> list[dict]:
     """The finding's rows of one table: each row's forget accuracy against its split's Retrain row's."""
     out = []
-    retrain = {str(r.split): float(r.forget_acc) for r in table[table.method == "Retrain"].itertuples()}
+    where = lambda r: (str(getattr(r, "dataset", "")), str(r.split))  # noqa: E731  (a table without datasets: its splits)
+    retrain = {where(r): float(r.forget_acc) for r in table[table.method == "Retrain"].itertuples()}
     ceilings = table["epsilon_lb_ceiling_claim" if "epsilon_lb_ceiling_claim" in table.columns else "ceiling_claim"]  # a table's, a figure CSV's
     for r, ceiling in zip(table.itertuples(), ceilings.astype(float)):
-        rt = retrain.get(str(r.split), math.nan)
+        rt = retrain.get(where(r), math.nan)
         out.append({
             "source": source, "kind": _kind(str(r.method), certified, source), "method": str(r.method),
             "params": str(r.params) if "params" in table.columns and pd.notna(r.params) else "",
@@ -65,7 +66,7 @@ def _rows(table: pd.DataFrame, source: str, certified: bool, epsilon: str | None
 
 def finding_frame(table1b: pd.DataFrame, certified: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """The points of :func:`finding_figure` (:data:`FINDING_COLUMNS`): every row of Table 1b, the
-    methods of ``table_baselines`` where ``certified`` holds it (its controls are Table 1b's), and the
+    methods of ``table_baselines`` on Table 1b's datasets where ``certified`` holds it (its controls are Table 1b's), and the
     rows of each certified table or figure CSV in ``certified`` (name → frame with an ``epsilon`` or
     ``target_epsilon`` column; their controls kept once per split), each with its forget accuracy
     minus its split's Retrain row's and its claim over the claim's own ceiling."""
@@ -73,6 +74,8 @@ def finding_frame(table1b: pd.DataFrame, certified: Mapping[str, pd.DataFrame] |
     others = dict(certified or {})
     baselines = others.pop(BASELINES, None)
     if baselines is not None:
+        if "dataset" in baselines.columns and "dataset" in table1b.columns:
+            baselines = baselines[baselines.dataset.isin(set(table1b.dataset))]  # Table 1b's designs: the figure's controls
         rows += [r for r in _rows(baselines, BASELINES, False) if r["kind"] == "baseline"]
     for name, frame in others.items():
         eps = "epsilon" if "epsilon" in frame.columns else "target_epsilon"
