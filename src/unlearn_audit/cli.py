@@ -427,19 +427,28 @@ def _models_without_rate(config: dict, throughputs, k: int) -> list[str]:
 
 def _plan_check(args, config: dict, results: str) -> str:
     """``plan --check RESULTS_DIR``: the cost model's seconds beside a finished run's, per kind of job."""
-    from .pipeline.plan.cost.throughput import read_hvp_costs, read_step_costs
+    from .pipeline.plan.cost.throughput import REFERENCE_JOB, read_hvp_costs, read_step_costs, reference_rate
     from .pipeline.plan.cost.check import check_kinds, format_check
 
     if not (Path(args.check) / "benchmarks").is_dir():
         raise UsageError(f"--check {args.check}: no benchmarks/ folder there (give the results_dir of a finished run)")
     if args.startup_s is not None and args.startup_s < 0:
         raise UsageError(f"--startup-s must be seconds >= 0, got {args.startup_s}")
+    reference = None
+    if args.reference_img_s is not None:
+        rows_rate = reference_rate(results, args.device)
+        if not args.reference_img_s > 0:
+            raise UsageError(f"--reference-img-s must be images/s > 0, got {args.reference_img_s}")
+        if rows_rate is None:
+            raise UsageError(f"--reference-img-s: {results} has no {args.device!r} row of the reference job's case ({REFERENCE_JOB}); "
+                             f"append one with that command and --append {results}")
+        reference = (args.reference_img_s, rows_rate)
     try:
         rows, startup = check_kinds(config, args.check, read_step_costs(results, args.device), args.startup_s,
-                                    read_hvp_costs(results, args.device))
+                                    read_hvp_costs(results, args.device), speed=reference[0] / reference[1] if reference else 1.0)
     except ValueError as err:
         raise UsageError(str(err)) from None
-    return format_check(rows, args.device, startup, calibrated=args.startup_s is None)
+    return format_check(rows, args.device, startup, calibrated=args.startup_s is None, reference=reference)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -487,6 +496,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--delta", type=float, help="also convert mu_lb to epsilon at this delta")
     g.set_defaults(func=_cmd_gdp)
 
+    from .pipeline.plan.cost.throughput import REFERENCE_JOB  # torch-free
+
     pl = sub.add_parser("plan", help="the base trainings, unlearning runs and score extractions of a config, per table "
                         "and figure, and their device-hours at a measured throughput (prints a table)")
     pl.add_argument("--configfile", nargs="+", help="config files, merged in order (default: config/config.yaml of the checkout)")
@@ -502,6 +513,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "training and unlearning job of a finished run of the config (its benchmarks/ files), per kind of job")
     pl.add_argument("--startup-s", type=float, help="with --check: a job's start-up in seconds (default: calibrated on the "
                     "run's control jobs, which then are not checked)")
+    pl.add_argument("--reference-img-s", type=float, metavar="IMG_S", help=f"with --check: the images/s the fixed reference job "
+                    f"(python {REFERENCE_JOB}) gave beside the run; the measured seconds are scaled by it over its throughput row's, so "
+                    "a machine faster or slower than on the rows' day does not read as a cost-model error")
     pl.set_defaults(func=_cmd_plan)
 
     a = sub.add_parser("audit", help="Algorithm 2 from per-run scores of any producer (SCORES schema): fit on the calib "

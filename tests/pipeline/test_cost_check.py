@@ -79,3 +79,38 @@ def test_the_cli_says_what_is_wrong(tmp_path, capsys):
     assert "give the config(s) the run used (--configfile)" in capsys.readouterr().err
     assert main(["plan", "--check", str(tmp_path / "empty"), "--startup-s", "-1"]) == 2
     assert "--startup-s must be seconds >= 0" in capsys.readouterr().err
+
+
+def test_a_machine_slower_by_the_reference_jobs_factor_reads_as_the_same_check(tmp_path):
+    """Every job written 1.6x slower (a slower day of the machine): unnormalised, every kind reads 1.6x
+    off; normalised by the reference job's images/s (1.6x fewer than its row's), the ratios are the
+    run's own again, SLOWER's kinds their factors and the rest 1."""
+    config = _config()
+    _write_run(tmp_path, config)
+    for tsv in (tmp_path / "run" / "benchmarks").rglob("*.tsv"):
+        seconds = float(tsv.read_text().splitlines()[1].split("\t")[0])
+        tsv.write_text(f"s\th:m:s\n{seconds * 1.6}\t0:00:00\n")
+    slow, _ = check_kinds(config, tmp_path / "run", RATES, startup_s=STARTUP)
+    assert all(r.ratio == pytest.approx(1.6 * SLOWER.get(r.kind, 1.0)) for r in slow)
+    normalised, _ = check_kinds(config, tmp_path / "run", RATES, startup_s=STARTUP, speed=1 / 1.6)
+    assert all(r.ratio == pytest.approx(SLOWER.get(r.kind, 1.0)) for r in normalised)
+    text = format_check(normalised, "cpu", STARTUP, False, reference=(10_000.0, 16_000.0))
+    assert "normalised by the reference job: 10,000 images/s beside the run against 16,000" in text
+
+
+def test_the_reference_rate_is_the_reference_jobs_own_row_and_the_cli_checks_it(tmp_path, capsys):
+    from unlearn_audit.pipeline.plan.cost.throughput import reference_rate
+
+    results = tmp_path / "RESULTS.md"
+    results.write_text("| date | device | model | input | K | dtype | batch | images/s (all K) | images/s per model |\n"
+                       "|---|---|---|---|---|---|---|---|---|\n"
+                       "| 2026-12-01 | cpu (X, 1 threads) | tinynet w=0.25 | 8x8x1 | 1 | fp32 | 64 | 12000 | 12000 |\n"
+                       "| 2026-12-01 | cpu (X, 1 threads) | tinynet w=0.25 | 8x8x1 | 1 | fp32 | 8 | 4000 | 4000 |\n"
+                       "| 2026-12-01 | cpu (X, 1 threads) | tinynet w=0.25 | 8x8x1 | 5 | fp32 | 64 | 20000 | 4000 |\n"
+                       "| 2026-12-02 | cpu (X, 1 threads) | tinynet w=0.25 | 8x8x1 | 1 | fp32 | 64 | 16000 | 16000 |\n")
+    assert reference_rate(results, "cpu") == 16000.0 and reference_rate(results, "H100") is None
+    (tmp_path / "run" / "benchmarks").mkdir(parents=True)
+    assert main(["plan", "--check", str(tmp_path / "run"), "--results", str(results), "--reference-img-s", "0"]) == 2
+    assert "--reference-img-s must be images/s > 0" in capsys.readouterr().err
+    assert main(["plan", "--check", str(tmp_path / "run"), "--results", str(results), "--device", "H100", "--reference-img-s", "9000"]) == 2
+    assert "has no 'H100' row of the reference job's case" in capsys.readouterr().err

@@ -74,14 +74,19 @@ class _Job:
 
 
 def check_kinds(config: dict, results_dir: str | Path, step_costs: Mapping, startup_s: float | None = None,
-                hvp_costs: Mapping | None = None) -> tuple[list[KindCheck], float]:
+                hvp_costs: Mapping | None = None, speed: float = 1.0) -> tuple[list[KindCheck], float]:
     """(predicted against measured seconds per kind of job, the start-up a job was priced at), over
     the benchmark files of ``results_dir`` that the config's DAG names (a file of another config is
-    ignored).  Without ``startup_s`` the start-up is calibrated on the control jobs, whose runs only
+    ignored).  ``speed``: the run machine's speed over the throughput rows' (the reference job's
+    images/s beside the run over its row's, :func:`.throughput.reference_rate`); each measured second
+    counts as ``speed`` seconds of the rows' machine, so a machine that ran slower or faster than on
+    the day the rows were measured does not read as a model error.  Without ``startup_s`` the start-up is calibrated on the control jobs, whose runs only
     score: the median of their measured less their runs' predicted seconds; the controls are then
     not a check (:func:`format_check` says so).  The Hessian method's products are priced at
     ``hvp_costs`` (:func:`.throughput.read_hvp_costs`) where the model has one."""
-    jobs = _jobs(config, Path(results_dir) / "benchmarks", step_costs, hvp_costs or {})
+    if not speed > 0:
+        raise ValueError(f"the machine's speed over the throughput rows' must be positive, got {speed}")
+    jobs = [_Job(j.kind, j.runs, j.run_s, j.measured_s * speed) for j in _jobs(config, Path(results_dir) / "benchmarks", step_costs, hvp_costs or {})]
     if not jobs:
         raise ValueError(f"{results_dir}: no training or unlearning job of this config has a benchmark file there; "
                          "give the config(s) the run used (--configfile)")
@@ -130,7 +135,8 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping, hvp_costs: Mapping | N
     return jobs
 
 
-def format_check(rows: list[KindCheck], device: str, startup_s: float, calibrated: bool, tolerance: float = TOLERANCE) -> str:
+def format_check(rows: list[KindCheck], device: str, startup_s: float, calibrated: bool, tolerance: float = TOLERANCE,
+                 reference: tuple[float, float] | None = None) -> str:
     """The rows as a fixed-width table, a total, and the kinds outside ``tolerance`` (with a
     ``calibrated`` start-up the controls, which calibrated it, are shown but not counted)."""
     w = max([len("kind of job"), *(len(r.kind) for r in rows)])
@@ -148,6 +154,12 @@ def format_check(rows: list[KindCheck], device: str, startup_s: float, calibrate
     source = "the median control job less its runs' scoring" if calibrated else "--startup-s"
     lines.append(f"predicted: {startup_s:.2f} s of start-up a job ({source}) + each run's steps and training-image equivalents "
                  f"at the step costs of the throughput rows whose device contains {device!r}; measured: the jobs' benchmark files")
+    if reference is not None:
+        here, rows_rate = reference
+        lines.append(f"measured seconds normalised by the reference job: {here:,.0f} images/s beside the run against {rows_rate:,.0f} "
+                     f"in its throughput row, so each measured second counts as {here / rows_rate:.3f} s of the rows' machine")
+    else:
+        lines.append("measured seconds as recorded (not normalised: give --reference-img-s, the reference job's images/s beside the run)")
     unpriced = [r.kind for r in rows if not math.isfinite(r.predicted_s)]
     if unpriced:
         lines.append(f"not priced (no throughput row for their model on this device): {', '.join(unpriced)}")

@@ -66,6 +66,20 @@ def read_throughputs(results_md: str | Path, device: str) -> dict[tuple[str, str
     return {(model, inp, k): rate for model, inp, k, _, rate in _rows(results_md, device)}
 
 
+#: The fixed reference job: digits' TinyNet training loop on one CPU thread, K = 1, batch 64, fp32.
+#: Run beside a timed run, its images/s against its own row of RESULTS.md tells how much faster or
+#: slower the machine was than when the rows were measured (``plan --check --reference-img-s``).
+REFERENCE_JOB = ("benchmarks/workflow_loop.py --device cpu --width 0.25 --size 8 --channels 1 --classes 10 "
+                 "--batch 64 --k 1 --dtype fp32")
+REFERENCE_ROW = ("tinynet w=0.25", "8x8x1", 1, 64)
+
+
+def reference_rate(results_md: str | Path, device: str) -> float | None:
+    """The images/s of :data:`REFERENCE_JOB`'s case in the last such row of ``device`` (None: no row)."""
+    rates = [rate for model, inp, k, batch, rate in _rows(results_md, device) if (model, inp, k, batch) == REFERENCE_ROW]
+    return rates[-1] if rates else None
+
+
 @dataclass(frozen=True)
 class StepCost:
     """A step of ``batch`` images takes ``step_s + batch / images_per_s`` seconds: a fixed cost (the
