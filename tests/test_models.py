@@ -128,3 +128,21 @@ def test_causal_lm_from_a_config_is_drawn_from_the_seed_and_gives_token_logits(t
         build_model("causal_lm", config=GPT2, path=str(tmp_path))
     with pytest.raises(ValueError, match="model_type"):
         build_model("causal_lm", config={"vocab_size": 100})
+
+
+def test_charlstm_trains_under_the_cpus_bf16_autocast_with_its_lstm_in_fp32():
+    """A Shakespeare design at precision bf16 on the CPU: oneDNN has no bf16 LSTM primitive (the
+    layers raise under autocast), so they run in fp32 and the read-out in bf16; without autocast the
+    model is unchanged."""
+    torch.manual_seed(0)
+    m = CharLSTM(hidden_size=16)
+    x = torch.randint(0, 100, (4, 12))
+    plain = m(x)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        low = m(x)
+        low.float().sum().backward()
+    assert low.dtype == torch.bfloat16 and plain.dtype == torch.float32
+    assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in m.parameters())
+    assert float((low.float() - plain).abs().max()) < 0.05 * float(plain.abs().max()) + 0.05
+    h, _ = m.lstm(m.embed(x))
+    torch.testing.assert_close(m(x), m.out(h))  # fp32: the model as before

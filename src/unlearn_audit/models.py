@@ -177,7 +177,9 @@ class CharLSTM(nn.Module):
     Embedding of ``embed_dim`` (8) per character, ``num_layers`` (2) batch-first LSTM layers of
     ``hidden_size`` (256) units and a linear read-out to the vocabulary (100) at every position:
     input ``(N, T)`` int64, output ``(N, T, vocab_size)`` logits.  PyTorch's default
-    initialisation (the paper specifies none for this model).
+    initialisation (the paper specifies none for this model).  Under the CPU's bf16 autocast the LSTM
+    layers run in fp32 (the CPU's oneDNN builds no bf16 LSTM primitive and raises), the read-out in bf16;
+    on a GPU autocast applies to both.
     """
 
     def __init__(self, vocab_size: int = 100, embed_dim: int = 8, hidden_size: int = 256, num_layers: int = 2) -> None:
@@ -191,7 +193,12 @@ class CharLSTM(nn.Module):
         self.out = nn.Linear(hidden_size, vocab_size)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h, _ = self.lstm(self.embed(x))
+        e = self.embed(x)
+        if e.device.type == "cpu" and torch.is_autocast_enabled("cpu"):
+            with torch.autocast("cpu", enabled=False):
+                h, _ = self.lstm(e.float())
+        else:
+            h, _ = self.lstm(e)
         return self.out(h)
 
 
