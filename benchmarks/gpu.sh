@@ -5,6 +5,9 @@
 #                                       about a minute; rows go to a temporary file, printed at the end)
 # Steps, most decisive first, each under its own time limit; a step that fails, runs out of time or
 # out of memory is reported and the next one runs, and each step's rows are appended as it finishes:
+#   0 smoke        the workflow itself on the device (benchmarks/cuda_smoke.py): .test/cuda_smoke.yaml,
+#                  every neural-network rule kind, through Snakemake; two of its experiments again from
+#                  scratch (their score, fit, overlap and bound data must be equal) and at tf32 and bf16
 #   1 cuda-tests   the CUDA tests (tests/test_cuda.py: grouped networks, unlearning, the CharLSTM
 #                  Hessian with cuDNN off, bf16, a small causal LM's AdamW training, NPO and scores
 #                  under bf16; tests/pipeline/test_runtime.py: GPU slots)
@@ -86,20 +89,22 @@ step() {  # step NAME SECONDS COMMAND...: run COMMAND under its own time limit; 
   SUMMARY+=("$(printf '%-10s %-8s %4d s' "$name" "${status%% *}" $(( SECONDS - t0 )))$detail")
 }
 
-step cuda-tests 60 "$PY" -m pytest -q -p no:xdist -p no:cacheprovider tests/test_cuda.py tests/pipeline/test_runtime.py
-step loop-k1    35 "${LOOP[@]}" --k 1 --dtype fp32
-step loop-k8    25 "${LOOP[@]}" --k 8 --dtype fp32
-step loop-k32   35 "${LOOP[@]}" --k 32 --dtype fp32
-step noisy      25 "${CASES[@]}" noisy --units "$(units 200)"
-step r2d        25 "${CASES[@]}" r2d --units "$(units 20)"
-step lstm       25 "${CASES[@]}" lstm --units "$(units 50)"
-step lissa      30 "${CASES[@]}" lissa lissa-lstm --units "$(units 50)" --hvp-batch 10 256
-step lm         30 "${CASES[@]}" lm --dtype bf16 --units "$(units 10)"
-step two-procs  45 "${LOOP[@]}" --k 1 8 --dtype fp32 --processes 2 --no-clipping
-step bf16       45 bash -c "$(printf '%q ' "${LOOP[@]}") --k 1 8 32 --dtype bf16 --no-clipping && $(printf '%q ' "${CASES[@]}") noisy lstm --dtype bf16 --units $(units 100)"
-step vmap       35 "${LOOP[@]}" --k 8 32 --group vmap --dtype fp32 --no-clipping
-step epoch      30 "$PY" benchmarks/throughput.py --device "$DEVICE" "${EPOCH[@]}" --dtype fp32 --append "$RESULTS"
-step compile    35 "$PY" benchmarks/throughput.py --device "$DEVICE" --k 1 --dtype fp32 --steps 30 --compile --append "$RESULTS" \
+SMOKE_DIR=$(mktemp -d -t cuda-smoke.XXXXXX)
+step smoke      120 "$PY" benchmarks/cuda_smoke.py --device "$DEVICE" --out "$SMOKE_DIR" $( (( DRY )) && echo --quick )
+step cuda-tests 50 "$PY" -m pytest -q -p no:xdist -p no:cacheprovider tests/test_cuda.py tests/pipeline/test_runtime.py
+step loop-k1    30 "${LOOP[@]}" --k 1 --dtype fp32
+step loop-k8    20 "${LOOP[@]}" --k 8 --dtype fp32
+step loop-k32   25 "${LOOP[@]}" --k 32 --dtype fp32
+step noisy      20 "${CASES[@]}" noisy --units "$(units 200)"
+step r2d        20 "${CASES[@]}" r2d --units "$(units 20)"
+step lstm       20 "${CASES[@]}" lstm --units "$(units 50)"
+step lissa      25 "${CASES[@]}" lissa lissa-lstm --units "$(units 50)" --hvp-batch 10 256
+step lm         20 "${CASES[@]}" lm --dtype bf16 --units "$(units 10)"
+step two-procs  30 "${LOOP[@]}" --k 1 8 --dtype fp32 --processes 2 --no-clipping
+step bf16       35 bash -c "$(printf '%q ' "${LOOP[@]}") --k 1 8 32 --dtype bf16 --no-clipping && $(printf '%q ' "${CASES[@]}") noisy lstm --dtype bf16 --units $(units 100)"
+step vmap       25 "${LOOP[@]}" --k 8 32 --group vmap --dtype fp32 --no-clipping
+step epoch      20 "$PY" benchmarks/throughput.py --device "$DEVICE" "${EPOCH[@]}" --dtype fp32 --append "$RESULTS"
+step compile    20 "$PY" benchmarks/throughput.py --device "$DEVICE" --k 1 --dtype fp32 --steps 30 --compile --append "$RESULTS" \
   $( (( DRY )) && echo --width 0.25 --size 8 --classes 10 --batch 16 --warmup 1 )
 
 echo "== steps ($(( SECONDS - START )) s in all; load average $(cut -d' ' -f1-3 /proc/loadavg))"

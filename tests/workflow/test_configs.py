@@ -29,7 +29,7 @@ def test_small_configs_are_valid_and_stand_alone(path, monkeypatch):
 def test_the_shared_config_enables_every_section():
     cfg = load_config(SMALL_CONFIGS / "all.yaml")
     assert all(cfg[s]["enabled"] for s in SECTIONS)
-    assert {p.stem for p in SMALL_CONFIGS.glob("*.yaml")} == {"all", "statistics", "slurm"}
+    assert {p.stem for p in SMALL_CONFIGS.glob("*.yaml")} == {"all", "statistics", "slurm", "cuda_smoke"}
 
 
 def test_paper_and_default_configs_write_to_different_results_dirs():
