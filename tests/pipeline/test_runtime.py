@@ -1,5 +1,7 @@
 """Device resolution and thread limits of workflow jobs."""
 
+import os
+
 import pytest
 import torch
 
@@ -18,6 +20,19 @@ def test_resolve_device():
     if not torch.cuda.is_available():
         with pytest.raises(RuntimeError, match="set device: cpu or device: auto"):
             resolve_device("cuda")
+
+
+def test_a_cuda_device_sets_cublas_for_deterministic_products_and_keeps_a_users_setting(monkeypatch):
+    """Resolved as a GPU would resolve it (torch.cuda.is_available answering True): cuBLAS's workspace
+    is set before any cuBLAS call, a value the user set is kept, and a CPU job leaves it alone."""
+    monkeypatch.delenv("CUBLAS_WORKSPACE_CONFIG", raising=False)
+    assert resolve_device("cpu").type == "cpu" and "CUBLAS_WORKSPACE_CONFIG" not in os.environ
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_device("cuda").type == "cuda" and resolve_device("auto").type == "cuda"
+    assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":16:8")
+    resolve_device("cuda")
+    assert os.environ["CUBLAS_WORKSPACE_CONFIG"] == ":16:8"
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")

@@ -50,20 +50,26 @@ def limit_threads(n: int) -> None:
 def resolve_device(name: str):
     """The ``torch.device`` of the config's ``device``: ``cpu``, ``cuda`` or ``auto`` (cuda when available).
 
-    ``cuda`` without a visible GPU is refused with a message saying how to fix the config.
+    ``cuda`` without a visible GPU is refused with a message saying how to fix the config.  A CUDA
+    device sets ``CUBLAS_WORKSPACE_CONFIG`` (``:4096:8``, unless set already) before the job's first
+    cuBLAS call: without it cuBLAS's matrix products are not deterministic, and the deterministic
+    kernels a design asks for (``deterministic: true``, the default) only warn.
     """
     import torch
 
     key = str(name).lower()
-    if key == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if key == "cpu":
+    if key not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu', 'cuda' or 'auto', got {name!r}")
+    if key == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("config device is 'cuda' but this job sees no CUDA GPU; set device: cpu or device: auto")
+    if key == "cpu" or not torch.cuda.is_available():
         return torch.device("cpu")
-    if key == "cuda":
-        if not torch.cuda.is_available():
-            raise RuntimeError("config device is 'cuda' but this job sees no CUDA GPU; set device: cpu or device: auto")
-        return torch.device("cuda")
-    raise ValueError(f"device must be 'cpu', 'cuda' or 'auto', got {name!r}")
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", CUBLAS_WORKSPACE)
+    return torch.device("cuda")
+
+
+#: cuBLAS's workspace setting for deterministic matrix products (PyTorch's reproducibility notes).
+CUBLAS_WORKSPACE = ":4096:8"
 
 
 # ----------------------------------------------------------------------------- GPU slots
