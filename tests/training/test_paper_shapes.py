@@ -4,7 +4,8 @@ at its batch size, schedule and clipping, and each method of its experiments wit
 hyperparameters, once per model, method and shape-setting hyperparameters (``SHAPE_PARAMS``; a few
 counts smaller: ``paper_shapes.fewer_params``, one epoch a phase), on a retain set of two batches and the design's
 forget set.  A shape, dtype, parameter or device error (a tensor made on the host where the data's
-device was meant) appears here and not hours into a cluster run.  Left to `benchmarks/gpu.sh` on
+device was meant) appears here and not hours into a cluster run; each inside the precision region
+a GPU job enters (its flags are global, so a method that trips on them trips here).  Left to `benchmarks/gpu.sh` on
 a GPU: memory, cuDNN, in-place operations with a host operand, and the repetitions left out."""
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from unlearn_audit.data import DATASETS
 from unlearn_audit.models import GroupedTinyNet, build_model
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.nn_runs import train_config
+from unlearn_audit.torch_utils import compute_precision
 from unlearn_audit.training import train_model
 from unlearn_audit.unlearning import make_params, unlearn, unlearn_many
 
@@ -70,6 +72,12 @@ def _method_cases() -> list[tuple[str, str]]:
     return out
 
 
+def _precision(design: dict) -> str:
+    """The design's precision: each step below runs inside the region a GPU job enters for it
+    (``compute_precision(p, "cuda")``: its global cuDNN and matmul flags, or autocast), as the workflow does."""
+    return design.get("precision", "fp32")
+
+
 @pytest.mark.parametrize("design_name", sorted(DESIGNS))
 def test_a_base_training_step_of_every_paper_design(design_name):
     design = DESIGNS[design_name]
@@ -78,7 +86,7 @@ def test_a_base_training_step_of_every_paper_design(design_name):
     x, y = _examples(design, n)
     model = _model(design)
     shapes = {k: v.shape for k, v in model.state_dict().items()}
-    with host_reads_answered():
+    with compute_precision(_precision(design), "cuda"), host_reads_answered():
         out = train_model(model, x, y, np.arange(n), None, cfg, generator=0, progress=False)
     assert {k: v.shape for k, v in out.state_dict().items()} == shapes
     assert {p.device for p in out.parameters()} == {META}
@@ -91,7 +99,7 @@ def test_every_paper_experiments_unlearning_at_its_shapes(experiment, design_nam
     p = make_params(exp["method"], params)
     batch = min(int(getattr(p, "batch_size", None) or getattr(p, "micro_batch", None) or design["train"]["batch_size"]), 2048)
     retain, forget = _examples(design, 2 * batch), _examples(design, _forget_size(design))
-    with host_reads_answered() as reads:
+    with compute_precision(_precision(design), "cuda"), host_reads_answered() as reads:
         out = unlearn(exp["method"], _model(design), retain, forget, params, generator=1)
     assert {p.device for p in out.parameters()} == {META}, experiment
     assert reads.count < 1000, f"{experiment}: {reads.count} host reads"
@@ -105,7 +113,7 @@ def test_grouped_forms_at_the_paper_tinynet_shapes(group_mode):
     retain, forget = _examples(design, 256), _examples(design, 8)
     model_params = design["model"]["params"]
     make_grouped = (lambda k: GroupedTinyNet(k, **model_params).to(META)) if group_mode == "grouped" else None
-    with host_reads_answered():
+    with compute_precision(_precision(design), "cuda"), host_reads_answered():
         out = unlearn_many("retain_finetune", [_model(design) for _ in range(4)], retain, [forget] * 4, params,
                            [torch.Generator().manual_seed(i) for i in range(4)], make_grouped, group_size=4, group_mode=group_mode)
     assert len(out) == 4 and all({p.device for p in m.parameters()} == {META} for m in out)
