@@ -50,6 +50,13 @@ GROUPS = [
 ]
 
 
+def commit_of(results: Path) -> str:
+    """The short commit that computed a run (its provenance.json), or ``unknown``."""
+    path = results / "provenance.json"
+    git = json.loads(path.read_text()).get("workflow", {}) if path.exists() else {}
+    return (git.get("commit") or "unknown")[:7]
+
+
 def provenance_line(results: Path) -> str:
     """Which code, machine and PyTorch computed the run (its provenance.json)."""
     path = results / "provenance.json"
@@ -57,7 +64,7 @@ def provenance_line(results: Path) -> str:
         return "a run without a provenance record"
     p = json.loads(path.read_text())
     git, cpu = p.get("workflow", {}), p.get("cpu", {})
-    commit = (git.get("commit") or "unknown")[:7] + (" with local changes" if git.get("dirty") else "")
+    commit = commit_of(results) + (" with local changes" if git.get("dirty") else "")
     kernels = f", {cpu['torch_capability']} kernels" if cpu.get("torch_capability") else ""
     return f"commit {commit}, {cpu.get('model') or 'an unnamed CPU'} (PyTorch {p.get('versions', {}).get('torch', '?')}{kernels})"
 
@@ -190,10 +197,13 @@ def cpus_line(results: Path, others: list[Path]) -> str:
     if not others:
         return "This section reads one CPU's run, so it shows no claim to hold on every CPU."
     table = claims_module.across_runs([results, *others])
-    cpus = sorted({claims_module.cpu_of(r) for r in [results, *others]})
+    runs = [results, *others]
+    cpus = sorted({claims_module.cpu_of(r) for r in runs})
+    commits = {commit_of(r) for r in runs}
+    named = cpus if len(commits) == 1 else sorted(f"{claims_module.cpu_of(r)}, commit {commit_of(r)}" for r in runs)
     differ = table[table.every_cpu == "differs"].key.tolist()
     close = table[table.every_cpu == "within spread"].key.tolist()
-    return (f"Runs on {len(cpus)} CPU(s) ({'; '.join(cpus)}): {int((table.every_cpu == 'holds').sum())} claims hold on every one "
+    return (f"Runs on {len(cpus)} CPU(s) ({'; '.join(named)}): {int((table.every_cpu == 'holds').sum())} claims hold on every one "
             "(the same status on each, every margin wider than its spread between them)"
             + (f"; the same status but a margin within the spread: {', '.join(f'`{k}`' for k in close)}" if close else "")
             + (f"; these differ: {', '.join(f'`{k}`' for k in differ)}." if differ else "."))
