@@ -29,7 +29,7 @@ def test_nn_audit_end_to_end(shared_run):
 
     table1b = pd.read_csv(res / "tables" / "table1b.csv")
     # the claim first, with its own ceiling, the scale-free readings, then Theorem 4.2's
-    assert list(table1b.columns[:13]) == ["method", "params", "split", "epsilon_lb_claim", "test", "epsilon_lb_ceiling_claim", "guess_fraction",
+    assert list(table1b.columns[:14]) == ["method", "params", "dataset", "split", "epsilon_lb_claim", "test", "epsilon_lb_ceiling_claim", "guess_fraction",
                                           "guess_fraction_low", "guess_fraction_high", "epsilon_lb_theorem42_at_paper_size", "epsilon_lb_theorem42",
                                           "epsilon_lb_ceiling_theorem42", "epsilon_ldp"]
     for col in ("r", "retain_acc", "forget_acc", "test_acc", "at_ceiling_claim", "at_ceiling_theorem42"):

@@ -79,6 +79,8 @@ def resident_schedule(batches: Sequence[np.ndarray], device: torch.device) -> li
     """Every step's rows (flattened) as views of one index tensor on ``device``: the whole schedule
     crosses to the device once, not once a step (no per-step copy or synchronisation)."""
     flat = [np.asarray(rows, dtype=np.int64).reshape(-1) for rows in batches]
+    if not flat:
+        return []
     return list(torch.from_numpy(np.concatenate(flat)).to(device).split([len(f) for f in flat]))
 
 
