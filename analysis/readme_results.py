@@ -159,8 +159,8 @@ def headline(results: Path, table: str = "table1b", noun: str = "heuristics") ->
     methods = claims_module.HEURISTICS if table == "table1b" else tuple(m for m in t.method.unique() if m not in claims_module.CONTROLS)
     out = []
     keys = [where(r) for r in t.to_dict("records")]
-    several = len({k[:-1] for k in keys}) > 1
     datasets = [k[:-1] for k in keys]
+    several = len(set(datasets)) > 1
     order = lambda k: (datasets.index(k[:-1]), SPLITS.index(k[-1]) if k[-1] in SPLITS else len(SPLITS), keys.index(k))  # noqa: E731
     for key in sorted(set(keys), key=order):
         here = pd.Series([k == key for k in keys], index=t.index)

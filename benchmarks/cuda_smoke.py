@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -91,8 +92,7 @@ def main(argv=None) -> int:
     failed = False
     for name, overlay, targets in cases:
         case_dir = out / name
-        if case_dir.exists():
-            subprocess.run(["rm", "-rf", str(case_dir)], check=True)
+        shutil.rmtree(case_dir, ignore_errors=True)
         ok, seconds, tail = snakemake(case_dir, args.device, args.cores, args.gpu_jobs, overlay, targets)
         note = "ok" if ok else "failed:\n" + tail
         if ok and name == "fp32-again":

@@ -436,9 +436,9 @@ def _plan_check(args, config: dict, results: str) -> str:
         raise UsageError(f"--startup-s must be seconds >= 0, got {args.startup_s}")
     reference = None
     if args.reference_img_s is not None:
-        rows_rate = reference_rate(results, args.device)
         if not args.reference_img_s > 0:
             raise UsageError(f"--reference-img-s must be images/s > 0, got {args.reference_img_s}")
+        rows_rate = reference_rate(results, args.device)
         if rows_rate is None:
             raise UsageError(f"--reference-img-s: {results} has no {args.device!r} row of the reference job's case ({REFERENCE_JOB}); "
                              f"append one with that command and --append {results}")
