@@ -6,7 +6,7 @@
   (:mod:`unlearn_audit.seeds` is the only seed source);
 * :func:`deterministic_algorithms` — deterministic kernels for the duration of a run;
 * :func:`compute_precision`, :func:`full_precision`, :func:`compile_model` — the design's
-  ``precision`` (fp32, or bf16 autocast) and ``compile`` switches
+  ``precision`` (fp32, tf32, or bf16 autocast) and ``compile`` switches
   (docs/workflow.md#many-models-per-job-threads-and-precision);
 * :func:`progress_enabled`, :func:`progress` — progress bars on a TTY, and progress lines in job
   logs (:class:`ProgressLog`).
@@ -28,6 +28,8 @@ from torch import nn
 
 from .io import write_bytes_atomic
 from .seeds import torch_seed_of
+from .tf32_rounding import paused as tf32_paused
+from .tf32_rounding import tf32_region
 
 __all__ = [
     "global_norm",
@@ -92,7 +94,7 @@ def deterministic_algorithms(enabled: bool | None = None, *, fill_uninitialized_
 
 
 #: The design's ``precision`` values: fp32 (IEEE fp32 also on a GPU), tf32 (a GPU's TensorFloat-32
-#: matrix products and convolutions), or bf16 autocast of the training and unlearning steps.
+#: matrix products and convolutions; emulated elsewhere), or bf16 autocast of the training and unlearning steps.
 PRECISIONS = ("fp32", "tf32", "bf16")
 
 
@@ -113,24 +115,30 @@ def _gpu_fp32_precision(value: str) -> Iterator[None]:
 def compute_precision(precision: str, device: torch.device | str) -> contextlib.AbstractContextManager:
     """The arithmetic region of a design's ``precision`` on ``device``: ``fp32`` is IEEE fp32 (on a
     GPU, TF32 turned off for matrix products and cuDNN convolutions); ``tf32`` lets a GPU use
-    TensorFloat-32 for them (on the CPU it is fp32); ``bf16`` is bf16 autocast (matrix products and
-    convolutions in bf16, weights, optimiser state and reductions in fp32).  Scores are computed
-    outside it (:func:`full_precision`)."""
+    TensorFloat-32 for them, and on any other device emulates it (:mod:`.tf32_rounding`: the
+    products' inputs rounded to TF32's 10-bit mantissa); ``bf16`` is bf16 autocast (matrix products
+    and convolutions in bf16, weights, optimiser state and reductions in fp32).  Scores are computed
+    in :func:`full_precision`."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {list(PRECISIONS)}, got {precision!r}")
     if precision in ("fp32", "tf32"):
         if torch.device(device).type != "cuda":
-            return contextlib.nullcontext()
+            return tf32_region() if precision == "tf32" else contextlib.nullcontext()
         return _gpu_fp32_precision("ieee" if precision == "fp32" else "tf32")
     # No cast cache: the region holds whole trainings, and autocast's cache keeps the bf16 copy of
     # each weight until the region ends, so every forward after an update would use stale weights.
     return torch.autocast(torch.device(device).type, dtype=torch.bfloat16, cache_enabled=False)
 
 
-def full_precision(device: torch.device | str) -> contextlib.AbstractContextManager:
-    """A region where autocast is off: membership scores are always computed in fp32, whatever the
-    design's ``precision`` (a bf16 logit would round scores ~1e-2 apart)."""
-    return torch.autocast(torch.device(device).type, enabled=False)
+@contextlib.contextmanager
+def full_precision(device: torch.device | str) -> Iterator[None]:
+    """A region of IEEE fp32: membership scores are always computed in fp32, whatever the design's
+    ``precision`` (a bf16 logit would round scores ~1e-2 apart): autocast off, a GPU's TF32 off and
+    the CPU's TF32 emulation paused."""
+    device = torch.device(device)
+    gpu = _gpu_fp32_precision("ieee") if device.type == "cuda" else contextlib.nullcontext()
+    with torch.autocast(device.type, enabled=False), gpu, tf32_paused():
+        yield
 
 
 def compile_model(model: nn.Module, enabled: bool) -> nn.Module:
