@@ -15,7 +15,13 @@ batch correlation ``rho``, the simulation's ``redraws``, the predicted median [q
 realised claim (that row's ``epsilon_lb_test``), whether the median is within ±30 % or ±0.5 of it,
 and ``raw``, the median predicted from the measured d′ as they are and independent examples (ρ = 0):
 the noise read as signal, as ``size --scores`` did before it deconvolved the pilot (``--no-raw``
-skips it).  An experiment whose runs have no run-to-run spread (Retrain: every run scores one
+skips it).  One realised claim is one draw of an audit's bound, so even an exact model of the audit
+misses the tolerance at times: ``exact_hit`` is the share of the simulated audits within the tolerance
+of their own median, what an exact model would score against one audit, and ``pit`` the share of
+simulated bounds below the realised claim (ties counted half): near 0 or 1 where the model is off.
+The summary sets the experiments within the tolerance beside the count an exact model would give
+(the sum of ``exact_hit``, with the 5th-95th percentiles of that count), and the claims within their
+[q10, q90] (an exact model: 80 %) and below the predicted median (an exact model: half).  An experiment whose runs have no run-to-run spread (Retrain: every run scores one
 retrained model) has no d′ and no prediction.
 The pilot is the audit's own calibration runs, so the check tests the simulation's model of the
 audit, not how well a pilot of other runs foresees it.  Torch-free.
@@ -69,7 +75,8 @@ def check(results: Path, experiment: str, design: dict, simulations: int, seed: 
     res = expected_bound(pilot.d_prime, **size)
     row |= {"rms_d_measured": float(np.sqrt(np.mean(pilot.measured ** 2))), "rms_d": float(np.sqrt(np.mean(pilot.d_prime ** 2))),
             "rho": pilot.batch_correlation, "median": res.median, "q10": res.q10, "q90": res.q90, "redraws": res.redraws,
-            "within": within(res.median, row["claim"])}
+            "within": within(res.median, row["claim"]), "exact_hit": float(np.mean([within(res.median, b) for b in res.bounds])),
+            "pit": float(np.mean(res.bounds < row["claim"]) + 0.5 * np.mean(res.bounds == row["claim"]))}
     if raw:
         row["raw"] = expected_bound(pilot.measured, **(size | {"batch_correlation": 0.0})).median
     return row
@@ -96,6 +103,18 @@ def header(results: Path, simulations: int, seed: int) -> str:
     cpu = _cpu()
     return (f"# python analysis/sizing_check.py on the results of a run of {run_commit}, checked at {here} on an {cpu} "
             f"({os.cpu_count()} cores); {simulations} simulated audits per experiment, seed {seed}; pilot: each experiment's own calibration runs")
+
+
+def calibration(judged: pd.DataFrame, seed: int) -> list[str]:
+    """How the hits, the [q10, q90] coverage and the side of the median compare with an exact model's (module docstring)."""
+    hits = np.random.default_rng(seed).random((10_000, len(judged))) < judged.exact_hit.to_numpy(float)
+    lo, hi = np.quantile(hits.sum(axis=1), [0.05, 0.95])
+    inside = int(((judged.claim >= judged.q10) & (judged.claim <= judged.q90)).sum())
+    below = int((judged.claim < judged["median"]).sum())
+    return [f"were the simulation's model exact, {judged.exact_hit.sum():.1f} of {len(judged)} would be within the tolerance "
+            f"(5th-95th percentile {lo:.0f}-{hi:.0f}): one audit's bound is one draw",
+            f"realised claim within its predicted [q10, q90]: {inside} of {len(judged)} (an exact model: 80 %, {0.8 * len(judged):.0f}); "
+            f"below the predicted median: {below} of {len(judged)} (an exact model: half; ties at a ceiling count as not below)"]
 
 
 def overshoot(table: pd.DataFrame, design_of: dict) -> list[str]:
@@ -127,19 +146,21 @@ def main(argv: list[str]) -> int:
     rows = [check(results, name, nn["designs"][design], args.simulations, args.seed, args.raw) for name, design in design_of.items()
             if (results / name / "bounds.parquet").exists()]
     table = pd.DataFrame(rows)
-    for col in ("rms_d_measured", "rms_d", "rho", "median", "q10", "q90", "redraws", "within", "raw"):
+    for col in ("rms_d_measured", "rms_d", "rho", "median", "q10", "q90", "redraws", "within", "exact_hit", "pit", "raw"):
         if col not in table:
             table[col] = np.nan
     table = table.astype({"redraws": "Int64"})
     shown = table.assign(predicted=[f"{m:.2f} [{a:.2f}, {b:.2f}]" if np.isfinite(m) else "no d' (no run-to-run spread)"
                                     for m, a, b in zip(table["median"], table.q10, table.q90)],
                          within=[("yes" if w else "NO") if isinstance(w, (bool, np.bool_)) else "-" for w in table.within])
-    cols = ["experiment", "m", "B", "r", "pilot_runs", "rms_d_measured", "rms_d", "rho", "redraws", "predicted", "claim", "within"]
+    cols = ["experiment", "m", "B", "r", "pilot_runs", "rms_d_measured", "rms_d", "rho", "redraws", "predicted", "claim", "within", "exact_hit", "pit"]
     print(header(results, args.simulations, args.seed))
     print(shown[cols + (["raw"] if args.raw else [])].to_string(index=False, float_format=lambda x: f"{x:.2f}", na_rep="-"))
     judged = table[table["median"].notna()]
     print(f"within ±{RELATIVE:.0%} or ±{ABSOLUTE} of the realised claim: {int(judged.within.sum())} of {len(judged)} experiments "
           f"with a prediction" + (f" (raw, the measured d' as they are: {int(sum(map(within, judged.raw, judged.claim)))})" if args.raw else ""))
+    for line in calibration(judged, args.seed):
+        print(line)
     for line in overshoot(table, design_of):
         print(line)
     return 0

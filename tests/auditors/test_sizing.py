@@ -39,6 +39,9 @@ def test_no_signal_no_bound_and_the_bound_grows_with_the_signal_below_its_ceilin
     top = sizes[-1]
     assert top.ceiling == pytest.approx(perfect_prediction_epsilon_lb(24, 12, 6)) and top.median <= top.ceiling + 1e-9
     assert top.q10 <= top.median <= top.q90 and top.test_ceiling == pytest.approx(top.ceiling)
+    # the simulated bounds the summary is made of, kept beside it but out of its record
+    assert top.bounds.shape == (20,) and top.median == np.median(top.bounds) and top.q90 == np.quantile(top.bounds, 0.9)
+    assert "bounds" not in top.record() and top.record()["median"] == top.median
     # the reference test (the default) expects more than Theorem 4.2 on the same audits
     assert expected_bound(2.0, 24, 12, 20, 6, simulations=20, seed=2).median > medians[1]
 

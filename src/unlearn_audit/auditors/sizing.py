@@ -21,7 +21,7 @@ bound is 0 cannot show anything: enlarge m, r, Γ or L, or train models that mem
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -66,9 +66,11 @@ class AuditSize:
     test_ceiling: float       # the pre-registered test's, every guess right
     rejected_share: float     # the share of simulated audits whose bound is positive
     redraws: int              # calibration sign vectors drawn again, some batch < 2 runs in or out
+    bounds: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False, compare=False)  # each simulated audit's bound
 
     def record(self) -> dict:
-        return dict(self.__dict__)
+        """The summary (every field but the simulated ``bounds``)."""
+        return {k: v for k, v in self.__dict__.items() if k != "bounds"}
 
 
 def _fittable(signs: np.ndarray) -> bool:
@@ -149,4 +151,4 @@ def expected_bound(d_prime, m: int, r: int, calibration_runs: int, evaluation_ru
                      batch_correlation=rho, test=test, statistic=statistic, zeta=zeta, simulations=simulations, median=float(np.median(b)),
                      q10=float(np.quantile(b, 0.1)), q90=float(np.quantile(b, 0.9)),
                      ceiling=perfect_prediction_epsilon_lb(m, r, L, zeta=zeta, statistic=statistic), test_ceiling=float(test_ceiling),
-                     rejected_share=float(np.mean(b > 0)), redraws=redraws)
+                     rejected_share=float(np.mean(b > 0)), redraws=redraws, bounds=b)
