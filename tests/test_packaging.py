@@ -62,3 +62,10 @@ def test_the_workflow_tools_are_not_core_dependencies():
     workflow = {_name(r) for r in project["optional-dependencies"]["workflow"]}
     assert {"snakemake", "snakemake-executor-plugin-slurm"} <= workflow
     assert not any(n.startswith("snakemake") for n in _third_party_imports())
+
+
+def test_the_license_pyproject_declares_is_at_the_root():
+    """pyproject.toml's license is the one the LICENSE file grants (a wheel and a clone carry the same terms)."""
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["license"]["text"]
+    text = (REPO / "LICENSE").read_text()
+    assert declared == "MIT" and text.startswith("MIT License") and "WITHOUT WARRANTY OF ANY KIND" in text
