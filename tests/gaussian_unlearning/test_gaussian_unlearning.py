@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from unlearn_audit.auditors.gaussian_release import GaussianRelease
+from unlearn_audit.stats.gaussian_release import GaussianRelease
 from unlearn_audit.auditors.weight_space import ProjectionSettings
 from unlearn_audit.gaussian_unlearning import (
     GLMUnlearningConfig,

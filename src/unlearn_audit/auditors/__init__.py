@@ -18,9 +18,8 @@ numpy, scipy and pandas; never torch.
 * :mod:`.calibrated_r` — the guess budget r chosen by leave-one-out on the calibration runs alone;
 * :mod:`.signal` — the membership signal in a set of runs' scores (in/out gap, spread, d′);
 * :mod:`.weight_space` — App. H.1's weight-space auditor, the projection auditor of the
-  Gaussian-unlearning audit, and the one Algorithm-1 (m = r = 2) convention;
-* :mod:`.gaussian_release` — the one Gaussian privacy pair those audits distinguish (the convex
-  mechanisms' and Gaussian certified unlearning's releases).
+  Gaussian-unlearning audit, and the one Algorithm-1 (m = r = 2) convention; the Gaussian privacy
+  pair they distinguish is :class:`~unlearn_audit.stats.gaussian_release.GaussianRelease`.
 """
 
 from .._lazy import lazy_exports
@@ -47,8 +46,6 @@ _EXPORTS = {
     "fit_gaussian": ".gaussian_fit",
     "fit_per_class": ".gaussian_fit",
     "fit_per_example": ".gaussian_fit",
-    "GaussianRelease": ".gaussian_release",
-    "GaussianSide": ".gaussian_release",
     "Joint": ".joint",
     "joint_fit": ".joint",
     "joint_guesses": ".joint",

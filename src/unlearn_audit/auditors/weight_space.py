@@ -306,7 +306,7 @@ def audit_weight_space(
 
 def audit_release(release, rng: SeedLike, **kwargs) -> WeightSpaceAudit:
     """:func:`audit_weight_space` on a pair with ``sample_unlearned`` / ``sample_counterpart`` samplers
-    (e.g. :class:`~.gaussian_release.GaussianRelease`)."""
+    (e.g. :class:`~unlearn_audit.stats.gaussian_release.GaussianRelease`)."""
     return audit_weight_space(release.sample_unlearned, release.sample_counterpart, rng, **kwargs)
 
 
@@ -321,7 +321,7 @@ class ProjectionSettings:
     ----------
     n_calibration : Γ, draws per side for the direction d̂.  The angle between d̂ and the true
         difference θ₁ − θ₀ has cos ≈ μ/sqrt(μ² + 2p/Γ), so Γ ≫ p/μ² is needed for a tight
-        bound; a side of :class:`~.gaussian_release.GaussianRelease` makes Γ free, a plain sampler costs Γ·p normals.
+        bound; a side of :class:`~unlearn_audit.stats.gaussian_release.GaussianRelease` makes Γ free, a plain sampler costs Γ·p normals.
     n_fit : draws per side for the 1-d Gaussian fits of the projections.
     n_eval : evaluation draws of the weight-space classifier (sides chosen uniformly).
     n_alg1_runs : runs of Algorithm 1 with m = r = 2 (two draws each).

@@ -5,7 +5,8 @@
 * :mod:`.perturbed_newton` — Sekhari et al. (2021) Algorithm 1 with σ from the exact Gaussian
   mechanism for sensitivity γ = 2Mm²L²/(μ³n²).
 * :mod:`.output_perturbation` — Π_{C0}(x̂) + N(0, σ²I) with Δ = 2·C0 (App. I.1).
-* :mod:`.release` — the audited pair of Gaussian releases (Definition H.1).
+* :class:`~unlearn_audit.stats.gaussian_release.GaussianRelease` — the audited pair of Gaussian
+  releases (Definition H.1), which the mechanisms return.
 * :mod:`.experiments` — the Table 2 instances, one audit function per mechanism.
 
 The auditor of App. H.1 is :mod:`unlearn_audit.auditors.weight_space`.  numpy/scipy only.
@@ -40,7 +41,7 @@ from .perturbed_newton import (
     newton_sensitivity,
     perturbed_newton,
 )
-from ..auditors.gaussian_release import GaussianRelease
+from ..stats.gaussian_release import GaussianRelease
 
 __all__ = [
     "ConvexAuditResult",

@@ -36,7 +36,7 @@ import numpy as np
 from .losses import ConvexData, CubicLoss, LogisticLoss
 from .output_perturbation import OutputPerturbation, output_perturbation
 from .perturbed_newton import NewtonUnlearning, check_epsilon_delta, perturbed_newton
-from ..auditors.gaussian_release import GaussianRelease
+from ..stats.gaussian_release import GaussianRelease
 from ..auditors.weight_space import WeightSpaceAudit, WeightSpaceSettings, audit_release
 from ..checks import check_delta, check_int, check_positive
 from ..seeds import SeedLike, spawn_generators

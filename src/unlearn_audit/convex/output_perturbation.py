@@ -22,7 +22,7 @@ import numpy as np
 from ..stats.gaussian_mechanism import gaussian_sigma
 from .losses import ConvexData, SquaredLoss, add_intercept
 from .perturbed_newton import check_epsilon_delta
-from ..auditors.gaussian_release import GaussianRelease
+from ..stats.gaussian_release import GaussianRelease
 
 __all__ = [
     "project_l2_ball",

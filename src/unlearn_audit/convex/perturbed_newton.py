@@ -23,7 +23,7 @@ import numpy as np
 
 from ..stats.gaussian_mechanism import gaussian_sigma
 from .losses import ConvexData, ConvexLoss
-from ..auditors.gaussian_release import GaussianRelease
+from ..stats.gaussian_release import GaussianRelease
 
 __all__ = [
     "NewtonUnlearning",

@@ -31,7 +31,7 @@ Algorithm 1 signs and draws per side) are distinct children of one ``SeedSequenc
 nothing drawn for calibration is reused for evaluation, so the bounds are valid at level ζ.
 
 A sampler may be any ``f(rng, size) -> (size, p)``; the draws are then generated and projected
-in chunks.  A side of :class:`~unlearn_audit.auditors.gaussian_release.GaussianRelease` also samples the calibration mean and the
+in chunks.  A side of :class:`~unlearn_audit.stats.gaussian_release.GaussianRelease` also samples the calibration mean and the
 projections directly (exactly in distribution: d̂ᵀ(θ + σz) ~ N(d̂ᵀθ, σ²‖d̂‖²)), so 10⁶
 evaluation draws cost O(10⁶) whatever p is.
 """

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..auditors.gaussian_release import GaussianRelease
+from ..stats.gaussian_release import GaussianRelease
 from ..seeds import SeedLike, as_seed_sequence
 from .data import make_data
 from .glm import DEFAULT_TOL, RegularizedGLM, fit_newton, get_loss

@@ -10,6 +10,8 @@
 * :mod:`.reference` — :func:`reference_epsilon_lower_bound`, the ε of an (ε, 0) unlearning claim
   against the retrained model, without Lemma 4.1's halving (docs/bounds.md §6b);
 * :mod:`.gaussian_mechanism` — hockey-stick δ(ε; μ) and the analytic Gaussian σ;
+* :mod:`.gaussian_release` — the Gaussian privacy pair a weight-space audit distinguishes (the convex
+  mechanisms' and Gaussian certified unlearning's releases, Definition H.1);
 * :mod:`.tradeoff` — trade-off curves: G_μ of μ-GDP, f_{ε,δ} of (ε, δ)-DP (Dong, Roth & Su), the
   μ of a calibrated Gaussian mechanism and an audit's proven (α, β) point;
 * :mod:`.accountants` — model clipping's noisy-step accountant (Koloskova et al. Thm 4.2) and
@@ -26,6 +28,8 @@ from .._lazy import lazy_exports
 _EXPORTS = {
     "Bound": ".bounds",
     "epsilon_lower_bound": ".bounds",
+    "GaussianRelease": ".gaussian_release",
+    "GaussianSide": ".gaussian_release",
     "mu_lower_bound": ".gdp_overlaps",
     "METHODS": ".posterior_tests",
     "posterior_tail_bound": ".posterior_tests",

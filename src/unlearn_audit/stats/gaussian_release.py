@@ -12,7 +12,9 @@ Su 2022), and it is (ε, δ_G(ε; μ))-indistinguishable
 (:func:`unlearn_audit.stats.gaussian_mechanism.hockey_stick_delta`).  Each side is a
 :class:`GaussianSide`: a sampler ``side(rng, size) -> (size, d)`` that also samples the mean of
 ``size`` draws and their projections on a direction exactly in distribution, so that an audit's
-memory stays O(d + size) (:func:`.weight_space.audit_projection`).
+memory stays O(d + size) (:mod:`unlearn_audit.auditors.weight_space`).  A data type of the statistics
+layer (numpy and scipy, never torch): the mechanisms that release such a pair import it from here,
+not from the auditors.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats.gaussian_mechanism import hockey_stick_delta
+from .gaussian_mechanism import hockey_stick_delta
 
 __all__ = ["GaussianSide", "GaussianRelease"]
 
