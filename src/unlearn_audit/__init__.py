@@ -15,7 +15,8 @@ The public API, importable from the package top without torch::
   :func:`gdp_tradeoff` (G_μ of μ-GDP) and :func:`dp_tradeoff` (f_{ε,δ} of (ε, δ)-DP);
 * auditors (:mod:`unlearn_audit.auditors`): the batchwise auditor of Algorithm 2, the joint
   sign-vector auditor of Algorithm 3, the pairwise baseline of App. A.3 and the weight-space
-  auditors of App. H.1.
+  audit of App. H.1 (:class:`WeightSpaceAudit`; :func:`audit_weight_space` and
+  :func:`audit_projection` are its deprecated wrappers).
 
 Training, models and unlearning (torch) live in :mod:`unlearn_audit.training`,
 :mod:`unlearn_audit.models` and :mod:`unlearn_audit.unlearning`; the workflow's steps in
@@ -30,6 +31,7 @@ _EXPORTS = {
     "SignVectorAudit": ".auditors",
     "PerExampleFit": ".auditors",
     "WeightSpaceAudit": ".auditors",
+    "WeightSpaceSettings": ".auditors",
     "audit_projection": ".auditors",
     "audit_tables": ".auditors",
     "audit_weight_space": ".auditors",
@@ -58,7 +60,7 @@ _EXPORTS = {
     "gdp_tradeoff": ".stats.tradeoff",
 }
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
