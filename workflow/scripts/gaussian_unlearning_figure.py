@@ -3,6 +3,6 @@
 from unlearn_audit.pipeline import gaussian_unlearning
 from unlearn_audit.pipeline.job_log import start_job_log
 
-start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
+start_job_log(snakemake.log[0], snakemake.output, job=snakemake)  # noqa: F821  (stderr to the log, a summary line at the end; Parquet outputs stamped)
 w = snakemake.wildcards  # noqa: F821
 gaussian_unlearning.figure(f"ged_vs_{w.gu_axis}", w.gu_error, snakemake.input[0], snakemake.output.figure)  # noqa: F821

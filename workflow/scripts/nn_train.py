@@ -8,7 +8,7 @@ from unlearn_audit.pipeline.run_stash import chunk_stash
 from unlearn_audit.pipeline.runtime import job_gpu_slot, limit_threads
 from unlearn_audit.training.resume import stop_on_sigterm
 
-start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
+start_job_log(snakemake.log[0], snakemake.output, job=snakemake)  # noqa: F821  (stderr to the log, a summary line at the end; Parquet outputs stamped)
 limit_threads(snakemake.threads)  # noqa: F821
 stop_on_sigterm()  # a SIGTERM (preemption, time limit) saves the training in progress; its retry resumes there
 p, inp = snakemake.params, snakemake.input  # noqa: F821

@@ -7,7 +7,7 @@ from unlearn_audit.pipeline.job_log import start_job_log
 from unlearn_audit.pipeline.run_stash import chunk_stash
 from unlearn_audit.pipeline.runtime import job_gpu_slot, limit_threads
 
-start_job_log(snakemake.log[0], snakemake.output)  # noqa: F821  (stderr to the log; a summary line at the end)
+start_job_log(snakemake.log[0], snakemake.output, job=snakemake)  # noqa: F821  (stderr to the log, a summary line at the end; Parquet outputs stamped)
 limit_threads(snakemake.threads)  # noqa: F821
 p, inp = snakemake.params, snakemake.input  # noqa: F821
 cfg = snakemake.config  # noqa: F821

@@ -1,11 +1,12 @@
 """The log of a workflow job: its stderr, ending in one summary line of what it wrote.
 
 Every script of ``workflow/scripts`` starts with ``start_job_log(snakemake.log[0],
-snakemake.output)``: stderr goes to the job's log file (line-buffered, so a killed job's log holds
+snakemake.output, job=snakemake)``: stderr goes to the job's log file (line-buffered, so a killed job's log holds
 everything up to the kill), and when the job ends with all its outputs in place the last line says
 what it wrote -- the files with their rows (Parquet, CSV) or sizes, and for a BOUNDS file the
 pre-registered cell's ε_LB -- and how long it took.  A job that fails leaves its traceback as the
-last lines instead.
+last lines instead.  Given the job (``snakemake``), it also stamps every Parquet file the job
+writes with its provenance (:mod:`.job_stamp`, docs/schemas.md#provenance).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 __all__ = ["start_job_log", "output_summary"]
 
@@ -67,9 +68,15 @@ def output_summary(outputs: Iterable[str | os.PathLike], seconds: float | None =
     return f"done{took}: wrote {', '.join(shown) or 'nothing'}{more}"
 
 
-def start_job_log(log_path: str | os.PathLike, outputs: Iterable[str | os.PathLike]) -> None:
-    """Send stderr to ``log_path`` and, at exit, append :func:`output_summary` when every output exists."""
+def start_job_log(log_path: str | os.PathLike, outputs: Iterable[str | os.PathLike], job: Any = None) -> None:
+    """Send stderr to ``log_path`` and, at exit, append :func:`output_summary` when every output exists;
+    where ``job`` (a script's ``snakemake`` object) is given, stamp the job's Parquet outputs from its
+    config and checkout (:func:`.job_stamp.install`)."""
     sys.stderr = open(log_path, "w", buffering=1)
+    if job is not None:
+        from .job_stamp import install, job_checkout
+
+        install(job.config, job_checkout(getattr(job, "scriptdir", None)))
     outputs = [str(p) for p in outputs]
     started = time.perf_counter()
 
