@@ -17,9 +17,11 @@ numpy, scipy and pandas; never torch.
   workflow's rules and the CLI);
 * :mod:`.calibrated_r` — the guess budget r chosen by leave-one-out on the calibration runs alone;
 * :mod:`.signal` — the membership signal in a set of runs' scores (in/out gap, spread, d′);
-* :mod:`.weight_space` — App. H.1's weight-space auditor, the projection auditor of the
-  Gaussian-unlearning audit, and the one Algorithm-1 (m = r = 2) convention; the Gaussian privacy
-  pair they distinguish is :class:`~unlearn_audit.stats.gaussian_release.GaussianRelease`.
+* :mod:`.weight_space` — :class:`~.weight_space.WeightSpaceAudit`, the one weight-space audit of a
+  Gaussian privacy pair (:class:`~unlearn_audit.stats.gaussian_release.GaussianRelease`, the unlearned
+  side first): App. H.1's likelihood-ratio test, the projection test of the Gaussian-unlearning
+  audit and Algorithm 1 with m = r = 2; its results are in :mod:`.weight_space_results`, the
+  deprecated shapes of its old functions in :mod:`.weight_space_legacy`.
 """
 
 from .._lazy import lazy_exports
@@ -63,12 +65,14 @@ _EXPORTS = {
     "joint_overlaps": ".tables",
     "pairwise_audit": ".tables",
     "pairwise_audit_table": ".tables",
-    "ProjectionAudit": ".weight_space",
-    "ProjectionSettings": ".weight_space",
-    "TwoPointAlgorithm1": ".weight_space",
+    "LikelihoodRatioTest": ".weight_space_results",
+    "ProjectionAudit": ".weight_space_legacy",
+    "ProjectionSettings": ".weight_space_legacy",
+    "TwoPointAlgorithm1": ".weight_space_results",
     "WeightSpaceAudit": ".weight_space",
+    "WeightSpaceAuditResult": ".weight_space_legacy",
     "WeightSpaceSettings": ".weight_space",
-    "algorithm1_two_point": ".weight_space",
+    "algorithm1_two_point": ".weight_space_results",
     "audit_projection": ".weight_space",
     "audit_release": ".weight_space",
     "audit_weight_space": ".weight_space",

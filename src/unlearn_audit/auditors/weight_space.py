@@ -1,91 +1,105 @@
-"""Weight-space auditor for convex certified unlearning (App. H.1, Section 8).
+"""One weight-space audit of a Gaussian privacy pair (App. H.1, Section 8; docs/calibrations.md §13).
 
-The auditor distinguishes, in the sense of Definition H.1, the unlearned model produced with
-a non-empty forget set, U(D_f, A(D), S(D)) (the *positive* hypothesis), from the model
-produced with the empty forget set, U(∅, A(D_r), S(D_r)) (the *negative* hypothesis):
+:class:`WeightSpaceAudit` distinguishes, in the sense of Definition H.1, the unlearned release
+(non-empty forget set: U(D_f, A(D), S(D)), or β̂⁽¹⁾_{\\M} + b) from its counterpart (empty forget
+set: U(∅, A(D_r), S(D_r)), or the retrained β̂_{\\M} + b).  **The sides are in one order
+everywhere: the unlearned side first, its counterpart second** — the order of Definition H.1 (the
+positive hypothesis first), of Algorithm 1 (S = (+1, −1) when the unlearned draw comes first) and of
+:class:`~unlearn_audit.stats.gaussian_release.GaussianRelease`.  A side is any sampler
+``f(rng, size) -> (size, d)``; a side of a GaussianRelease also draws the mean of ``size`` draws and
+their projections on a direction exactly in distribution, so a projection costs O(d + size).
 
-1. **Calibration.**  Γ independent models are drawn under each hypothesis and a Gaussian
-   N(μ, Σ) (full covariance; d = 1 is the scalar case) is fitted to each set of weight vectors.
-2. **Test.**  2L fresh models are drawn; each draw's hypothesis is chosen uniformly at random,
-   independently of everything else.  The auditor predicts the hypothesis with the larger
-   fitted likelihood (log-likelihood ratio > 0 ⇒ positive; ties ⇒ negative).
-3. **Bounds.**
-   * pairwise ε_LB: Eq. 3 on the confusion counts (fp of n_neg, fn of n_pos) with two-sided
-     Clopper–Pearson intervals, at the certified δ (Section 8: the two outputs of one procedure
-     are compared, so no transitivity step and no halving);
-   * joint ε_LB: Algorithm 1 / Theorem 4.2 with m = r = 2 and δ = 0 (Section 8, App. H.1).
-     Each test draw is one run of Algorithm 1: its sign vector is S = (+1, −1) when the draw
-     comes from the positive hypothesis and S = (−1, +1) otherwise (M' = |S_2| = 2, each
-     with probability 1/2), the guess Ŝ is the predicted hypothesis, and the overlap is
-     V = 2 for a correct guess and 0 otherwise.  The 2L test draws are therefore L' = 2L
-     i.i.d. runs; the bound is ``epsilon_ldp`` of :func:`unlearn_audit.stats.bounds.epsilon_lower_bound`,
-     not halved (App. H.1: "no division by 2 is needed since no transitivity step is used").
-     With all 2L = 200,000 guesses correct it saturates at ε = log(g/(1−g)),
-     g = ζ^{1/2L}, i.e. 11.109 at ζ = 0.05, matching Table 2b's 11.1039 (one run per *pair*
-     of draws, L' = 100,000, could not exceed 10.416);
-   * μ-GDP: μ_LB = Φ⁻¹(1 − FP_hi) − Φ⁻¹(FN_hi) from the same counts, and 2Φ⁻¹(acc_LB) from
-     the accuracy (:func:`unlearn_audit.stats.bounds.gdp_mu_lower_bound`, ``…_from_accuracy``).
+The audit is built once (sides, seed and :class:`WeightSpaceSettings` checked at its door) and
+offers one method per statistic, each computed once:
 
-Calibration and test draws come from separate child generators of ``np.random.SeedSequence``
-spawning (one each for the two calibration sets, the test labels and the test draws), so the
-predictor is independent of the data it is evaluated on, as the bounds require.
-Everything is vectorised: 2L = 200,000 draws take a fraction of a second.
+* :meth:`~WeightSpaceAudit.likelihood_ratio` — App. H.1: a Gaussian N(μ, Σ) (full covariance) fitted
+  to Γ draws of each side; 2L fresh draws, each side chosen uniformly at random, predicted
+  unlearned iff the log-likelihood ratio is > 0 (ties: counterpart);
+* :meth:`~WeightSpaceAudit.projection` — docs/calibrations.md §13: the direction d̂ = mean_unlearned
+  − mean_counterpart of fresh calibration draws, 1-d Gaussians fitted to fresh draws projected on
+  d̂, and 2L fresh projected draws classified by their likelihood ratio;
+* :meth:`~WeightSpaceAudit.two_point` — Algorithm 1 with m = r = 2 through one of the two
+  classifiers: each test draw of the likelihood-ratio test one run (one draw per run, App. H.1:
+  Table 2's "joint" bound, nothing divided), or fresh pairs through the projection, the unlearned
+  draw first iff S = (+1, −1) (two draws per run: the pair's bounds are the run's divided by 2
+  and √2).
+
+Both tests return a :class:`~.weight_space_results.LikelihoodRatioTest` (confusion counts, Eq. 3 at
+``pairwise_delta`` and μ_LB of the counts), the Algorithm-1 statistic a
+:class:`~.weight_space_results.TwoPointAlgorithm1`: each an (ε, μ) pair of Bounds, never halved
+(Section 8: the two outputs of one procedure are compared, no transitivity step).
+
+Randomness: the seed is spawned once, at the door, into ten child streams.  Calibration and test
+draws never share a stream, so each predictor is independent of the data it is evaluated on, as the
+bounds require.  The likelihood-ratio test uses children 0–3 (calibration of the unlearned side, of
+the counterpart, the test labels, the test draws); the projection uses 0–3 for the direction and
+the fits (counterpart before unlearned in each pair), 4–6 for the test (labels, counterpart,
+unlearned) and 7–9 for Algorithm 1's pairs (signs, counterpart, unlearned).  Each statistic's
+bounds hold on their own; two statistics of one audit are not independent of each other.
+
+:func:`audit_weight_space`, :func:`audit_release` and :func:`audit_projection` are deprecated
+wrappers returning the old shapes of :mod:`.weight_space_legacy`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+import warnings
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from ..checks import check_delta, check_int, check_zeta
-from ..seeds import SeedLike, as_seed_sequence, spawn_generators
-from ..stats.bounds import (
-    Bound,
-    EpsilonMuBounds,
-    gdp_delta,
-    gdp_epsilon,
-    epsilon_lower_bound,
-    gdp_mu_lower_bound,
-    gdp_mu_lower_bound_from_accuracy,
-    pairwise_epsilon_lower_bound,
-)
+from ..checks import check_choice, check_delta, check_int, check_zeta
+from ..seeds import SeedLike, as_seed_sequence
+from ..stats.gaussian_release import GaussianRelease
 from .gaussian_fit import Gaussian, fit_gaussian
+from .weight_space_legacy import ProjectionAudit, ProjectionSettings, WeightSpaceAuditResult
+from .weight_space_results import LikelihoodRatioTest, TwoPointAlgorithm1, algorithm1_two_point, confusion_bounds
 
 __all__ = [
+    "CLASSIFIERS",
     "Sampler",
     "WeightGaussian",
     "WeightSpaceSettings",
     "WeightSpaceAudit",
-    "TwoPointAlgorithm1",
-    "algorithm1_two_point",
-    "confusion_bounds",
     "audit_weight_space",
     "audit_release",
-    "ProjectionSettings",
-    "ProjectionAudit",
     "audit_projection",
 ]
 
-#: ``sampler(rng, size) -> array (size, d)``: ``size`` independent draws of one hypothesis.
+#: ``sampler(rng, size) -> array (size, d)``: ``size`` independent draws of one side.
 Sampler = Callable[[np.random.Generator, int], np.ndarray]
 
 #: A Gaussian fitted to weight vectors (:class:`~.gaussian_fit.Gaussian`; one fit for every auditor).
 WeightGaussian = Gaussian
 
+#: The classifiers whose guesses :meth:`WeightSpaceAudit.two_point` can read.
+CLASSIFIERS = ("likelihood_ratio", "projection")
+
+#: Child streams spawned from an audit's seed (module docstring).
+N_STREAMS = 10
+
 
 @dataclass(frozen=True)
 class WeightSpaceSettings:
-    """Settings of the weight-space auditor (App. H.1).
+    """Sample sizes and levels of a :class:`WeightSpaceAudit`; each statistic reads its own sizes.
 
-    n_calibration : Γ, calibration draws per hypothesis.
-    n_test_draws : 2L, test draws (each hypothesis chosen uniformly at random).
-    zeta : significance level ζ.
-    pairwise_delta : δ of Eq. 3; ``None`` means the mechanism's certified δ (Section 8).
-    joint_delta : δ of the m = r = 2 Theorem 4.2 bound (Section 8: 0).
-    keep_draws : keep per-draw labels, predictions and log-likelihood ratios.
+    n_calibration : Γ, draws per side for the full-covariance fits of the likelihood-ratio test
+        (App. H.1).
+    n_test_draws : 2L, test draws of either test, each side chosen uniformly at random.
+    zeta : significance level ζ of every bound.
+    pairwise_delta : δ of Eq. 3 in either test; ``None`` means the certified δ where the caller
+        has one (the convex audits, Section 8), else 0.
+    joint_delta : δ of Theorem 4.2 in Algorithm 1 with m = r = 2 (Section 8: 0).
+    keep_draws : keep each test draw's label, prediction and log-likelihood ratio.
+    n_direction : draws per side for the projection's direction d̂.  The angle between d̂ and the
+        true difference has cos ≈ μ/sqrt(μ² + 2p/n_direction), so n_direction ≫ p/μ² is needed for
+        a tight bound; a side of a GaussianRelease makes it free, a plain sampler costs
+        n_direction·p normals.
+    n_fit : draws per side for the 1-d Gaussian fits of the projections.
+    n_alg1_runs : runs of Algorithm 1 on fresh pairs through the projection (two draws each).
+    chunk_size : rows a plain sampler generates at once in a projection (memory chunk_size·p floats).
     """
 
     n_calibration: int = 500
@@ -94,6 +108,10 @@ class WeightSpaceSettings:
     pairwise_delta: float | None = None
     joint_delta: float = 0.0
     keep_draws: bool = True
+    n_direction: int = 200_000
+    n_fit: int = 5_000
+    n_alg1_runs: int = 100_000
+    chunk_size: int = 4096
 
     def __post_init__(self) -> None:
         check_int(self.n_calibration, "n_calibration (Gamma)", 2)
@@ -102,424 +120,263 @@ class WeightSpaceSettings:
         if self.pairwise_delta is not None:
             check_delta(self.pairwise_delta, "pairwise_delta")
         check_delta(self.joint_delta, "joint_delta")
+        check_int(self.n_direction, "n_direction", 1)
+        check_int(self.n_fit, "n_fit", 2)
+        check_int(self.n_alg1_runs, "n_alg1_runs", 1)
+        check_int(self.chunk_size, "chunk_size", 1)
 
 
 @dataclass(frozen=True)
-class TwoPointAlgorithm1(EpsilonMuBounds):
-    """Algorithm 1 with m = r = 2 on a pair of hypotheses: the one convention of this project.
+class _Side:
+    """One side of the pair as the audit draws it: whole draws, their mean, their projections."""
 
-    Each run draws S uniformly from S_2 = {(+1, −1), (−1, +1)} and outputs ``draws_per_run``
-    draws, each of which changes hypothesis when S is swapped; the guess is correct or not, so
-    the overlap is V ∈ {0, 2}.  If the pair of hypotheses is ε-DP (μ-GDP), one run's output is
-    the ``draws_per_run``-fold composition, (k·ε)-LDP ((√k·μ)-GDP) in S.  Hence ``bound`` (Theorem
-    4.2 on the runs, ``epsilon_ldp``) bounds k·ε, and the pair's bounds are the Bound objects
-    ``epsilon`` (``lb = bound.epsilon_ldp / k``) and ``mu`` (``ldp`` = μ_run = 2Φ⁻¹(acc_LB),
-    :func:`~unlearn_audit.stats.bounds.gdp_mu_lower_bound_from_accuracy`, ``lb = μ_run / √k``,
-    method "accuracy").  With one draw per run (App. H.1's weight-space auditor, k = 1) nothing is
-    divided — App. H.1: "no division by 2 is needed since no transitivity step is used"; with the
-    unlearned and the retrained draw presented side by side (k = 2) both are.
-    """
+    sampler: Sampler
+    name: str
+    chunk_size: int
 
-    correct: int
-    runs: int
-    draws_per_run: int
-    bound: Bound
-    epsilon: Bound
-    mu: Bound
+    def draw(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """``size`` draws as a (size, d) array (a (size,) array is d = 1)."""
+        x = np.asarray(self.sampler(rng, size), dtype=float)
+        if x.ndim == 1:
+            x = x[:, None]
+        if x.ndim != 2 or x.shape[0] != size:
+            raise ValueError(f"the {self.name} sampler must return an array of shape ({size}, d), got {x.shape}")
+        return x
 
+    def mean(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        """The mean of ``size`` draws, drawn in chunks unless the side samples it directly."""
+        if hasattr(self.sampler, "sample_mean"):
+            return np.asarray(self.sampler.sample_mean(rng, size), dtype=float)
+        total, done = None, 0
+        while done < size:
+            k = min(self.chunk_size, size - done)
+            s = self.draw(rng, k).sum(axis=0)
+            total = s if total is None else total + s
+            done += k
+        return total / size
 
-def algorithm1_two_point(correct, *, zeta: float, delta: float = 0.0, draws_per_run: int = 1) -> TwoPointAlgorithm1:
-    """:class:`TwoPointAlgorithm1` from the per-run correctness of the guesses (bool array)."""
-    correct = np.asarray(correct, dtype=bool).ravel()
-    k = check_int(draws_per_run, "draws_per_run", 1)
-    n_correct = int(np.count_nonzero(correct))
-    bound = epsilon_lower_bound(np.where(correct, 2, 0), 2, 2, zeta=zeta, statistic="mean", delta=delta)
-    mu_run = gdp_mu_lower_bound_from_accuracy(n_correct, correct.size, zeta=zeta)
-    return TwoPointAlgorithm1(
-        correct=n_correct, runs=int(correct.size), draws_per_run=k, bound=bound,
-        epsilon=replace(bound, lb=float(bound.epsilon_ldp / k)),
-        mu=replace(bound, parameter="mu", ldp=float(mu_run), lb=float(mu_run / math.sqrt(k)), rejected=mu_run > 0.0, delta=0.0,
-                   method="accuracy"),
-    )
-
-
-def confusion_bounds(fp: int, n_neg: int, fn: int, n_pos: int, *, zeta: float, delta: float = 0.0) -> tuple[Bound, Bound]:
-    """Eq. 3 (at δ) and μ_LB = Φ⁻¹(1 − FP_hi) − Φ⁻¹(FN_hi) from one set of confusion counts, as two
-    Bound objects of the same counts (neither halved: the two outputs of one procedure)."""
-    pairwise = pairwise_epsilon_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta)
-    mu = float(gdp_mu_lower_bound(fp, n_neg, fn, n_pos, zeta=zeta))
-    return pairwise, replace(pairwise, parameter="mu", ldp=mu, lb=mu, rejected=mu > 0.0, delta=0.0)
+    def project(self, rng: np.random.Generator, size: int, direction: np.ndarray) -> np.ndarray:
+        """dᵀx of ``size`` draws x, drawn in chunks unless the side samples them directly."""
+        if hasattr(self.sampler, "sample_projection"):
+            return np.asarray(self.sampler.sample_projection(rng, size, direction), dtype=float)
+        out = np.empty(size)
+        done = 0
+        while done < size:
+            k = min(self.chunk_size, size - done)
+            out[done : done + k] = self.draw(rng, k) @ direction
+            done += k
+        return out
 
 
-@dataclass(frozen=True, eq=False)
-class WeightSpaceAudit:
-    """Result of :func:`audit_weight_space`.
+@dataclass(frozen=True)
+class _Projection:
+    """The projection classifier: the calibrated mean difference, its unit direction and the 1-d fits."""
 
-    Positives are draws of the unlearned model (non-empty forget set), negatives draws of the
-    empty-forget-set counterpart.  ``fp`` counts negatives predicted positive (of ``n_neg``),
-    ``fn`` positives predicted negative (of ``n_pos``).  ``labels``/``predictions``/``llr`` hold
-    the per-draw truth (True = positive), decision and log-likelihood ratio when kept.
-    """
+    mean_difference: np.ndarray
+    direction: np.ndarray
+    fit_unlearned: Gaussian
+    fit_counterpart: Gaussian
 
-    fp: int
-    n_neg: int
-    fn: int
-    n_pos: int
-    n_calibration: int
-    zeta: float
-    delta: float
-    joint_delta: float
-    pairwise: Bound
-    joint: Bound
-    mu: Bound
-    mu_accuracy: Bound
-    fit_unlearned: WeightGaussian
-    fit_counterpart: WeightGaussian
-    labels: np.ndarray | None = None
-    predictions: np.ndarray | None = None
-    llr: np.ndarray | None = None
-
-    @property
-    def mu_lb(self) -> float:
-        """μ_LB from the confusion counts (``mu``)."""
-        return self.mu.lb
-
-    @property
-    def mu_lb_accuracy(self) -> float:
-        """2Φ⁻¹(acc_LB) from the accuracy of the guesses (``mu_accuracy``)."""
-        return self.mu_accuracy.lb
-
-    @property
-    def n_test_draws(self) -> int:
-        """2L, the number of test draws (= the number of m = 2 runs of the joint bound)."""
-        return self.n_pos + self.n_neg
-
-    @property
-    def correct(self) -> int:
-        return self.n_test_draws - self.fp - self.fn
-
-    @property
-    def accuracy(self) -> float:
-        return self.correct / self.n_test_draws
-
-    @property
-    def epsilon_lb_pairwise(self) -> float:
-        """Eq. 3 at δ = ``delta`` (not halved)."""
-        return self.pairwise.epsilon_lb
-
-    @property
-    def epsilon_lb_joint(self) -> float:
-        """Theorem 4.2 with m = r = 2 at δ = ``joint_delta``: ``joint.epsilon_ldp`` (not halved)."""
-        return self.joint.epsilon_ldp
+    def llr(self, u: np.ndarray) -> np.ndarray:
+        return self.fit_unlearned.logpdf(u) - self.fit_counterpart.logpdf(u)
 
 
-def _draw(sampler: Sampler, rng: np.random.Generator, size: int, name: str, *, scalar_ok: bool = True) -> np.ndarray:
-    """``size`` draws of ``sampler`` as a (size, d) array; ``scalar_ok``: a (size,) result is d = 1."""
-    x = np.asarray(sampler(rng, size), dtype=float)
-    if x.ndim == 1 and scalar_ok:
-        x = x[:, None]
-    if x.ndim != 2 or x.shape[0] != size:
-        raise ValueError(f"{name} must return an array of shape ({size}, d), got {x.shape}")
+def _spawn(seed: SeedLike, n: int) -> tuple[type, tuple[np.random.SeedSequence, ...]]:
+    """The bit generator and the ``n`` child SeedSequences that ``seed``'s spawning gives."""
+    if isinstance(seed, np.random.Generator):
+        return type(seed.bit_generator), tuple(seed.bit_generator.seed_seq.spawn(n))
+    try:
+        return np.random.PCG64, tuple(as_seed_sequence(seed).spawn(n))
+    except ValueError:
+        raise ValueError(f"seed must be a numpy Generator, a SeedSequence or an int, got {type(seed).__name__}") from None
+
+
+def _same_dim(d_unlearned: int, d_counterpart: int) -> None:
+    if d_unlearned != d_counterpart:
+        raise ValueError(f"the two sides have different dimensions ({d_unlearned} vs {d_counterpart})")
+
+
+def _labels(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Each test draw's side, unlearned (True) or counterpart, uniformly at random; both must occur."""
+    labels = rng.integers(0, 2, size=n).astype(bool)
+    if labels.all() or not labels.any():
+        raise ValueError(f"all {n} test draws fell on one side; increase n_test_draws")
+    return labels
+
+
+def _read_only(x: np.ndarray) -> np.ndarray:
+    x.flags.writeable = False
     return x
 
 
-def audit_weight_space(
-    sample_unlearned: Sampler,
-    sample_counterpart: Sampler,
-    rng: SeedLike,
-    *,
-    n_calibration: int = 500,
-    n_test_draws: int = 200_000,
-    zeta: float = 0.05,
-    delta: float = 0.0,
-    joint_delta: float = 0.0,
-    keep_draws: bool = True,
-) -> WeightSpaceAudit:
-    """Run the weight-space auditor of App. H.1 on two samplers of model weights.
+class WeightSpaceAudit:
+    """A weight-space audit of one pair of sides, the unlearned one first (module docstring).
 
-    Parameters
-    ----------
-    sample_unlearned : ``sampler(rng, size) -> (size, d)``, the unlearned model with the
-        non-empty forget set (positive hypothesis).
-    sample_counterpart : the same for the empty forget set (negative hypothesis).
-    rng : Generator, SeedSequence or int; four independent children are spawned from it
-        (calibration-positive, calibration-negative, test labels, test draws).
-    n_calibration : Γ, calibration draws per hypothesis (≥ 2).
-    n_test_draws : 2L, the number of test draws (≥ 2); each hypothesis chosen uniformly.
-    zeta : significance level ζ of every bound.
-    delta : δ of the pairwise bound (Eq. 3); Section 8 audits at the certified δ.
-    joint_delta : δ of the m = r = 2 Theorem 4.2 bound (Section 8: δ = 0).
-    keep_draws : keep the per-draw labels, predictions and log-likelihood ratios.
-
-    Returns
-    -------
-    WeightSpaceAudit with the confusion counts and the three bounds (none halved).
+    Build it from two samplers, or from a :class:`~unlearn_audit.stats.gaussian_release.GaussianRelease`
+    with :meth:`of_release`; ``seed`` (a Generator, SeedSequence or int) is spawned once.  Each
+    statistic is computed on first use and kept.
     """
-    n_calibration = check_int(n_calibration, "n_calibration (Gamma)", 2)
-    n_test_draws = check_int(n_test_draws, "n_test_draws (2L)", 2)
-    rng_cal_pos, rng_cal_neg, rng_labels, rng_test = spawn_generators(rng, 4)
 
-    fit_pos = fit_gaussian(_draw(sample_unlearned, rng_cal_pos, n_calibration, "sample_unlearned"))
-    fit_neg = fit_gaussian(_draw(sample_counterpart, rng_cal_neg, n_calibration, "sample_counterpart"))
-    if fit_pos.dim != fit_neg.dim:
-        raise ValueError(f"the two hypotheses have different dimensions ({fit_pos.dim} vs {fit_neg.dim})")
+    def __init__(self, unlearned: Sampler, counterpart: Sampler, seed: SeedLike, settings: WeightSpaceSettings = WeightSpaceSettings()):
+        if not isinstance(settings, WeightSpaceSettings):
+            raise TypeError(f"settings must be WeightSpaceSettings, got {type(settings).__name__}")
+        for name, side in (("unlearned", unlearned), ("counterpart", counterpart)):
+            if not callable(side):
+                raise TypeError(f"the {name} side must be a sampler f(rng, size) -> (size, d), got {type(side).__name__}")
+        if hasattr(unlearned, "dim") and hasattr(counterpart, "dim"):
+            _same_dim(unlearned.dim, counterpart.dim)
+        self.settings = settings
+        self._unlearned = _Side(unlearned, "unlearned", settings.chunk_size)
+        self._counterpart = _Side(counterpart, "counterpart", settings.chunk_size)
+        self._bit_generator, self._children = _spawn(seed, N_STREAMS)
+        self._pairwise_delta = 0.0 if settings.pairwise_delta is None else settings.pairwise_delta
+        self._results: dict = {}
 
-    labels = rng_labels.integers(0, 2, size=n_test_draws).astype(bool)
-    n_pos = int(labels.sum())
-    n_neg = n_test_draws - n_pos
-    if n_pos == 0 or n_neg == 0:
-        raise ValueError(f"all {n_test_draws} test draws fell under one hypothesis; increase n_test_draws")
-    draws = np.empty((n_test_draws, fit_pos.dim))
-    draws[labels] = _draw(sample_unlearned, rng_test, n_pos, "sample_unlearned")
-    draws[~labels] = _draw(sample_counterpart, rng_test, n_neg, "sample_counterpart")
+    @classmethod
+    def of_release(cls, release: GaussianRelease, seed: SeedLike, settings: WeightSpaceSettings = WeightSpaceSettings()) -> "WeightSpaceAudit":
+        """The audit of a GaussianRelease: its ``unlearned`` side against its ``counterpart``."""
+        return cls(release.unlearned, release.counterpart, seed, settings)
 
-    llr = fit_pos.logpdf(draws) - fit_neg.logpdf(draws)
-    if np.any(np.isnan(llr)):  # pragma: no cover - finite draws and floored covariances
-        raise ValueError("NaN log-likelihood ratio: check the samplers for non-finite draws")
-    predictions = llr > 0
-    fp = int(np.count_nonzero(predictions & ~labels))
-    fn = int(np.count_nonzero(~predictions & labels))
+    def likelihood_ratio(self) -> LikelihoodRatioTest:
+        """App. H.1's test: full-covariance Gaussians fitted to Γ = ``n_calibration`` draws of each side
+        classify ``n_test_draws`` fresh draws; Eq. 3 at ``pairwise_delta`` and μ_LB of the counts."""
+        return self._once("likelihood_ratio", self._likelihood_ratio)
 
-    pairwise, mu = confusion_bounds(fp, n_neg, fn, n_pos, zeta=zeta, delta=delta)
-    alg1 = algorithm1_two_point(predictions == labels, zeta=zeta, delta=joint_delta, draws_per_run=1)
+    def projection(self) -> LikelihoodRatioTest:
+        """The projection test (docs/calibrations.md §13): 1-d Gaussians on the draws projected on the
+        calibrated mean difference classify ``n_test_draws`` fresh draws; Eq. 3 and μ_LB of the counts."""
+        return self._once("projection", self._projection)
 
-    return WeightSpaceAudit(
-        fp=fp,
-        n_neg=n_neg,
-        fn=fn,
-        n_pos=n_pos,
-        n_calibration=n_calibration,
-        zeta=float(zeta),
-        delta=float(delta),
-        joint_delta=float(joint_delta),
-        pairwise=pairwise,
-        joint=alg1.bound,
-        mu=mu,
-        mu_accuracy=alg1.mu,
-        fit_unlearned=fit_pos,
-        fit_counterpart=fit_neg,
-        labels=labels if keep_draws else None,
-        predictions=predictions if keep_draws else None,
-        llr=llr if keep_draws else None,
-    )
+    def two_point(self, classifier: str) -> TwoPointAlgorithm1:
+        """Algorithm 1 with m = r = 2 at δ = ``joint_delta`` through ``classifier``'s guesses:
+        "likelihood_ratio" reads each of its test draws as one run (one draw per run, App. H.1);
+        "projection" presents ``n_alg1_runs`` fresh pairs, the unlearned draw first iff
+        S = (+1, −1), and guesses first the draw of larger likelihood ratio (two draws per run;
+        ties: the second)."""
+        check_choice(classifier, CLASSIFIERS, "classifier")
+        compute = self._two_point_likelihood_ratio if classifier == "likelihood_ratio" else self._two_point_projection
+        return self._once(f"two_point:{classifier}", compute)
 
+    def _once(self, key: str, compute: Callable[[], object]):
+        if key not in self._results:
+            self._results[key] = compute()
+        return self._results[key]
 
-def audit_release(release, rng: SeedLike, **kwargs) -> WeightSpaceAudit:
-    """:func:`audit_weight_space` on a pair with ``sample_unlearned`` / ``sample_counterpart`` samplers
-    (e.g. :class:`~unlearn_audit.stats.gaussian_release.GaussianRelease`)."""
-    return audit_weight_space(release.sample_unlearned, release.sample_counterpart, rng, **kwargs)
+    def _streams(self, *indices: int) -> list[np.random.Generator]:
+        """Fresh generators of the given child streams."""
+        return [np.random.Generator(self._bit_generator(self._children[i])) for i in indices]
+
+    def _test(self, labels: np.ndarray, llr: np.ndarray, fit_unlearned: Gaussian, fit_counterpart: Gaussian,
+              mean_difference: np.ndarray | None = None) -> LikelihoodRatioTest:
+        """The confusion counts of the test draws (unlearned iff llr > 0) and their bounds."""
+        if np.any(np.isnan(llr)):  # pragma: no cover - finite draws and floored covariances
+            raise ValueError("NaN log-likelihood ratio: check the samplers for non-finite draws")
+        predictions = llr > 0
+        fp = int(np.count_nonzero(predictions & ~labels))
+        fn = int(np.count_nonzero(~predictions & labels))
+        n_pos = int(labels.sum())
+        n_neg = int(labels.size) - n_pos
+        epsilon, mu = confusion_bounds(fp, n_neg, fn, n_pos, zeta=self.settings.zeta, delta=self._pairwise_delta)
+        kept = [_read_only(x) if self.settings.keep_draws else None for x in (labels, predictions, llr)]
+        return LikelihoodRatioTest(fp, n_neg, fn, n_pos, epsilon, mu, fit_unlearned, fit_counterpart, mean_difference, *kept)
+
+    def _likelihood_ratio(self) -> LikelihoodRatioTest:
+        s = self.settings
+        rng_unlearned, rng_counterpart, rng_labels, rng_test = self._streams(0, 1, 2, 3)
+        fit_unlearned = fit_gaussian(self._unlearned.draw(rng_unlearned, s.n_calibration))
+        fit_counterpart = fit_gaussian(self._counterpart.draw(rng_counterpart, s.n_calibration))
+        _same_dim(fit_unlearned.dim, fit_counterpart.dim)
+        labels = _labels(rng_labels, s.n_test_draws)
+        draws = np.empty((labels.size, fit_unlearned.dim))
+        draws[labels] = self._unlearned.draw(rng_test, int(labels.sum()))
+        draws[~labels] = self._counterpart.draw(rng_test, int((~labels).sum()))
+        return self._test(labels, fit_unlearned.logpdf(draws) - fit_counterpart.logpdf(draws), fit_unlearned, fit_counterpart)
+
+    def _classifier(self) -> _Projection:
+        return self._once("projection:classifier", self._fit_projection)
+
+    def _fit_projection(self) -> _Projection:
+        """The direction from calibration draws only, then 1-d fits on fresh calibration draws."""
+        s = self.settings
+        rng_dir_counterpart, rng_dir_unlearned, rng_fit_counterpart, rng_fit_unlearned = self._streams(0, 1, 2, 3)
+        mean_counterpart = self._counterpart.mean(rng_dir_counterpart, s.n_direction)
+        mean_unlearned = self._unlearned.mean(rng_dir_unlearned, s.n_direction)
+        _same_dim(mean_unlearned.size, mean_counterpart.size)
+        difference = mean_unlearned - mean_counterpart
+        norm = float(np.linalg.norm(difference))
+        if not (math.isfinite(norm) and norm > 0):
+            raise ValueError("the calibrated mean difference is zero or not finite; cannot project")
+        direction = difference / norm
+        return _Projection(
+            difference, direction,
+            fit_unlearned=fit_gaussian(self._unlearned.project(rng_fit_unlearned, s.n_fit, direction)),
+            fit_counterpart=fit_gaussian(self._counterpart.project(rng_fit_counterpart, s.n_fit, direction)),
+        )
+
+    def _projection(self) -> LikelihoodRatioTest:
+        c = self._classifier()
+        rng_labels, rng_counterpart, rng_unlearned = self._streams(4, 5, 6)
+        labels = _labels(rng_labels, self.settings.n_test_draws)
+        llr = np.empty(labels.size)
+        llr[~labels] = c.llr(self._counterpart.project(rng_counterpart, int((~labels).sum()), c.direction))
+        llr[labels] = c.llr(self._unlearned.project(rng_unlearned, int(labels.sum()), c.direction))
+        return self._test(labels, llr, c.fit_unlearned, c.fit_counterpart, c.mean_difference)
+
+    def _two_point_likelihood_ratio(self) -> TwoPointAlgorithm1:
+        # only the number of right guesses enters Theorem 4.2's mean and the accuracy
+        t = self.likelihood_ratio()
+        return algorithm1_two_point(np.arange(t.n_test_draws) < t.correct, zeta=self.settings.zeta, delta=self.settings.joint_delta)
+
+    def _two_point_projection(self) -> TwoPointAlgorithm1:
+        c = self._classifier()
+        runs = self.settings.n_alg1_runs
+        rng_signs, rng_counterpart, rng_unlearned = self._streams(7, 8, 9)
+        first_is_unlearned = rng_signs.integers(0, 2, size=runs).astype(bool)
+        llr_counterpart = c.llr(self._counterpart.project(rng_counterpart, runs, c.direction))
+        llr_unlearned = c.llr(self._unlearned.project(rng_unlearned, runs, c.direction))
+        first = np.where(first_is_unlearned, llr_unlearned, llr_counterpart)
+        second = np.where(first_is_unlearned, llr_counterpart, llr_unlearned)
+        return algorithm1_two_point((first > second) == first_is_unlearned, zeta=self.settings.zeta,
+                                    delta=self.settings.joint_delta, draws_per_run=2)
 
 
 # --------------------------------------------------------------------------------------
-# projection auditor (high-dimensional Gaussian pairs; the second paper's mechanism)
+# deprecated wrappers (one version): the old functions, their argument orders and result shapes
 # --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ProjectionSettings:
-    """Sample sizes and levels of :func:`audit_projection`.
-
-    Parameters
-    ----------
-    n_calibration : Γ, draws per side for the direction d̂.  The angle between d̂ and the true
-        difference θ₁ − θ₀ has cos ≈ μ/sqrt(μ² + 2p/Γ), so Γ ≫ p/μ² is needed for a tight
-        bound; a side of :class:`~unlearn_audit.stats.gaussian_release.GaussianRelease` makes Γ free, a plain sampler costs Γ·p normals.
-    n_fit : draws per side for the 1-d Gaussian fits of the projections.
-    n_eval : evaluation draws of the weight-space classifier (sides chosen uniformly).
-    n_alg1_runs : runs of Algorithm 1 with m = r = 2 (two draws each).
-    zeta : significance level ζ of every bound.
-    chunk_size : rows generated at once by a plain sampler (memory = chunk_size · p floats).
-    """
-
-    n_calibration: int = 200_000
-    n_fit: int = 5_000
-    n_eval: int = 200_000
-    n_alg1_runs: int = 100_000
-    zeta: float = 0.05
-    chunk_size: int = 4096
-
-    def __post_init__(self) -> None:
-        check_int(self.n_calibration, "n_calibration", 1)
-        check_int(self.n_fit, "n_fit", 2)
-        check_int(self.n_eval, "n_eval", 2)
-        check_int(self.n_alg1_runs, "n_alg1_runs", 1)
-        check_int(self.chunk_size, "chunk_size", 1)
-        if not (0.0 < float(self.zeta) < 1.0):
-            raise ValueError(f"zeta must lie in (0, 1), got {self.zeta!r}")
+def _deprecated(name: str, instead: str) -> None:
+    warnings.warn(f"{name} is deprecated and will be removed in the next version; use {instead}", DeprecationWarning, stacklevel=3)
 
 
-def _sample_mean(sampler: Sampler, rng: np.random.Generator, size: int, chunk: int, name: str) -> np.ndarray:
-    if hasattr(sampler, "sample_mean"):
-        return np.asarray(sampler.sample_mean(rng, size), dtype=float)
-    total, done = None, 0
-    while done < size:
-        k = min(chunk, size - done)
-        s = _draw(sampler, rng, k, name, scalar_ok=False).sum(axis=0)
-        total = s if total is None else total + s
-        done += k
-    return total / size
+def _likelihood_ratio_result(unlearned: Sampler, counterpart: Sampler, rng: SeedLike, *, n_calibration: int = 500,
+                             n_test_draws: int = 200_000, zeta: float = 0.05, delta: float = 0.0, joint_delta: float = 0.0,
+                             keep_draws: bool = True) -> WeightSpaceAuditResult:
+    settings = WeightSpaceSettings(n_calibration=n_calibration, n_test_draws=n_test_draws, zeta=zeta, pairwise_delta=delta,
+                                   joint_delta=joint_delta, keep_draws=keep_draws)
+    audit = WeightSpaceAudit(unlearned, counterpart, rng, settings)
+    return WeightSpaceAuditResult.of(audit.likelihood_ratio(), audit.two_point("likelihood_ratio"))
 
 
-def _sample_projection(
-    sampler: Sampler, rng: np.random.Generator, size: int, direction: np.ndarray, chunk: int, name: str
-) -> np.ndarray:
-    if size == 0:
-        return np.empty(0)
-    if hasattr(sampler, "sample_projection"):
-        return np.asarray(sampler.sample_projection(rng, size, direction), dtype=float)
-    out = np.empty(size)
-    done = 0
-    while done < size:
-        k = min(chunk, size - done)
-        out[done : done + k] = _draw(sampler, rng, k, name, scalar_ok=False) @ direction
-        done += k
-    return out
+def audit_weight_space(sample_unlearned: Sampler, sample_counterpart: Sampler, rng: SeedLike, **kwargs) -> WeightSpaceAuditResult:
+    """Deprecated: :meth:`WeightSpaceAudit.likelihood_ratio` and ``two_point("likelihood_ratio")``,
+    in the old shape.  ``kwargs``: ``n_calibration``, ``n_test_draws``, ``zeta``, ``delta`` (Eq. 3's),
+    ``joint_delta``, ``keep_draws``."""
+    _deprecated("audit_weight_space", "WeightSpaceAudit(unlearned, counterpart, seed, settings).likelihood_ratio() and "
+                ".two_point('likelihood_ratio')")
+    return _likelihood_ratio_result(sample_unlearned, sample_counterpart, rng, **kwargs)
 
 
-@dataclass(frozen=True)
-class ProjectionAudit:
-    """Result of :func:`audit_projection`.
-
-    Positives are side-1 (unlearned) draws.  ``fp`` counts side-0 draws classified as side 1
-    (of ``n_neg``), ``fn`` side-1 draws classified as side 0 (of ``n_pos``).  ``pairwise`` (Eq. 3,
-    δ = 0) and ``mu`` come from these counts (:func:`confusion_bounds`); ``alg1`` is Algorithm 1
-    with m = r = 2 with two draws per run, its ``epsilon`` and ``mu`` bounds on the sides' ε and μ
-    (:class:`TwoPointAlgorithm1`).  ``separation`` is the fitted (mean₁ − mean₀)/pooled sd of the
-    projections: the μ the classifier can reach (up to sampling error).  The ``*_lb`` properties
-    read the bounds' ``lb``.
-    """
-
-    fp: int
-    n_neg: int
-    fn: int
-    n_pos: int
-    pairwise: Bound
-    mu: Bound
-    alg1: TwoPointAlgorithm1
-    separation: float
-    direction_norm: float
-    zeta: float
-
-    @property
-    def mu_lb(self) -> float:
-        return self.mu.lb
-
-    @property
-    def epsilon_lb(self) -> float:
-        return self.pairwise.epsilon_lb
-
-    @property
-    def mu_lb_alg1(self) -> float:
-        return self.alg1.mu_lb
-
-    @property
-    def epsilon_lb_alg1(self) -> float:
-        return self.alg1.epsilon_lb
-
-    @property
-    def alg1_correct(self) -> int:
-        return self.alg1.correct
-
-    @property
-    def alg1_runs(self) -> int:
-        return self.alg1.runs
-
-    @property
-    def accuracy(self) -> float:
-        return 1.0 - (self.fp + self.fn) / (self.n_pos + self.n_neg)
-
-    @property
-    def alg1_accuracy(self) -> float:
-        return self.alg1.correct / self.alg1.runs
-
-    def delta_lb(self, epsilon: float) -> float:
-        """δ(ε) of a μ_LB-GDP mechanism (:func:`~unlearn_audit.stats.bounds.gdp_delta`).
-
-        For a Gaussian pair (exactly μ-GDP) δ(ε) is increasing in μ, so this lower-bounds the
-        pair's δ(ε) whenever μ_LB ≤ μ.
-        """
-        return gdp_delta(self.mu_lb, epsilon)
-
-    def epsilon_lb_gdp(self, delta: float) -> float:
-        """ε(δ) of a μ_LB-GDP mechanism (:func:`~unlearn_audit.stats.bounds.gdp_epsilon`)."""
-        return gdp_epsilon(self.mu_lb, delta)
+def audit_release(release: GaussianRelease, rng: SeedLike, **kwargs) -> WeightSpaceAuditResult:
+    """Deprecated: :func:`audit_weight_space` on a release's two sides."""
+    _deprecated("audit_release", "WeightSpaceAudit.of_release(release, seed, settings)")
+    return _likelihood_ratio_result(release.sample_unlearned, release.sample_counterpart, rng, **kwargs)
 
 
-def audit_projection(
-    sample_retrained: Sampler,
-    sample_unlearned: Sampler,
-    seed: SeedLike,
-    settings: ProjectionSettings = ProjectionSettings(),
-) -> ProjectionAudit:
-    """Weight-space audit of a privacy pair by projection on the calibrated mean difference.
-
-    Parameters
-    ----------
-    sample_retrained : ``f(rng, size) -> (size, p)``, side 0 (β̂_{\\M} + b).
-    sample_unlearned : the same for side 1 (β̂⁽¹⁾_{\\M} + b).
-    seed : SeedSequence (or int) from which the ten independent streams are spawned.
-    settings : sample sizes and ζ.
-
-    Returns
-    -------
-    ProjectionAudit with μ_LB, ε_LB (Eq. 3, δ = 0) and the Algorithm 1 (m = r = 2) bounds.
-    """
-    s = settings
-    streams = [np.random.default_rng(c) for c in as_seed_sequence(seed).spawn(10)]
-    rng_dir0, rng_dir1, rng_fit0, rng_fit1, rng_lab, rng_ev0, rng_ev1, rng_sgn, rng_a0, rng_a1 = streams
-    samplers = (sample_retrained, sample_unlearned)
-    names = ("sample_retrained", "sample_unlearned")
-
-    # 1. direction from calibration only
-    mean0 = _sample_mean(sample_retrained, rng_dir0, s.n_calibration, s.chunk_size, names[0])
-    mean1 = _sample_mean(sample_unlearned, rng_dir1, s.n_calibration, s.chunk_size, names[1])
-    if mean0.shape != mean1.shape:
-        raise ValueError(f"the two sides have different dimensions ({mean0.shape} vs {mean1.shape})")
-    direction = mean1 - mean0
-    dnorm = float(np.linalg.norm(direction))
-    if not (math.isfinite(dnorm) and dnorm > 0):
-        raise ValueError("the calibrated mean difference is zero or not finite; cannot project")
-    direction = direction / dnorm
-
-    # 2. 1-d Gaussian fits on fresh calibration draws
-    fit0 = fit_gaussian(_sample_projection(sample_retrained, rng_fit0, s.n_fit, direction, s.chunk_size, names[0]))
-    fit1 = fit_gaussian(_sample_projection(sample_unlearned, rng_fit1, s.n_fit, direction, s.chunk_size, names[1]))
-
-    def llr(u: np.ndarray) -> np.ndarray:
-        return fit1.logpdf(u) - fit0.logpdf(u)
-
-    # 3. evaluation: each draw from a side chosen uniformly at random
-    labels = rng_lab.integers(0, 2, size=s.n_eval).astype(bool)
-    n_pos = int(labels.sum())
-    n_neg = s.n_eval - n_pos
-    if n_pos == 0 or n_neg == 0:
-        raise ValueError(f"all {s.n_eval} evaluation draws fell on one side; increase n_eval")
-    u_neg = _sample_projection(samplers[0], rng_ev0, n_neg, direction, s.chunk_size, names[0])
-    u_pos = _sample_projection(samplers[1], rng_ev1, n_pos, direction, s.chunk_size, names[1])
-    fp = int(np.count_nonzero(llr(u_neg) > 0))
-    fn = int(np.count_nonzero(~(llr(u_pos) > 0)))
-    pairwise, mu = confusion_bounds(fp, n_neg, fn, n_pos, zeta=s.zeta, delta=0.0)
-
-    # 4. Algorithm 1, m = r = 2: S = (+1,−1) iff the unlearned draw is presented first
-    first_is_unlearned = rng_sgn.integers(0, 2, size=s.n_alg1_runs).astype(bool)
-    a0 = llr(_sample_projection(samplers[0], rng_a0, s.n_alg1_runs, direction, s.chunk_size, names[0]))
-    a1 = llr(_sample_projection(samplers[1], rng_a1, s.n_alg1_runs, direction, s.chunk_size, names[1]))
-    first = np.where(first_is_unlearned, a1, a0)
-    second = np.where(first_is_unlearned, a0, a1)
-    guess_first = first > second  # ties: the second draw is guessed unlearned
-    # both presented draws change side when S is swapped: two draws per run (TwoPointAlgorithm1)
-    alg1 = algorithm1_two_point(guess_first == first_is_unlearned, zeta=s.zeta, delta=0.0, draws_per_run=2)
-
-    pooled_sd = math.sqrt(0.5 * (fit0.var + fit1.var))
-    return ProjectionAudit(
-        fp=fp,
-        n_neg=n_neg,
-        fn=fn,
-        n_pos=n_pos,
-        pairwise=pairwise,
-        mu=mu,
-        alg1=alg1,
-        separation=float((fit1.mean[0] - fit0.mean[0]) / pooled_sd),
-        direction_norm=dnorm,
-        zeta=float(s.zeta),
-    )
-
-
+def audit_projection(sample_retrained: Sampler, sample_unlearned: Sampler, seed: SeedLike,
+                     settings: ProjectionSettings = ProjectionSettings()) -> ProjectionAudit:
+    """Deprecated (its sides in the other order): :meth:`WeightSpaceAudit.projection` and
+    ``two_point("projection")`` of ``WeightSpaceAudit(sample_unlearned, sample_retrained, ...)``,
+    in the old shape."""
+    _deprecated("audit_projection", "WeightSpaceAudit(unlearned, counterpart, seed, settings).projection() and "
+                ".two_point('projection')")
+    audit = WeightSpaceAudit(sample_unlearned, sample_retrained, seed, WeightSpaceSettings(**settings.weight_space()))
+    return ProjectionAudit.of(audit.projection(), audit.two_point("projection"))

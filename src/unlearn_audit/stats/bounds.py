@@ -177,9 +177,10 @@ class Bound:
 
 
 class EpsilonMuBounds:
-    """The shape of an audit's result that reports an ε bound and a μ bound of the same runs:
+    """The shape of every audit result that reports an ε bound and a μ bound of the same runs:
     its ``epsilon`` and ``mu`` fields are :class:`Bound` objects, ``epsilon_lb`` and ``mu_lb``
-    read them (the pairwise audit, App. A.3; Algorithm 1 on a pair of hypotheses, App. H.1)."""
+    read them (the pairwise audit, App. A.3; a weight-space audit's likelihood-ratio test and
+    Algorithm 1 on a pair of hypotheses, App. H.1)."""
 
     epsilon: Bound
     mu: Bound
@@ -191,6 +192,15 @@ class EpsilonMuBounds:
     @property
     def mu_lb(self) -> float:
         return self.mu.lb
+
+    def delta_lb(self, epsilon: float) -> float:
+        """δ(ε) of a μ_LB-GDP mechanism (:func:`gdp_delta`): for a Gaussian pair (exactly μ-GDP)
+        δ(ε) increases with μ, so this lower-bounds the pair's δ(ε) whenever μ_LB ≤ μ."""
+        return gdp_delta(self.mu_lb, epsilon)
+
+    def epsilon_lb_gdp(self, delta: float) -> float:
+        """ε(δ) of a μ_LB-GDP mechanism (:func:`gdp_epsilon`)."""
+        return gdp_epsilon(self.mu_lb, delta)
 
 
 def prepare_overlaps(overlaps, r: int) -> np.ndarray:
