@@ -8,8 +8,7 @@ import pytest
 from scipy.stats import multivariate_normal
 
 from unlearn_audit.stats.bounds import gdp_epsilon
-from unlearn_audit.auditors.weight_space import WeightGaussian, audit_release, audit_weight_space
-from unlearn_audit.auditors.weight_space import WeightSpaceSettings
+from unlearn_audit.auditors.weight_space import WeightGaussian, WeightSpaceAudit, WeightSpaceSettings
 from unlearn_audit.convex import (
     TABLE2_EPSILON_LB,
     TABLE2_EPSILONS,
@@ -210,13 +209,18 @@ def test_weight_gaussian_logpdf_matches_scipy():
     assert one_d.logpdf(np.zeros((4, 1))).shape == (4,)
 
 
+def _audit(release, seed, **settings) -> WeightSpaceAudit:
+    return WeightSpaceAudit.of_release(release, seed, WeightSpaceSettings(**settings))
+
+
 def test_auditor_with_huge_noise_gives_no_bound():
     cert_eps = 0.1
     rel = GaussianRelease([0.01], [0.0], sigma=100.0)
-    audit = audit_release(rel, np.random.default_rng(7), n_calibration=500, n_test_draws=20_000, delta=0.01)
-    assert audit.epsilon_lb_pairwise <= cert_eps and audit.epsilon_lb_pairwise < 0.05
-    assert audit.epsilon_lb_joint <= cert_eps and audit.epsilon_lb_joint < 0.05
-    assert audit.mu_lb < 0.1
+    audit = _audit(rel, np.random.default_rng(7), n_calibration=500, n_test_draws=20_000, pairwise_delta=0.01)
+    test, joint = audit.likelihood_ratio(), audit.two_point("likelihood_ratio")
+    assert test.epsilon_lb <= cert_eps and test.epsilon_lb < 0.05
+    assert joint.epsilon_lb <= cert_eps and joint.epsilon_lb < 0.05
+    assert test.mu_lb < 0.1
     # the paper's cubic instance at ε = 0.1: nothing detected
     res = audit_cubic_newton(cert_eps, np.random.default_rng(8), settings=SMALL)
     assert res.epsilon_lb_pairwise <= cert_eps and res.epsilon_lb_joint <= cert_eps
@@ -229,23 +233,25 @@ def test_gdp_mu_bound_is_below_true_mu():
     true_eps = gdp_epsilon(mu, 0.01)
     exceed_mu = exceed_eps = 0
     for seed in range(20):
-        a = audit_release(rel, np.random.SeedSequence(seed), n_calibration=300, n_test_draws=20_000, delta=0.01)
+        a = _audit(rel, np.random.SeedSequence(seed), n_calibration=300, n_test_draws=20_000, pairwise_delta=0.01).likelihood_ratio()
         exceed_mu += a.mu_lb > mu
-        exceed_eps += a.epsilon_lb_pairwise > true_eps
+        exceed_eps += a.epsilon_lb > true_eps
         assert 0.4 < a.mu_lb  # the audit detects the leak
     assert exceed_mu <= 2 and exceed_eps <= 2
 
 
 def test_auditor_saturation_and_counts():
     rel = GaussianRelease([1.0], [0.0], sigma=1e-3)
-    a = audit_release(rel, np.random.default_rng(11), n_calibration=50, n_test_draws=200_000, delta=0.01)
+    audit = _audit(rel, np.random.default_rng(11), n_calibration=50, n_test_draws=200_000, pairwise_delta=0.01)
+    a, joint = audit.likelihood_ratio(), audit.two_point("likelihood_ratio")
     assert a.fp == 0 and a.fn == 0 and a.n_pos + a.n_neg == 200_000
     # g^{2L} = ζ with g = e^ε/(e^ε+1): 11.109 at 2L = 200,000 (Table 2b prints 11.1039)
     g = 0.05 ** (1 / 200_000)
     expected = math.log(g / (1 - g))
-    assert a.epsilon_lb_joint == pytest.approx(expected, abs=1e-6)
-    assert a.epsilon_lb_joint == pytest.approx(11.1039, abs=0.01)
-    assert a.epsilon_lb_pairwise == pytest.approx(10.1983, abs=0.02)
+    assert joint.runs == 200_000 and joint.epsilon_lb == joint.bound.epsilon_ldp
+    assert joint.epsilon_lb == pytest.approx(expected, abs=1e-6)
+    assert joint.epsilon_lb == pytest.approx(11.1039, abs=0.01)
+    assert a.epsilon_lb == pytest.approx(10.1983, abs=0.02)
     assert a.labels.sum() == a.n_pos and a.predictions.dtype == bool
     assert a.llr.shape == (200_000,)
 
@@ -253,10 +259,10 @@ def test_auditor_saturation_and_counts():
 def test_auditor_is_reproducible_and_vectorised():
     rel = GaussianRelease([0.02, 0.0], [0.0, 0.0], sigma=0.01)
     t0 = time.perf_counter()
-    a = audit_release(rel, np.random.SeedSequence(5), n_calibration=5000, n_test_draws=200_000)
+    a = _audit(rel, np.random.SeedSequence(5), n_calibration=5000, n_test_draws=200_000).likelihood_ratio()
     assert time.perf_counter() - t0 < 3.0
-    b = audit_release(rel, np.random.SeedSequence(5), n_calibration=5000, n_test_draws=200_000)
-    c = audit_release(rel, np.random.SeedSequence(6), n_calibration=5000, n_test_draws=200_000)
+    b = _audit(rel, np.random.SeedSequence(5), n_calibration=5000, n_test_draws=200_000).likelihood_ratio()
+    c = _audit(rel, np.random.SeedSequence(6), n_calibration=5000, n_test_draws=200_000).likelihood_ratio()
     assert (a.fp, a.fn, a.n_pos) == (b.fp, b.fn, b.n_pos)
     assert (a.fp, a.fn, a.n_pos) != (c.fp, c.fn, c.n_pos)
 
@@ -273,7 +279,7 @@ def test_calibration_and_test_streams_are_independent():
 
         return draw
 
-    audit_weight_space(sampler("pos"), sampler("neg"), np.random.default_rng(0), n_calibration=100, n_test_draws=100)
+    WeightSpaceAudit(sampler("pos"), sampler("neg"), np.random.default_rng(0), WeightSpaceSettings(n_calibration=100, n_test_draws=100)).likelihood_ratio()
     calib = np.concatenate([seen["pos"][0], seen["neg"][0]])
     test = np.concatenate([seen["pos"][1], seen["neg"][1]])
     assert not np.intersect1d(calib, test).size
@@ -292,12 +298,12 @@ def test_table2_bounds_reproduced(mechanism, audit):
     ):
         # where errors are so rare that their count is Poisson with mean of a few,
         # the bound moves by ~0.5 per error: compare within 10% there
-        rare_errors = res.audit.fp + res.audit.fn < 30
+        rare_errors = res.test.fp + res.test.fn < 30
         rel = 0.10 if rare_errors else 0.05
         for got, paper in ((res.epsilon_lb_pairwise, paper_p), (res.epsilon_lb_joint, paper_j)):
             assert abs(got - paper) <= max(0.1, rel * paper), (mechanism, res.epsilon, got, paper)
         assert res.epsilon_lb_pairwise <= res.epsilon and res.epsilon_lb_joint <= max(res.epsilon, 11.2)
-        assert res.audit.n_test_draws == 200_000
+        assert res.test.n_test_draws == 200_000
 
 
 # --------------------------------------------------------------------------------------

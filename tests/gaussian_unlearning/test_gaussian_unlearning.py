@@ -11,11 +11,11 @@ import pytest
 from scipy import stats
 
 from unlearn_audit.stats.gaussian_release import GaussianRelease
-from unlearn_audit.auditors.weight_space import ProjectionSettings
+from unlearn_audit.auditors.weight_space import WeightSpaceAudit, WeightSpaceSettings
+from unlearn_audit.pipeline.gaussian_unlearning import audit_settings
 from unlearn_audit.gaussian_unlearning import (
     GLMUnlearningConfig,
     RegularizedGLM,
-    audit_projection,
     audit_table_rows,
     error_curves,
     error_divergence,
@@ -374,65 +374,81 @@ def test_ged_slope_in_p_small_grid():
 # --------------------------------------------------------------------------------------
 # the audit
 # --------------------------------------------------------------------------------------
-def _pair_samplers(p: int, mu: float, sigma: float = 0.5, seed: int = 0):
+def _release(p: int, mu: float, sigma: float = 0.5, seed: int = 0) -> GaussianRelease:
     rng = np.random.default_rng(seed)
     base = rng.standard_normal(p)
     direction = rng.standard_normal(p)
     direction /= np.linalg.norm(direction)
-    shifted = base + mu * sigma * direction
-    release = GaussianRelease(shifted, base, sigma)
-    return release.counterpart, release.unlearned
+    return GaussianRelease(base + mu * sigma * direction, base, sigma)
+
+
+def _projection(unlearned, counterpart, seed, settings: WeightSpaceSettings):
+    """The projection test and Algorithm 1 on fresh pairs through it."""
+    audit = WeightSpaceAudit(unlearned, counterpart, seed, settings)
+    return audit.projection(), audit.two_point("projection")
 
 
 def test_audit_bounds_are_valid_over_repetitions():
     mu, reps = 1.0, 200
-    s0, s1 = _pair_samplers(8, mu)
-    settings = ProjectionSettings(n_calibration=2000, n_fit=500, n_eval=2000, n_alg1_runs=1000)
+    release = _release(8, mu)
+    settings = WeightSpaceSettings(n_direction=2000, n_fit=500, n_test_draws=2000, n_alg1_runs=1000, keep_draws=False)
     root = np.random.SeedSequence(2024)
-    res = [audit_projection(s0, s1, child, settings) for child in root.spawn(reps)]
+    res = [_projection(release.unlearned, release.counterpart, child, settings) for child in root.spawn(reps)]
     # each bound exceeds the truth with probability ≤ ζ = 0.05 (Clopper–Pearson): allow the
     # 99.9% quantile of Binomial(reps, 0.05), i.e. ≤ 10.5% of the repetitions
     allowed = int(stats.binom.ppf(0.999, reps, 0.05))
-    assert sum(r.mu_lb > mu for r in res) <= allowed
-    assert sum(r.mu_lb_alg1 > mu for r in res) <= allowed
+    assert sum(test.mu_lb > mu for test, _ in res) <= allowed
+    assert sum(alg1.mu_lb > mu for _, alg1 in res) <= allowed
     # the bounds are informative, not trivially zero
-    assert np.median([r.mu_lb for r in res]) > 0.7 * mu
-    assert np.median([r.mu_lb_alg1 for r in res]) > 0.6 * mu
+    assert np.median([test.mu_lb for test, _ in res]) > 0.7 * mu
+    assert np.median([alg1.mu_lb for _, alg1 in res]) > 0.6 * mu
 
 
 def test_audit_is_tight_with_a_large_sample():
     mu = 0.75
-    s0, s1 = _pair_samplers(50, mu, sigma=0.2, seed=1)
-    settings = ProjectionSettings(n_calibration=200_000, n_fit=20_000, n_eval=1_000_000, n_alg1_runs=500_000)
-    res = audit_projection(s0, s1, 5, settings)
+    release = _release(50, mu, sigma=0.2, seed=1)
+    settings = WeightSpaceSettings(n_direction=200_000, n_fit=20_000, n_test_draws=1_000_000, n_alg1_runs=500_000, keep_draws=False)
+    test, alg1 = _projection(release.unlearned, release.counterpart, 5, settings)
     # within 20% of the truth; above it only by sampling error (validity is tested above)
-    assert 0.8 * mu <= res.mu_lb <= 1.02 * mu
-    assert 0.8 * mu <= res.mu_lb_alg1 <= 1.02 * mu
-    assert res.epsilon_lb > 0 and res.epsilon_lb_alg1 > 0
-    assert res.delta_lb(0.75) > 0
+    assert 0.8 * mu <= test.mu_lb <= 1.02 * mu
+    assert 0.8 * mu <= alg1.mu_lb <= 1.02 * mu
+    assert test.epsilon_lb > 0 and alg1.epsilon_lb > 0
+    assert test.delta_lb(0.75) > 0
 
 
 def test_audit_is_reproducible_from_its_seed():
-    s0, s1 = _pair_samplers(4, 1.0)
-    settings = ProjectionSettings(n_calibration=500, n_fit=200, n_eval=1000, n_alg1_runs=500)
-    a, b = (audit_projection(s0, s1, np.random.SeedSequence(3), settings) for _ in range(2))
-    c = audit_projection(s0, s1, np.random.SeedSequence(4), settings)
-    assert (a.fp, a.fn, a.alg1_correct) == (b.fp, b.fn, b.alg1_correct)
-    assert (a.fp, a.fn, a.alg1_correct) != (c.fp, c.fn, c.alg1_correct)
+    release = _release(4, 1.0)
+    settings = WeightSpaceSettings(n_direction=500, n_fit=200, n_test_draws=1000, n_alg1_runs=500)
+    (a, a1), (b, b1) = (_projection(release.unlearned, release.counterpart, np.random.SeedSequence(3), settings) for _ in range(2))
+    c, c1 = _projection(release.unlearned, release.counterpart, np.random.SeedSequence(4), settings)
+    assert (a.fp, a.fn, a1.correct) == (b.fp, b.fn, b1.correct)
+    assert (a.fp, a.fn, a1.correct) != (c.fp, c.fn, c1.correct)
 
 
 def test_chunked_sampler_path_matches_the_fast_path():
-    s0, s1 = _pair_samplers(6, 1.5, seed=2)
-    settings = ProjectionSettings(n_calibration=3000, n_fit=1000, n_eval=20_000, n_alg1_runs=5000, chunk_size=777)
-    fast = audit_projection(s0, s1, 1, settings)
-    plain = audit_projection(lambda g, k: s0(g, k), lambda g, k: s1(g, k), 1, settings)
+    release = _release(6, 1.5, seed=2)
+    s1, s0 = release.unlearned, release.counterpart
+    settings = WeightSpaceSettings(n_direction=3000, n_fit=1000, n_test_draws=20_000, n_alg1_runs=5000, chunk_size=777)
+    fast, _ = _projection(s1, s0, 1, settings)
+    plain, _ = _projection(lambda g, k: s1(g, k), lambda g, k: s0(g, k), 1, settings)
     assert abs(fast.mu_lb - plain.mu_lb) < 0.1
     assert plain.mu_lb <= 1.5 + 0.05 and plain.mu_lb > 1.2
 
 
+def test_the_audit_config_keeps_its_names():
+    """gaussian_unlearning.audit.settings names the projection audit's sizes as before (docs/configuration.md)."""
+    s = audit_settings({"n_calibration": 2000, "n_fit": 500, "n_eval": 5000, "n_alg1_runs": 2000, "chunk_size": 64}, 0.1)
+    assert (s.n_direction, s.n_fit, s.n_test_draws, s.n_alg1_runs, s.chunk_size, s.zeta) == (2000, 500, 5000, 2000, 64, 0.1)
+    assert audit_settings({}, 0.05) == WeightSpaceSettings(zeta=0.05)
+    for bad in ({"n_test_draws": 10}, {"keep_draws": False}, {"n_calibratoin": 5}):
+        with pytest.raises(ValueError, match=repr(next(iter(bad)))):
+            audit_settings(bad, 0.05)
+    with pytest.raises(TypeError, match="n_direction"):
+        audit_settings({"n_calibration": "many"}, 0.05)
+
 def test_audit_table_controls():
     pair = make_privacy_pair(3, 60, 60, 3)
-    settings = ProjectionSettings(n_calibration=20_000, n_fit=5_000, n_eval=200_000, n_alg1_runs=100_000)
+    settings = WeightSpaceSettings(n_direction=20_000, n_fit=5_000, n_test_draws=200_000, n_alg1_runs=100_000)
     rows = {r["mechanism"]: r for r in audit_table_rows(pair, 0.75, 11, settings)}
     assert set(rows) == {"certified", "control_tight", "control_undernoised"}
     for r in rows.values():

@@ -2,8 +2,10 @@
 
 Each ``audit_*`` function builds the paper's data set, runs the (noise-free part of the)
 mechanism and its empty-forget-set counterpart, calibrates σ with the exact Gaussian mechanism
-at the certified (ε, δ), and runs the weight-space auditor of App. H.1
-(:func:`~unlearn_audit.auditors.weight_space.audit_weight_space`).  Nothing is halved.
+at the certified (ε, δ), and runs the weight-space audit of App. H.1
+(:class:`~unlearn_audit.auditors.weight_space.WeightSpaceAudit`, the unlearned release first): its
+likelihood-ratio test (the pairwise bound) and Algorithm 1 on its test draws (the joint bound).
+Nothing is halved.
 
 Parameters reproducing Table 2
 ------------------------------
@@ -22,13 +24,13 @@ Parameters reproducing Table 2
   per test draw.  App. H.1 states Γ = 50; Γ = 500 is what the published configuration uses,
   and it matters only at small ε, where the fitted means and variances are noisy.
 
-The ``labels``/``predictions`` arrays of the returned audit are the per-draw decisions.
+The ``labels``/``predictions`` arrays of the returned likelihood-ratio test are the per-draw decisions.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -37,7 +39,8 @@ from .losses import ConvexData, CubicLoss, LogisticLoss
 from .output_perturbation import OutputPerturbation, output_perturbation
 from .perturbed_newton import NewtonUnlearning, check_epsilon_delta, perturbed_newton
 from ..stats.gaussian_release import GaussianRelease
-from ..auditors.weight_space import WeightSpaceAudit, WeightSpaceSettings, audit_release
+from ..auditors.weight_space import WeightSpaceAudit, WeightSpaceSettings
+from ..auditors.weight_space_results import LikelihoodRatioTest, TwoPointAlgorithm1
 from ..checks import check_delta, check_int, check_positive
 from ..seeds import SeedLike, spawn_generators
 
@@ -271,8 +274,9 @@ class ConvexAuditResult:
     """One Table 2 cell: a mechanism audited at one certified ε.
 
     ``distance`` = ‖w_f − w_r‖ of the two noiseless outputs, ``rho`` = distance/sensitivity,
-    ``true_mu`` = distance/σ (the pair is exactly μ-GDP).  ``audit`` holds the confusion
-    counts, bounds and per-draw decisions.
+    ``true_mu`` = distance/σ (the pair is exactly μ-GDP).  ``test`` is the likelihood-ratio test
+    (confusion counts, Eq. 3 at the pairwise δ, μ, per-draw decisions), ``joint`` Algorithm 1 with
+    m = r = 2 on its test draws (Section 8; App. H.1).
     """
 
     mechanism: str
@@ -283,24 +287,25 @@ class ConvexAuditResult:
     distance: float
     rho: float
     true_mu: float
-    audit: WeightSpaceAudit
+    test: LikelihoodRatioTest
+    joint: TwoPointAlgorithm1
     release: GaussianRelease = field(repr=False)
 
     @property
     def epsilon_lb_pairwise(self) -> float:
-        return self.audit.epsilon_lb_pairwise
+        return self.test.epsilon_lb
 
     @property
     def epsilon_lb_joint(self) -> float:
-        return self.audit.epsilon_lb_joint
+        return self.joint.epsilon_lb
 
     @property
     def mu_lb(self) -> float:
-        return self.audit.mu_lb
+        return self.test.mu_lb
 
     def summary(self) -> dict[str, float | int | str]:
         """A flat row (for tables): parameters, σ, counts and bounds."""
-        a = self.audit
+        a = self.test
         return {
             "mechanism": self.mechanism,
             "epsilon": self.epsilon,
@@ -319,26 +324,17 @@ class ConvexAuditResult:
             "accuracy": a.accuracy,
             "zeta": a.zeta,
             "pairwise_delta": a.delta,
-            "joint_delta": a.joint_delta,
-            "epsilon_lb_pairwise": a.epsilon_lb_pairwise,
-            "epsilon_lb_joint": a.epsilon_lb_joint,
-            "mu_lb": a.mu_lb,
-            "mu_lb_accuracy": a.mu_lb_accuracy,
+            "joint_delta": self.joint.bound.delta,
+            "epsilon_lb_pairwise": self.epsilon_lb_pairwise,
+            "epsilon_lb_joint": self.epsilon_lb_joint,
+            "mu_lb": self.mu_lb,
+            "mu_lb_accuracy": self.joint.mu_lb,
         }
 
 
 def _run(mechanism: str, release: GaussianRelease, epsilon: float, delta: float, rng: SeedLike, settings: WeightSpaceSettings) -> ConvexAuditResult:
     pairwise_delta = delta if settings.pairwise_delta is None else float(settings.pairwise_delta)
-    audit = audit_release(
-        release,
-        rng,
-        n_calibration=settings.n_calibration,
-        n_test_draws=settings.n_test_draws,
-        zeta=settings.zeta,
-        delta=pairwise_delta,
-        joint_delta=settings.joint_delta,
-        keep_draws=settings.keep_draws,
-    )
+    audit = WeightSpaceAudit.of_release(release, rng, replace(settings, pairwise_delta=pairwise_delta))
     sensitivity = release.sensitivity
     return ConvexAuditResult(
         mechanism=mechanism,
@@ -349,7 +345,8 @@ def _run(mechanism: str, release: GaussianRelease, epsilon: float, delta: float,
         distance=release.distance,
         rho=release.distance / sensitivity if sensitivity > 0 else math.nan,
         true_mu=release.true_mu,
-        audit=audit,
+        test=audit.likelihood_ratio(),
+        joint=audit.two_point("likelihood_ratio"),
         release=release,
     )
 

@@ -9,7 +9,8 @@ Modules: :mod:`.glm` (losses, ERM, Newton fit), :mod:`.removal` (Newton removal,
 :mod:`.estimators` (GED/UED), :mod:`.experiments` (replications and log–log slopes),
 :mod:`.pair` (the privacy pair of one removal), :mod:`.calibration` (σ of the certified
 mechanism and of its two controls) and :mod:`.audit` (the audit table; the auditor is
-:func:`unlearn_audit.auditors.weight_space.audit_projection`).
+:class:`unlearn_audit.auditors.weight_space.WeightSpaceAudit`; ``ProjectionAudit`` and the
+deprecated ``audit_projection`` stay exported for one version).
 
 Depends on numpy and scipy only.
 """

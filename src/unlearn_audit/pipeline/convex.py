@@ -66,7 +66,7 @@ def audit_cell(mechanism: str, epsilon: float, params: Mapping, settings: Mappin
     s = make_settings({**dict(settings), "keep_draws": True})
     rng = generator(root_seed, f"convex:{mechanism}:{float(epsilon)!r}", "audit")
     res = audit_fn(float(epsilon), rng, params=p, settings=s)
-    a = res.audit
+    a = res.test
     decisions = pd.DataFrame(
         {
             "mechanism": mechanism,

@@ -25,7 +25,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from .. import catalogue
-from ..auditors.weight_space import ProjectionSettings
+from ..auditors.weight_space import WeightSpaceSettings
 from ..checks import check_zeta, dataclass_from_mapping
 from ..gaussian_unlearning.audit import audit_table_rows
 from ..gaussian_unlearning.pair import make_privacy_pair
@@ -45,7 +45,7 @@ from ..report.gaussian_unlearning import audit_table, error_figure
 from ..report.gaussian_unlearning import clip_figure as clip_figure_of
 from ..seeds import seed_sequence
 
-__all__ = ["EXPERIMENTS", "ERRORS", "FIGURES", "model_config", "audit_settings", "run_cell", "run_audit", "cell", "gather",
+__all__ = ["EXPERIMENTS", "ERRORS", "FIGURES", "AUDIT_SETTINGS", "model_config", "audit_settings", "run_cell", "run_audit", "cell", "gather",
            "figure", "clip_figure", "has_clip_sweep", "slopes", "audit"]
 
 EXPERIMENTS = tuple(catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS)
@@ -67,12 +67,23 @@ def model_config(values: Mapping) -> GLMUnlearningConfig:
     return dataclass_from_mapping(GLMUnlearningConfig, values, "gaussian_unlearning.model option(s)")
 
 
-def audit_settings(values: Mapping, zeta: float) -> ProjectionSettings:
-    """The projection auditor's settings from ``audit.settings``, at level ``zeta``."""
+#: The keys of ``gaussian_unlearning.audit.settings`` (docs/configuration.md) and the
+#: :class:`~unlearn_audit.auditors.weight_space.WeightSpaceSettings` field each one sets.
+AUDIT_SETTINGS = {"n_calibration": "n_direction", "n_fit": "n_fit", "n_eval": "n_test_draws", "n_alg1_runs": "n_alg1_runs",
+                  "chunk_size": "chunk_size"}
+
+
+def audit_settings(values: Mapping, zeta: float) -> WeightSpaceSettings:
+    """The projection audit's settings from ``audit.settings`` (keys :data:`AUDIT_SETTINGS`), at level ``zeta``."""
     values = dict(values or {})
+    what = "gaussian_unlearning.audit.settings option(s)"
     if "zeta" in values:
         raise ValueError("gaussian_unlearning.audit.settings.zeta: the level of every bound is the top-level 'zeta'")
-    return dataclass_from_mapping(ProjectionSettings, {**values, "zeta": check_zeta(zeta)}, "gaussian_unlearning.audit.settings option(s)")
+    unknown = sorted(set(values) - set(AUDIT_SETTINGS))
+    if unknown:
+        raise ValueError(f"unknown {what} {', '.join(map(repr, unknown))}; known: {', '.join(sorted(AUDIT_SETTINGS))}")
+    fields = {AUDIT_SETTINGS[key]: value for key, value in values.items()}
+    return dataclass_from_mapping(WeightSpaceSettings, {**fields, "zeta": check_zeta(zeta)}, what)
 
 
 def _ms(spec: Mapping) -> tuple[int, ...]:
