@@ -29,7 +29,8 @@
 # of its step (an out-of-memory case is written as such), and a step does not start while another
 # process holds more than half of the GPU's memory.  Steps past the 8-minute budget are skipped.
 # `unlearn-audit plan` reads the fp32 rows of steps 2-4 and the bf16 row of step 9 (the throughput
-# table of RESULTS.md); the per-unit table (steps 5-9, benchmarks/gpu_cases.py) stands beside it.
+# table of RESULTS.md), and prices the noisy steps, rewind-to-delete's micro-batches and the LiSSA
+# products at the rows of steps 5, 6 and 8 (the per-unit and Hessian-vector product tables).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [[ -x .venv/bin/python ]]; then PY=.venv/bin/python; else PY=${PYTHON:-python3}; fi

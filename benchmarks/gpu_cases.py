@@ -14,6 +14,10 @@ warm-up call):
   batch 128, as :mod:`unlearn_audit.unlearning.model_clipping` takes them on the device;
 * ``r2d``: rewind-to-delete's full-batch retain gradient (App. G.2), one micro-batch of 1,024
   images a unit;
+* the shapes column of ``noisy`` and ``r2d`` names the model and input as the throughput rows do
+  (``tinynet w=1 32x32x3, batch 128``), so that ``unlearn-audit plan``, ``plan --check`` and the
+  cost-model walltimes price model clipping's noisy steps and rewind-to-delete's micro-batches of
+  that model on that device at the row (fp32; a bf16 row for a bf16 design);
 * ``lstm``: base-training steps of the Shakespeare CharLSTM (App. D.2: 256 units, 2 layers),
   batch 256 windows of 80 characters, by :func:`~unlearn_audit.training.sgd.sgd_run` (``--hidden``
   and ``--windows`` for another design's; with ``--append`` also a row of the throughput table, in
@@ -57,7 +61,7 @@ import yaml
 from unlearn_audit.data import DATASETS
 from unlearn_audit.models import build_model
 from unlearn_audit.pipeline.plan.cost.language_models import lm_config, lm_label, lm_tokens
-from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER
+from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER, UNIT_HEADER
 from unlearn_audit.torch_utils import compute_precision, deterministic_default
 from unlearn_audit.training.sgd import random_batches, sgd_run
 from unlearn_audit.unlearning.hessian import hessian_step, retain_gradient
@@ -68,7 +72,6 @@ from unlearn_audit.unlearning import Monitor
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from throughput import _sync, device_name, with_rows  # noqa: E402  (the throughput table's format)
 
-HEADER = "| date | device | case | shapes | dtype | units | ms per unit |"
 CASES = ("noisy", "r2d", "lstm", "lissa", "lissa-lstm", "lm")
 #: The language model of ``lm``: config/tofu.yaml's design.
 LM_DESIGN = Path(__file__).resolve().parents[1] / "config" / "tofu.yaml", "tofu_llama"
@@ -160,13 +163,13 @@ def case_timer(case: str, units: int, s: dict, device: torch.device):
             schedule = [batches[i % len(batches)] for i in range(n)]
             _noisy_phase(model, x, y, schedule, params, torch.Generator(device=device).manual_seed(2), set(), Monitor())
 
-        return run, f"tinynet w={s['width']:g} {s['size']}x{s['size']}x3, batch {s['batch']}"
+        return run, f"{' '.join(_labels(False, s))}, batch {s['batch']}"
     if case == "r2d":
         model = _tinynet(s, device)
         retain = _images(s["micro"] * units, s, device)
         # one unit: one micro-batch of the full-batch gradient (n units = the gradient over n micro-batches)
         return (lambda n: retain_gradient(model, (retain[0][: n * s["micro"]], retain[1][: n * s["micro"]]), s["micro"]),
-                f"tinynet w={s['width']:g} {s['size']}x{s['size']}x3, micro-batch {s['micro']}")
+                f"{' '.join(_labels(False, s))}, micro-batch {s['micro']}")
     if case == "lstm":
         model = _charlstm(s, device)
         x, y = _text(s["windows"] * 4, s, device)
@@ -258,7 +261,7 @@ def main() -> None:
         print(f"{label:<16} {value:>14} ms/unit   {shapes}   ({time.perf_counter() - t0:.1f} s)", flush=True)
         if a.append:
             row = f"| {today} | {name} | {label} | {shapes} | {a.dtype} | {a.units} | {value} |"
-            text = with_rows(a.append.read_text() if a.append.exists() else "", [row], HEADER)
+            text = with_rows(a.append.read_text() if a.append.exists() else "", [row], UNIT_HEADER)
             if case == "lstm" and math.isfinite(ms) and ms > 0:  # also a throughput row, in windows/s, that plan reads
                 rate = s["windows"] / (ms / 1e3)
                 text = with_rows(text, [f"| {today} | {name} | charlstm h={s['hidden']} | T={s['chars']} | 1 | {a.dtype} | {s['windows']} | {rate:.0f} | {rate:.0f} |"])

@@ -383,7 +383,8 @@ def _load_configs(paths: list[str]) -> dict:
 
 
 def _cmd_plan(args) -> str:
-    from .pipeline.plan.cost.hours import format_plan, plan_rows, read_throughputs
+    from .pipeline.plan.cost.hours import format_plan, format_walltimes, plan_rows, read_throughputs, walltime_rows
+    from .pipeline.plan.cost.throughput import read_unit_costs
 
     if args.results and not Path(args.results).is_file():
         raise UsageError(f"--results {args.results}: no such file (the throughput records, e.g. benchmarks/RESULTS.md)")
@@ -398,10 +399,11 @@ def _cmd_plan(args) -> str:
     if args.check:
         return _plan_check(args, config, results)
     throughputs = read_throughputs(results, args.device)
-    rows = plan_rows(config, throughputs, args.assume_tflops, args.batched)
+    rows = plan_rows(config, throughputs, args.assume_tflops, args.batched, read_unit_costs(results, args.device))
     notes = [f"throughput: rows of {results} whose device contains {args.device!r}, each design at its precision's (base training at the design's "
              "models_per_group K, unlearning of retain fine-tune, forget ascent, IDA and model clipping at its "
-             "unlearn_models_per_group K, where that K's row was recorded, else K = 1)"]
+             "unlearn_models_per_group K, where that K's row was recorded, else K = 1); Hessian-vector products, model clipping's noisy "
+             "steps and rewind-to-delete's full-batch micro-batches at their per-unit rows where recorded"]
     if args.batched:
         notes.append(f"hours at K = {args.batched}: every TinyNet base training and every groupable unlearning run {args.batched} "
                      "models at once, at that K's recorded rate (the K = 1 rate where none is recorded)")
@@ -412,7 +414,8 @@ def _cmd_plan(args) -> str:
                          f"--k {args.batched} --append, or benchmarks/gpu.sh on the device)")
     if args.assume_tflops:
         notes.append(f"estimates: models without a measured row at an assumed {args.assume_tflops:g} TFLOP/s sustained")
-    return format_plan(rows, args.device, args.batched) + "\n" + "\n".join(notes)
+    walltimes = format_walltimes(walltime_rows(config), config.get("cluster", {}))
+    return format_plan(rows, args.device, args.batched) + "\n" + "\n".join(notes) + "\n\n" + walltimes
 
 
 def _models_without_rate(config: dict, throughputs, k: int) -> list[str]:
@@ -427,7 +430,7 @@ def _models_without_rate(config: dict, throughputs, k: int) -> list[str]:
 
 def _plan_check(args, config: dict, results: str) -> str:
     """``plan --check RESULTS_DIR``: the cost model's seconds beside a finished run's, per kind of job."""
-    from .pipeline.plan.cost.throughput import REFERENCE_JOB, read_hvp_costs, read_step_costs, reference_rate
+    from .pipeline.plan.cost.throughput import REFERENCE_JOB, read_step_costs, read_unit_costs, reference_rate
     from .pipeline.plan.cost.check import check_kinds, format_check
 
     if not (Path(args.check) / "benchmarks").is_dir():
@@ -445,7 +448,7 @@ def _plan_check(args, config: dict, results: str) -> str:
         reference = (args.reference_img_s, rows_rate)
     try:
         rows, startup = check_kinds(config, args.check, read_step_costs(results, args.device), args.startup_s,
-                                    read_hvp_costs(results, args.device), speed=reference[0] / reference[1] if reference else 1.0)
+                                    read_unit_costs(results, args.device), speed=reference[0] / reference[1] if reference else 1.0)
     except ValueError as err:
         raise UsageError(str(err)) from None
     return format_check(rows, args.device, startup, calibrated=args.startup_s is None, reference=reference)

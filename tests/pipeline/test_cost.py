@@ -283,8 +283,8 @@ def test_hessian_vector_products_are_priced_at_their_own_rows_where_recorded(tmp
     2,000 examples/s) where recorded; without a row, at the training step cost as before."""
     from types import SimpleNamespace
 
-    from unlearn_audit.pipeline.plan.cost.runs import HVP, hessian_vector_products, unlearning_images, unlearning_steps
-    from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER, read_hvp_costs, read_step_costs, run_seconds
+    from unlearn_audit.pipeline.plan.cost.runs import HVP, hessian_vector_products, run_parts, unlearning_images, unlearning_steps
+    from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER, read_hvp_costs, read_step_costs, read_unit_costs, run_seconds
 
     def hvp_row(batch):
         return f"| 2026-12-06 | cpu (test) | tinynet w=0.25 | 8x8x1 | fp32 | {batch} | {batch / (0.005 + batch / 2000):.6f} |"
@@ -305,6 +305,8 @@ def test_hessian_vector_products_are_priced_at_their_own_rows_where_recorded(tmp
     assert (steps, images) == (10 + HVP * 6, 1000 + HVP * 6 * 64)
     design = {"dataset": "digits", "model": {"name": "tinynet", "params": {"width": 0.25, "in_channels": 1, "num_classes": 10}}}
     without = run_seconds(design, steps, images, 1, steps_costs)
-    with_rows = run_seconds(design, steps, images, 1, steps_costs, hvps=products, hvp_costs=hvp_costs)
+    parts = run_parts("hessian", p, 1000)
+    assert set(parts) == {"hvp"} and (parts["hvp"].units, parts["hvp"].examples) == products
+    with_rows = run_seconds(design, steps, images, 1, steps_costs, parts=parts, unit_costs=read_unit_costs(results, "cpu"))
     assert without == pytest.approx(images / 16000)
     assert with_rows == pytest.approx(1000 / 16000 + 6 * 0.005 + 6 * 64 / 2000)

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ...controls import is_control
 from .. import WorkflowPlan
-from .throughput import model_key, run_seconds
+from .hours import job_kind
+from .throughput import run_seconds
 from .runs import base_training_images, base_training_steps, retrain_work, training_k, unlearning_k, unlearning_run_work
 
 __all__ = ["KindCheck", "check_kinds", "format_check", "TOLERANCE"]
@@ -56,15 +56,6 @@ def _seconds(tsv: Path) -> float:
         return float(next(csv.DictReader(f, delimiter="\t"))["s"])
 
 
-def _method_kind(plan: WorkflowPlan, group: list[str]) -> str:
-    """``unlearn <method>, <model>`` or ``control <label>, <model>``."""
-    exp = plan.nn.experiment(group[0])
-    model = model_key(plan.nn.design(exp["design"]))[0]
-    if is_control(exp):
-        return "control " + ("Retrain" if exp.get("base") == "retrain" else "No unlearning") + f", {model}"
-    return f"unlearn {exp['method']}, {model}"
-
-
 @dataclass
 class _Job:
     kind: str
@@ -74,7 +65,7 @@ class _Job:
 
 
 def check_kinds(config: dict, results_dir: str | Path, step_costs: Mapping, startup_s: float | None = None,
-                hvp_costs: Mapping | None = None, speed: float = 1.0) -> tuple[list[KindCheck], float]:
+                unit_costs: Mapping | None = None, speed: float = 1.0) -> tuple[list[KindCheck], float]:
     """(predicted against measured seconds per kind of job, the start-up a job was priced at), over
     the benchmark files of ``results_dir`` that the config's DAG names (a file of another config is
     ignored).  ``speed``: the run machine's speed over the throughput rows' (the reference job's
@@ -82,11 +73,12 @@ def check_kinds(config: dict, results_dir: str | Path, step_costs: Mapping, star
     counts as ``speed`` seconds of the rows' machine, so a machine that ran slower or faster than on
     the day the rows were measured does not read as a model error.  Without ``startup_s`` the start-up is calibrated on the control jobs, whose runs only
     score: the median of their measured less their runs' predicted seconds; the controls are then
-    not a check (:func:`format_check` says so).  The Hessian method's products are priced at
-    ``hvp_costs`` (:func:`.throughput.read_hvp_costs`) where the model has one."""
+    not a check (:func:`format_check` says so).  The parts of a run that a per-unit row prices
+    (Hessian–vector products, noisy steps, full-batch micro-batches) are priced at ``unit_costs``
+    (:func:`.throughput.read_unit_costs`) where the model has one."""
     if not speed > 0:
         raise ValueError(f"the machine's speed over the throughput rows' must be positive, got {speed}")
-    jobs = [_Job(j.kind, j.runs, j.run_s, j.measured_s * speed) for j in _jobs(config, Path(results_dir) / "benchmarks", step_costs, hvp_costs or {})]
+    jobs = [_Job(j.kind, j.runs, j.run_s, j.measured_s * speed) for j in _jobs(config, Path(results_dir) / "benchmarks", step_costs, unit_costs or {})]
     if not jobs:
         raise ValueError(f"{results_dir}: no training or unlearning job of this config has a benchmark file there; "
                          "give the config(s) the run used (--configfile)")
@@ -105,7 +97,7 @@ def check_kinds(config: dict, results_dir: str | Path, step_costs: Mapping, star
     return sorted(kinds.values(), key=lambda k: k.kind), startup_s
 
 
-def _jobs(config: dict, bench: Path, step_costs: Mapping, hvp_costs: Mapping | None = None) -> list[_Job]:
+def _jobs(config: dict, bench: Path, step_costs: Mapping, unit_costs: Mapping | None = None) -> list[_Job]:
     """Every training and unlearning chunk job of the config that has a benchmark file under ``bench``."""
     plan = WorkflowPlan(config)
     jobs: list[_Job] = []
@@ -116,22 +108,21 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping, hvp_costs: Mapping | N
 
     for design, chunk, keys in plan.nn.design_chunks():
         cfg = plan.nn.design(design)
-        model = model_key(cfg)[0]
         if chunk == "retrain":
             steps, images = retrain_work(cfg)
-            add(f"train {model}", bench / "nn" / design / "train_retrain.tsv", 1, run_seconds(cfg, steps, images, 1, step_costs))
+            add(job_kind(plan, design), bench / "nn" / design / "train_retrain.tsv", 1, run_seconds(cfg, steps, images, 1, step_costs))
         else:
-            add(f"train {model}", bench / "nn" / design / f"train_{chunk}.tsv", len(keys),
+            add(job_kind(plan, design), bench / "nn" / design / f"train_{chunk}.tsv", len(keys),
                 run_seconds(cfg, base_training_steps(cfg), base_training_images(cfg), training_k(cfg), step_costs))
     for group, chunk, keys in plan.nn.experiment_chunks():
         cfg = plan.nn.design(plan.nn.design_of(group[0]))
         experiments = [plan.nn.experiment(e) for e in group]
-        steps, calib_images, eval_images, hvps = unlearning_run_work(cfg, experiments)
+        steps, calib_images, eval_images, parts = unlearning_run_work(cfg, experiments)
         k = unlearning_k(cfg, experiments[0])
-        calib, evals = (run_seconds(cfg, steps, images, k, step_costs, hvps=hvps, hvp_costs=hvp_costs) for images in (calib_images, eval_images))
+        calib, evals = (run_seconds(cfg, steps, images, k, step_costs, parts=parts, unit_costs=unit_costs) for images in (calib_images, eval_images))
         n_calib = sum(1 for phase, _ in keys if phase == "calib")
         mean = (n_calib * calib + (len(keys) - n_calib) * evals) / len(keys)
-        add(_method_kind(plan, group), bench / group[0] / f"unlearn_{chunk}.tsv", len(keys), mean)
+        add(job_kind(plan, plan.nn.design_of(group[0]), group), bench / group[0] / f"unlearn_{chunk}.tsv", len(keys), mean)
     return jobs
 
 

@@ -11,9 +11,13 @@ product 2) from the design's data sizes and the method's hyperparameters, and in
 the images/s that ``benchmarks/throughput.py`` recorded in ``benchmarks/RESULTS.md`` for the
 model on the named device (fp32; one model at a time, or the design's ``models_per_group`` K for its
 base trainings and its ``unlearn_models_per_group`` K for the unlearning runs of the methods that can
-be grouped, where K's row was recorded).  Where nothing
+be grouped, where K's row was recorded); the parts of a run that a per-unit row of the device
+measures (Hessian–vector products, noisy steps, full-batch micro-batches: :func:`.runs.run_parts`)
+at that row instead.  Where nothing
 was recorded the hours are left out, or, with an assumed sustained TFLOP/s, estimated from the
-model's FLOPs and marked as estimates.  Torch-free.
+model's FLOPs and marked as estimates.  Beside them, the runtime each kind of job asks for
+(:func:`walltime_rows`: priced minutes, ``cluster.safety_factor``, start-up; docs/cluster.md).
+Torch-free.
 """
 
 from __future__ import annotations
@@ -23,11 +27,14 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
+from ...controls import is_control
 from .. import WorkflowPlan
-from .runs import base_training_images, design_sizes, retrain_work, training_k, unlearning_k, unlearning_run_images
-from .throughput import model_key, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
+from ..pricing import ChunkPricing
+from .runs import RunPart, base_training_images, design_sizes, retrain_work, training_k, unlearning_k, unlearning_run_images, unlearning_run_work
+from .throughput import model_key, priced_parts, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
 
-__all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan"]
+__all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan", "job_kind", "walltime_rows",
+           "format_walltimes"]
 
 @dataclass
 class Work:
@@ -51,30 +58,35 @@ def _design_work(plan: WorkflowPlan, design: str) -> Work:
     return Work(base_trainings=models + retrain, images=models * base_training_images(cfg) + retrain * retrain_work(cfg)[1])
 
 
-def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, Work]:
-    """Each experiment's share of its group's unlearning (the noiseless part split evenly)."""
+def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, tuple[Work, dict[str, RunPart]]]:
+    """Each experiment's share of its group's unlearning (the noiseless part split evenly), and of the
+    parts of its runs that a per-unit row can price (:func:`.runs.run_parts`), over all its runs."""
     design = plan.nn.design_of(group[0])
     calib, evals = (len(plan.nn.phase_runs(design, ph)) for ph in ("calib", "eval"))
-    per_run = unlearning_run_images(plan.nn.design(design), [plan.nn.experiment(e) for e in group])
+    experiments = [plan.nn.experiment(e) for e in group]
+    per_run = unlearning_run_images(plan.nn.design(design), experiments)
+    parts = {name: part.scaled((calib + evals) / len(group)) for name, part in unlearning_run_work(plan.nn.design(design), experiments)[3].items()}
     out = {}
     for e, (shared, calib_scoring, eval_scoring) in zip(group, per_run):
         extractions = (calib + evals) * (1 + len(plan.nn.checkpoint_steps(e)))
         images = (calib + evals) * shared + calib * calib_scoring + evals * eval_scoring
-        out[e] = Work(unlearning_runs=calib + evals, score_extractions=extractions, images=images)
+        out[e] = (Work(unlearning_runs=calib + evals, score_extractions=extractions, images=images), parts)
     return out
 
 
 def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], assume_tflops: float | None = None,
-              batched: int | None = None) -> list[dict]:
+              batched: int | None = None, unit_costs: Mapping | None = None) -> list[dict]:
     """One row per table and figure, and a ``total`` row in which every job counts once.
 
     A design's base trainings at the rate of its ``models_per_group`` K, and the unlearning runs of
     a method that can be grouped (:data:`~unlearn_audit.unlearning.params.BUILTIN_GROUPED`) at the rate
     of its design's ``unlearn_models_per_group`` K, where that row was recorded; everything else at
-    the K = 1 rate.  With ``batched`` K each row also has ``device_hours_batched``: the same work with
-    every TinyNet base training and every groupable unlearning run at K's rate (where recorded)."""
+    the K = 1 rate; the parts of the runs that ``unit_costs`` (:func:`.throughput.read_unit_costs`)
+    prices for the model at their own unit cost (:func:`.throughput.priced_parts`).  With ``batched``
+    K each row also has ``device_hours_batched``: the same work with every TinyNet base training and
+    every groupable unlearning run at K's rate (where recorded)."""
     plan = WorkflowPlan(config)
-    per_exp: dict[str, Work] = {}
+    per_exp: dict[str, tuple[Work, dict[str, RunPart]]] = {}
     for group in plan.nn.unlearn_groups():
         per_exp.update(_group_work(plan, group))
     per_design = {d: _design_work(plan, d) for d in plan.nn.used_designs()}
@@ -82,20 +94,21 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], a
     def hours(experiments: list[str], designs: list[str], k: int | None = None) -> tuple[float, bool, list[str]]:
         """(device-hours of what can be costed, whether any of it is an estimate, designs left out)."""
         total, estimate, left_out = 0.0, False, set()
-        parts = [(d, per_design[d].images, training_k(plan.nn.design(d), k)) for d in designs]
-        parts += [(plan.nn.design_of(e), per_exp[e].images, unlearning_k(plan.nn.design(plan.nn.design_of(e)), plan.nn.experiment(e), k))
-                  for e in experiments]
-        for name, images, k in parts:
+        parts = [(d, per_design[d].images, training_k(plan.nn.design(d), k), {}) for d in designs]
+        parts += [(plan.nn.design_of(e), per_exp[e][0].images, unlearning_k(plan.nn.design(plan.nn.design_of(e)), plan.nn.experiment(e), k),
+                   per_exp[e][1]) for e in experiments]
+        for name, images, k, measured in parts:
             model, inp, flops = model_key(plan.nn.design(name))
             rate = throughputs.get((model, inp, k), throughputs.get((model, inp, 1)))
+            _, taken, seconds = priced_parts(plan.nn.design(name), measured, unit_costs or {})
             if math.isfinite(images) and rate is not None:
-                total += images / rate / 3600
+                total += ((images - taken) / rate + seconds if taken else images / rate) / 3600
             elif math.isfinite(images) and assume_tflops and math.isfinite(flops):
-                total += images * flops / (assume_tflops * 1e12) / 3600
+                total += ((images - taken) * flops / (assume_tflops * 1e12) + seconds if taken else images * flops / (assume_tflops * 1e12)) / 3600
                 estimate = True
             else:
                 left_out.add(name)
-        if len(left_out) == len({name for name, _, _ in parts}):
+        if len(left_out) == len({name for name, _, _, _ in parts}):
             return math.nan, False, sorted(left_out)
         return total, estimate, sorted(left_out)
 
@@ -106,7 +119,7 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], a
         for d in designs:
             work += per_design[d]
         for e in experiments:
-            work += per_exp[e]
+            work += per_exp[e][0]
         h, estimate, left_out = hours(experiments, designs)
         row = {"target": target, **dataclasses.asdict(work), "device_hours": h, "estimate": estimate, "left_out": left_out}
         if batched:
@@ -136,3 +149,66 @@ def format_plan(rows: list[dict], device: str, batched: int | None = None) -> st
         lines.append(f"* hours without the designs {', '.join(left_out)} (no size model or no throughput recorded for their model)")
     return "\n".join(lines)
 
+
+
+def job_kind(plan: WorkflowPlan, design: str, group: list[str] | None = None) -> str:
+    """A chunk job's kind: ``train <model>`` (a base training or A(D_r)), ``unlearn <method>, <model>``
+    or, for a control's group, ``control <label>, <model>``."""
+    model = model_key(plan.nn.design(design))[0]
+    if group is None:
+        return f"train {model}"
+    exp = plan.nn.experiment(group[0])
+    if is_control(exp):
+        return "control " + ("Retrain" if exp.get("base") == "retrain" else "No unlearning") + f", {model}"
+    return f"unlearn {exp['method']}, {model}"
+
+
+def _chunk_jobs(plan: WorkflowPlan) -> list[tuple[str, int, list[str] | None]]:
+    """(design, runs, group or None) of every training and unlearning chunk job of the DAG."""
+    jobs = [(d, len(keys), None) for d, _, keys in plan.nn.design_chunks()]
+    return jobs + [(plan.nn.design_of(g[0]), len(keys), g) for g, _, keys in plan.nn.experiment_chunks()]
+
+
+def walltime_rows(config: dict) -> list[dict]:
+    """Per kind of chunk job (:func:`job_kind`), what its jobs ask SLURM for at the first attempt
+    (docs/cluster.md, "Runtimes from the cost model"): ``jobs``, ``runs``, ``priced_min`` (their
+    runs' minutes before the factor, :meth:`..pricing.ChunkPricing.priced_run_minutes`), ``factor``
+    (:meth:`..pricing.ChunkPricing.safety_factor`), ``startup_min`` (:attr:`..pricing.ChunkPricing.JOB_OVERHEAD_MINUTES`
+    a job) and ``requested_min``
+    (the jobs' ``runtime``: the factor times the priced minutes, rounded up, plus the start-up, at
+    most ``cluster.walltime_minutes``)."""
+    plan = WorkflowPlan(config)
+    pricing = plan.pricing
+    rows: dict[str, dict] = {}
+    for design, runs, group in _chunk_jobs(plan):
+        kind = job_kind(plan, design, group)
+        row = rows.setdefault(kind, {"kind": kind, "jobs": 0, "runs": 0, "priced_min": 0.0, "factor": pricing.safety_factor(),
+                                     "startup_min": 0, "requested_min": 0})
+        row["jobs"] += 1
+        row["runs"] += runs
+        row["priced_min"] += runs * pricing.priced_run_minutes(design, group)
+        row["startup_min"] += pricing.JOB_OVERHEAD_MINUTES
+        row["requested_min"] += plan.resources.runtime_minutes(design, runs, 1, group)
+    return sorted(rows.values(), key=lambda r: r["kind"])
+
+
+def format_walltimes(rows: list[dict], cluster: Mapping) -> str:
+    """:func:`walltime_rows` as a fixed-width table with a total, and how the runs were priced."""
+    w = max([len("kind of job"), *(len(r["kind"]) for r in rows)])
+    head = f"{'kind of job':<{w}} {'jobs':>5} {'runs':>6} {'priced min':>11} {'factor':>6} {'start-up min':>12} {'requested min':>13}"
+    total = {"kind": "all", **{key: sum(r[key] for r in rows) for key in ("jobs", "runs", "priced_min", "startup_min", "requested_min")},
+             "factor": rows[0]["factor"] if rows else 1.0}
+    lines = [head, "-" * len(head)]
+    for r in [*rows, total]:
+        lines.append(f"{r['kind']:<{w}} {r['jobs']:>5,} {r['runs']:>6,} {r['priced_min']:>11,.1f} {r['factor']:>6g} {r['startup_min']:>12,} "
+                     f"{r['requested_min']:>13,}")
+    if cluster.get("runtime_from") == "cost_model":
+        basis = (f"each run's steps and images at the step costs of the rows whose device contains {cluster.get('cost_device', 'cpu')!r} "
+                 f"(its per-unit rows for Hessian–vector products, noisy steps and full-batch micro-batches), else at "
+                 f"{cluster.get('assume_tflops')} TFLOP/s")
+    else:
+        basis = "a base training at the design's runtime_minutes_per_run, an unlearning run at that times its training-image equivalents' ratio"
+    lines.append(f"runtime requests (cluster.runtime_from: {cluster.get('runtime_from', 'config')}): a chunk job asks for factor x its runs' "
+                 f"priced minutes, rounded up, + {ChunkPricing.JOB_OVERHEAD_MINUTES} min of start-up, at most "
+                 f"cluster.walltime_minutes = {cluster.get('walltime_minutes', 1440)}; priced: {basis}")
+    return "\n".join(lines)

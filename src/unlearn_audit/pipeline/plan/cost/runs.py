@@ -8,16 +8,36 @@ relative to a base training.  Torch-free; no plan import (the plan imports this 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Mapping, Sequence
 
 from ....data import DATASETS
 
-__all__ = ["FORWARD", "HVP", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "retrain_work", "unlearning_images",
-           "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "hessian_vector_products", "training_k", "unlearning_k"]
+__all__ = ["FORWARD", "HVP", "RunPart", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "retrain_work",
+           "unlearning_images", "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "hessian_vector_products",
+           "run_parts", "training_k", "unlearning_k"]
 
 FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
 HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
+
+
+@dataclass(frozen=True)
+class RunPart:
+    """Work of a run that a per-unit row prices on its own (:func:`.throughput.read_unit_costs`):
+    ``units`` (Hessian–vector products, noisy steps, micro-batches) over ``examples`` rows, counted
+    in the run's steps and training-image equivalents as ``steps`` and ``images``."""
+
+    units: float
+    examples: float
+    steps: float
+    images: float
+
+    def __add__(self, other: "RunPart") -> "RunPart":
+        return RunPart(self.units + other.units, self.examples + other.examples, self.steps + other.steps, self.images + other.images)
+
+    def scaled(self, factor: float) -> "RunPart":
+        return RunPart(self.units * factor, self.examples * factor, self.steps * factor, self.images * factor)
 
 
 #: App. D.2's Shakespeare at its 300 roles: training characters of the retain roles (D_r) and of the
@@ -209,10 +229,45 @@ def hessian_vector_products(method: str, p) -> tuple[float, float]:
     """(Hessian–vector products, their examples) of one unlearning run: LiSSA's s1·s2 products over
     minibatches of ``batch_size`` (G.4); none for the other methods.  Counted in
     :func:`unlearning_steps` and :func:`unlearning_images` at ``HVP`` training units each, and priced
-    at their own measured cost where one is recorded (:func:`.throughput.run_seconds`)."""
+    at their own measured cost where one is recorded (:func:`run_parts`)."""
     if method == "hessian":
         return float(p.s1 * p.s2), float(p.s1 * p.s2 * p.batch_size)
     return 0.0, 0.0
+
+
+def _noisy_part(p, n_retain: float) -> RunPart | None:
+    """Model clipping's T noisy steps (App. G.1, Eq. 14) at ``noisy_batch_size``: T of the budget's
+    ``epochs · ceil(n/batch_size)`` steps, each counted as a fine-tuning step of n/ceil(n/batch_size)
+    images; None where T is not known (the accountant's T beyond the budget)."""
+    n = int(round(n_retain))
+    total = p.total_steps(n)
+    noisy = p.noisy_step_count(total)
+    if noisy is None or not noisy:
+        return None
+    noisy = min(noisy, total)
+    return RunPart(float(noisy), noisy * n / math.ceil(n / p.noisy_batch_size), float(noisy), noisy * n / p.steps_per_epoch(n))
+
+
+def run_parts(method: str, p, n_retain: float) -> dict[str, RunPart]:
+    """The parts of one unlearning run's noiseless part that a per-unit row of the device can price
+    on its own, by the case of ``benchmarks/gpu_cases.py`` that measures them: the Hessian method's
+    s1·s2 Hessian–vector products over minibatches (``hvp``, G.4), model clipping's noisy steps
+    (``noisy``, :func:`_noisy_part`) and rewind-to-delete's K + ``lipschitz_samples`` + 1 full-batch
+    gradients in micro-batches of ``micro_batch`` (``r2d``, G.2); none for the other methods or
+    without a retain size."""
+    if not math.isfinite(n_retain) or n_retain <= 0:
+        return {}
+    if method == "hessian":
+        products, examples = hessian_vector_products(method, p)
+        return {"hvp": RunPart(products, examples, HVP * products, HVP * examples)}
+    if method == "model_clipping":
+        part = _noisy_part(p, n_retain)
+        return {"noisy": part} if part is not None else {}
+    if method == "rewind_to_delete":
+        gradients = p.K + p.lipschitz_samples + 1
+        micro = float(gradients * math.ceil(n_retain / p.micro_batch))
+        return {"r2d": RunPart(micro, gradients * n_retain, micro, gradients * n_retain)}
+    return {}
 
 
 def base_training_steps(design: Mapping) -> float:
@@ -268,18 +323,20 @@ def unlearning_run_images(design: Mapping, experiments: Sequence[Mapping]) -> li
     return out
 
 
-def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> tuple[float, float, float, tuple[float, float]]:
-    """(optimizer steps, images of a calibration run, images of an evaluation run, (Hessian–vector
-    products, their examples)) of one run of a group of experiments sharing their noiseless part:
+def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> tuple[float, float, float, dict[str, RunPart]]:
+    """(steps, images of a calibration run, images of an evaluation run, the parts a per-unit row can
+    price) of one run of a group of experiments sharing their noiseless part:
     :func:`unlearning_run_steps` and :func:`unlearning_run_images` summed over the group, and the
-    products of its noiseless part (:func:`hessian_vector_products`, counted in the steps and images)."""
+    parts of its noiseless part (:func:`run_parts`, counted in the steps and images)."""
+    n_retain = design_sizes(design)[0]
     per_run = unlearning_run_images(design, experiments)
-    products = [0.0, 0.0]
+    parts: dict[str, RunPart] = {}
     for exp in experiments:
-        for i, v in enumerate(hessian_vector_products(exp["method"], _method_params(exp))):
-            products[i] += v / len(experiments)
+        for name, part in run_parts(exp["method"], _method_params(exp), n_retain).items():
+            share = part.scaled(1 / len(experiments))
+            parts[name] = parts[name] + share if name in parts else share
     return (sum(unlearning_run_steps(design, experiments)), sum(shared + calib for shared, calib, _ in per_run),
-            sum(shared + evals for shared, _, evals in per_run), (products[0], products[1]))
+            sum(shared + evals for shared, _, evals in per_run), parts)
 
 
 def training_k(design: Mapping, batched: int | None = None) -> int:

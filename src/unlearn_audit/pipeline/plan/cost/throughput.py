@@ -8,20 +8,28 @@ the cost model (:mod:`.hours`), its check (:mod:`.check`) and the jobs' runtimes
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from ....data import DATASETS
 from .language_models import lm_label, lm_shape, lm_tokens
-from .runs import HVP, charlstm_training_flops
+from .runs import RunPart, charlstm_training_flops
 
-__all__ = ["StepCost", "HVP_HEADER", "PRECISIONS", "precision_label", "tinynet_training_flops", "model_key", "read_throughputs", "read_step_costs", "read_hvp_costs",
-           "run_seconds"]
+__all__ = ["StepCost", "HVP_HEADER", "UNIT_HEADER", "UNIT_CASES", "PRECISIONS", "precision_label", "tinynet_training_flops", "model_key",
+           "read_throughputs", "read_step_costs", "read_hvp_costs", "read_unit_costs", "priced_parts", "run_seconds"]
 
 #: The table of Hessian–vector product rates in ``benchmarks/RESULTS.md`` (``benchmarks/gpu_cases.py
 #: lissa --append``): examples/s of one product over a minibatch of ``batch`` examples.
 HVP_HEADER = "| date | device | model | input | dtype | batch | examples/s |"
+#: The per-unit table of ``benchmarks/RESULTS.md`` (``benchmarks/gpu_cases.py --append``): milliseconds
+#: per unit of a case, its model, input and batch in the shapes column (``tinynet w=1 32x32x3, batch 128``).
+UNIT_HEADER = "| date | device | case | shapes | dtype | units | ms per unit |"
+#: The cases of the per-unit table that price a part of a run (:class:`.runs.RunPart`) on their own:
+#: model clipping's noisy steps (App. G.1) and rewind-to-delete's full-batch micro-batches (App. G.2).
+UNIT_CASES = ("noisy", "r2d")
+_SHAPES = re.compile(r"^(?P<model>.+) (?P<input>\d+x\d+x\d+), (?:micro-)?batch (?P<batch>\d+)$")
 
 
 def tinynet_training_flops(width: float, size: int, channels: int, classes: int) -> float:
@@ -117,26 +125,51 @@ def read_step_costs(results_md: str | Path, device: str) -> dict[tuple[str, str,
     return {key: _fitted(rates, key[2]) for key, rates in by_batch.items()}
 
 
-def read_hvp_costs(results_md: str | Path, device: str) -> dict[tuple[str, str], StepCost]:
-    """{(model, input): :class:`StepCost` of one Hessian–vector product over a minibatch} from the fp32
-    rows of the table under :data:`HVP_HEADER` whose device contains ``device`` (fitted over the
-    minibatch sizes as :func:`read_step_costs`)."""
+def _table(results_md: str | Path, header: str) -> Iterator[list[str]]:
+    """The cells of each row of the table under ``header`` in ``results_md`` (none where either is missing)."""
     path = Path(results_md)
-    by_batch: dict[tuple[str, str], dict[int, float]] = {}
     inside = False
     for line in (path.read_text().splitlines() if path.exists() else []):
-        if line.strip() == HVP_HEADER:
+        if line.strip() == header:
             inside = True
             continue
         if inside and not line.startswith("|"):
-            break
+            return
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if not inside or set(cells[0]) <= {"-"}:
-            continue
-        _, dev, model, inp, dtype, batch, rate = cells
-        if device.lower() in dev.lower() and dtype == "fp32" and batch.isdigit():
-            by_batch.setdefault((model, inp), {})[int(batch)] = float(rate)
+        if inside and not set(cells[0]) <= {"-"}:
+            yield cells
+
+
+def _unit_rows(results_md: str | Path, device: str) -> Iterator[tuple[str, str, str, int, float]]:
+    """(part, model, input, batch, examples/s) of the Hessian–vector product rows (part ``hvp``) and of
+    the per-unit rows of :data:`UNIT_CASES` whose device contains ``device`` (case-insensitively), a
+    precision of :data:`PRECISIONS` in the model's label (:func:`precision_label`)."""
+    for _, dev, model, inp, dtype, batch, rate in _table(results_md, HVP_HEADER):
+        if device.lower() in dev.lower() and dtype in PRECISIONS and batch.isdigit():
+            yield "hvp", precision_label(model, dtype), inp, int(batch), float(rate)
+    for _, dev, case, shapes, dtype, _, ms in _table(results_md, UNIT_HEADER):
+        match = _SHAPES.match(shapes)
+        if case in UNIT_CASES and match and device.lower() in dev.lower() and dtype in PRECISIONS and ms.replace(".", "", 1).isdigit() and float(ms) > 0:
+            batch = int(match["batch"])
+            yield case, precision_label(match["model"], dtype), match["input"], batch, batch / (float(ms) / 1e3)
+
+
+def read_unit_costs(results_md: str | Path, device: str) -> dict[tuple[str, str, str], StepCost]:
+    """{(part, model, input): :class:`StepCost` of one unit over a batch} for the parts a per-unit row
+    prices (:func:`_unit_rows`; benchmarks/RESULTS.md, "Per-unit costs"): a Hessian–vector product
+    over a minibatch (``hvp``), a noisy model-clipping step (``noisy``), a micro-batch of
+    rewind-to-delete's full-batch gradient (``r2d``); fitted over the batch sizes as
+    :func:`read_step_costs` (one batch size: no fixed cost and its rate)."""
+    by_batch: dict[tuple[str, str, str], dict[int, float]] = {}
+    for part, model, inp, batch, rate in _unit_rows(results_md, device):
+        by_batch.setdefault((part, model, inp), {})[batch] = rate
     return {key: _fitted(rates) for key, rates in by_batch.items()}
+
+
+def read_hvp_costs(results_md: str | Path, device: str) -> dict[tuple[str, str], StepCost]:
+    """{(model, input): :class:`StepCost` of one Hessian–vector product over a minibatch}: the ``hvp``
+    part of :func:`read_unit_costs`."""
+    return {(model, inp): cost for (part, model, inp), cost in read_unit_costs(results_md, device).items() if part == "hvp"}
 
 
 def model_key(design: Mapping) -> tuple[str, str, float]:
@@ -171,20 +204,32 @@ def _model_key(design: Mapping) -> tuple[str, str, float]:
 
 
 
+def priced_parts(design: Mapping, parts: Mapping[str, RunPart], unit_costs: Mapping) -> tuple[float, float, float]:
+    """(steps, training-image equivalents, seconds) of the ``parts`` of a run (:func:`.runs.run_parts`)
+    that ``unit_costs`` (:func:`read_unit_costs`) prices for the design's model and input: the steps
+    and images they are counted in, to be taken out of the run's, and their seconds at their own
+    unit cost; zeros for a part without one."""
+    model, inp, _ = model_key(design)
+    steps = images = seconds = 0.0
+    for name, part in parts.items():
+        cost = unit_costs.get((name, model, inp))
+        if cost is not None and part.units:
+            steps, images, seconds = steps + part.steps, images + part.images, seconds + cost.seconds(part.units, part.examples)
+    return steps, images, seconds
+
+
 def run_seconds(design: Mapping, steps: float, images: float, k: int, step_costs: Mapping, assume_tflops: float | None = None,
-                hvps: tuple[float, float] = (0.0, 0.0), hvp_costs: Mapping | None = None) -> float:
-    """Seconds of ``steps`` optimizer steps over ``images`` training-image equivalents of the design's
-    model, K runs at a time: at the recorded step cost of K (else of K = 1), else at the model's FLOPs
-    over ``assume_tflops``; NaN where neither is known.  ``hvps`` (products, their examples), counted
-    in the steps and images at ``runs.HVP`` training units each, are priced instead at the
-    model's recorded Hessian–vector product cost where ``hvp_costs`` (:func:`read_hvp_costs`) has one."""
+                parts: Mapping[str, RunPart] | None = None, unit_costs: Mapping | None = None) -> float:
+    """Seconds of ``steps`` steps (passes over a batch, :func:`.runs.unlearning_steps`) over ``images``
+    training-image equivalents of the design's model, K runs at a time: at the recorded step cost of K (else of K = 1), else at the model's FLOPs
+    over ``assume_tflops``; NaN where neither is known.  The run's ``parts`` (Hessian–vector products,
+    noisy steps, full-batch micro-batches: :func:`.runs.run_parts`), counted in the steps and
+    images, are priced instead at their own recorded unit cost where ``unit_costs``
+    (:func:`read_unit_costs`) has one for the model (:func:`priced_parts`)."""
     model, inp, flops = model_key(design)
-    products, examples = hvps
-    hvp = (hvp_costs or {}).get((model, inp))
-    extra = 0.0
-    if hvp is not None and products:
-        steps, images = steps - HVP * products, images - HVP * examples
-        extra = hvp.seconds(products, examples)
+    taken_steps, taken_images, extra = priced_parts(design, parts or {}, unit_costs or {})
+    if taken_steps or taken_images:
+        steps, images = steps - taken_steps, images - taken_images
     cost = step_costs.get((model, inp, k), step_costs.get((model, inp, 1)))
     if cost is not None:
         return cost.seconds(steps, images) + extra
