@@ -16,12 +16,15 @@ rule's; the first passing candidate is the choice, the reference where none pass
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import yaml
+
+from unlearn_audit.pipeline.provenance import cpu_model, git_state
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -105,6 +108,9 @@ def report(rule: dict, root: Path) -> int:
         return 2
     table = side_by_side({p: root / p for p in precisions(rule)}, rule["experiments"])
     reasons = verdict(table, rule)
+    state = git_state(REPO)
+    print(f"# python analysis/precision/effect.py report at {(state['commit'] or 'unknown')[:7]}{' with uncommitted changes' if state['dirty'] else ''} "
+          f"on {cpu_model()} ({os.cpu_count()} cores), runs under {root.relative_to(REPO) if root.is_relative_to(REPO) else root}")
     print(f"# {rule['design']} at root seed {rule['seed']}, each precision's controls (evaluation runs; the claim is the pre-registered test's)")
     with pd.option_context("display.width", 200, "display.float_format", "{:.3f}".format):
         print(table.to_string())

@@ -298,19 +298,24 @@ def test_the_divergence_script_recomputes_its_numbers_from_a_finished_run(shared
     assert missing.returncode == 2 and "config.yaml not found" in missing.stderr
 
 
-def test_the_bf16_comparison_pairs_each_experiment_with_itself(shared_run):
-    """analysis/bf16_effect.py puts each experiment's claim and accuracies of two runs side by side;
-    a run against itself gives equal columns, the claim (the pre-registered test's bound) among them."""
+def test_the_precision_comparison_pairs_each_control_with_itself(shared_run):
+    """analysis/precision/effect.py puts each experiment's claim and accuracies of several runs side by
+    side; runs equal to the reference move nothing, so the rule passes every candidate and chooses the
+    cheapest, and a doctored claim against Retrain fails it."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bf16_effect", REPO / "analysis" / "bf16_effect.py")
+    spec = importlib.util.spec_from_file_location("precision_effect", REPO / "analysis" / "precision" / "effect.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    table = module.side_by_side(shared_run.results, shared_run.results)
-    assert {"tiny_ft", "tiny_no_unlearning", "tiny_retrain"} <= set(table.index)
+    rule = module.load_rule() | {"experiments": ["tiny_no_unlearning", "tiny_retrain"]}
+    table = module.side_by_side({p: shared_run.results for p in module.precisions(rule)}, rule["experiments"])
+    assert table.loc[("tiny_retrain", "fp32"), "epsilon_lb_claim"] == 0.0
     for column in module.COLUMNS:
-        pd.testing.assert_series_equal(table[f"{column}_fp32"], table[f"{column}_bf16"], check_names=False)
-    assert table.loc["tiny_retrain", "epsilon_lb_claim_fp32"] == 0.0
+        assert table.loc[("tiny_no_unlearning", "fp32"), column] == table.loc[("tiny_no_unlearning", "tf32"), column]
+    reasons = module.verdict(table, rule)
+    assert reasons == {c: [] for c in rule["candidates"]} and module.choice(reasons, rule) == rule["candidates"][0]
+    table.loc[("tiny_retrain", rule["candidates"][0]), "epsilon_lb_claim"] = 0.3
+    assert module.choice(module.verdict(table, rule), rule) == rule["candidates"][1]
 
 
 def test_a_preregistered_adaptive_test_is_the_claim_in_bounds_table_and_log(shared_run):
