@@ -232,13 +232,18 @@ def test_batched_hours_use_the_k_rate_for_groupable_work_only(tmp_path):
     ("retain_finetune", {"epochs": 3, "batch_size": 16}),
     ("forget_ascent", {"epochs": 2, "batch_size": 16, "ascent_epochs": 3, "ascent_batch_size": 4}),
     ("ida", {"epochs": 2, "batch_size": 16, "forget_epochs": 3, "q": 2, "forget_batch_size": 4}),
+    ("neggrad_plus", {"epochs": 2, "batch_size": 16, "forget_batch_size": 4}),
+    ("scrub", {"epochs": 3, "max_steps": 2, "batch_size": 16, "forget_batch_size": 4}),
+    ("bad_teacher", {"epochs": 2, "batch_size": 16, "retain_fraction": 0.5}),
 ])
 def test_the_cost_models_steps_and_images_are_what_a_run_computes(method, params):
-    """run_cost's optimizer steps and images of an unlearning run against the forward passes of a
-    real run of the method (IDA: a combined step is one step of two forward passes)."""
+    """The cost model's steps and images of an unlearning run against the passes of a real run of
+    the method: a step is each forward and backward pass over a batch (IDA's combined step and
+    NegGrad+'s step two), a teacher's forward pass a third of one (SCRUB's one teacher a step, Bad
+    Teacher's two, each on its part of the batch), as its rows count a third of an image."""
     import torch
 
-    from unlearn_audit.pipeline.plan.cost.runs import _ida_combined_steps, unlearning_images, unlearning_steps
+    from unlearn_audit.pipeline.plan.cost.runs import FORWARD, _ida_combined_steps, unlearning_images, unlearning_steps
     from unlearn_audit.unlearning import make_params, unlearn
 
     g = torch.Generator().manual_seed(0)
@@ -247,11 +252,10 @@ def test_the_cost_models_steps_and_images_are_what_a_run_computes(method, params
     with counted_linear_passes() as counter:
         unlearn(method, torch.nn.Linear(5, 3), retain, forget, params, generator=1)
     p = make_params(method, params)
-    combined = _ida_combined_steps(p, 100) if method == "ida" else 0
-    assert counter.rows == unlearning_images(method, p, 100, 10)
-    assert counter.calls == unlearning_steps(method, p, 100, 10) + combined
+    assert counter.rows + FORWARD * counter.eval_rows == pytest.approx(unlearning_images(method, p, 100, 10))
+    assert counter.calls + FORWARD * counter.eval_calls == pytest.approx(unlearning_steps(method, p, 100, 10))
     if method == "ida":
-        assert combined == 3 * 7 // 3  # every third of the 3 x 7 interleaved steps
+        assert _ida_combined_steps(p, 100) == 3 * 7 // 3  # every third of the 3 x 7 interleaved steps
 
 
 def test_step_costs_are_the_line_through_two_batch_sizes(tmp_path):

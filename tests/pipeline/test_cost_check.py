@@ -114,3 +114,22 @@ def test_the_reference_rate_is_the_reference_jobs_own_row_and_the_cli_checks_it(
     assert "--reference-img-s must be images/s > 0" in capsys.readouterr().err
     assert main(["plan", "--check", str(tmp_path / "run"), "--results", str(results), "--device", "H100", "--reference-img-s", "9000"]) == 2
     assert "has no 'H100' row of the reference job's case" in capsys.readouterr().err
+
+
+def test_a_job_that_trains_is_predicted_with_its_first_training_steps_import(tmp_path, monkeypatch):
+    """The controls that calibrate the start-up only score, the Hessian method and rewind-to-delete
+    take no training step; every other job (base trainings, the fine-tuning methods, the baselines)
+    imports torch._dynamo at its first one: TRAINING_IMPORT_S more in its prediction, no more."""
+    from unlearn_audit.pipeline.plan.cost import check
+
+    config = _config()
+    _write_run(tmp_path, config)
+    bench = tmp_path / "run" / "benchmarks"
+    with_import = check._jobs(config, bench, RATES)
+    monkeypatch.setattr(check, "TRAINING_IMPORT_S", 0.0)
+    without = check._jobs(config, bench, RATES)
+    extra = {j.kind: a.run_s - j.run_s for a, j in zip(with_import, without)}
+    untrained = ("control ", "unlearn hessian,", "unlearn rewind_to_delete,")
+    assert {k for k, v in extra.items() if v == 0} == {k for k in extra if k.startswith(untrained)}
+    assert all(v == pytest.approx(2.0) for k, v in extra.items() if not k.startswith(untrained))
+    assert {"train tinynet w=0.25", "unlearn ida, tinynet w=0.25", "unlearn ssd, tinynet w=0.25"} <= {k for k, v in extra.items() if v}

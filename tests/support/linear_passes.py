@@ -11,11 +11,11 @@ import torch
 
 
 class LinearPasses:
-    """Training-mode calls and the rows they carry, and the rows of eval-mode calls (a frozen
-    reference model's)."""
+    """Training-mode calls and the rows they carry, and the calls and rows of eval-mode calls (a frozen
+    reference model's or teacher's)."""
 
     def __init__(self) -> None:
-        self.calls = self.rows = self.eval_rows = 0
+        self.calls = self.rows = self.eval_calls = self.eval_rows = 0
 
     def __call__(self, module, args, out) -> None:
         if isinstance(module, torch.nn.Linear):
@@ -23,6 +23,7 @@ class LinearPasses:
                 self.calls += 1
                 self.rows += len(args[0])
             else:
+                self.eval_calls += 1
                 self.eval_rows += len(args[0])
 
 

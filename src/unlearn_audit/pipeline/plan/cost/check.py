@@ -5,7 +5,8 @@ per kind of job (a model's base trainings; a method's unlearning runs of a model
 apart).
 
 A job is predicted as its start-up (process, imports, data load, writes: given, or calibrated on
-the run's control jobs, whose runs only score) plus, for each of its runs, its optimizer steps at
+the run's control jobs, whose runs only score), the import its first training step makes in a job
+that takes training steps (:data:`TRAINING_IMPORT_S`), plus, for each of its runs, its steps at
 a step's fixed cost and its training-image equivalents (:mod:`.runs`) at the marginal rate,
 both from the throughput rows of the design's model and K on the device at two or more batch
 sizes (:func:`.throughput.read_step_costs`; from one batch size: no fixed cost, the one rate).  A kind whose measured time is
@@ -24,12 +25,16 @@ from typing import Mapping
 from .. import WorkflowPlan
 from .hours import job_kind
 from .throughput import run_seconds
-from .runs import base_training_images, base_training_steps, retrain_work, training_k, unlearning_k, unlearning_run_work
+from .runs import base_training_images, base_training_steps, retrain_work, takes_training_steps, training_k, unlearning_k, unlearning_run_work
 
-__all__ = ["KindCheck", "check_kinds", "format_check", "TOLERANCE"]
+__all__ = ["KindCheck", "check_kinds", "format_check", "TOLERANCE", "TRAINING_IMPORT_S"]
 
 #: How far a kind's measured time may be from its prediction, either way, before it is flagged.
 TOLERANCE = 1.3
+#: Seconds of the import a job's first training step makes (``torch._dynamo``, :func:`.runs.takes_training_steps`),
+#: which the controls that calibrate the start-up never make: 2.0 s on the throughput rows' CPU
+#: (benchmarks/RESULTS.md, "Measured throughput": ``benchmarks/optimizer.py``, process start to the first step).
+TRAINING_IMPORT_S = 2.0
 
 
 @dataclass
@@ -60,7 +65,7 @@ def _seconds(tsv: Path) -> float:
 class _Job:
     kind: str
     runs: int
-    run_s: float       # the runs' predicted seconds, start-up apart
+    run_s: float       # the runs' predicted seconds (and a training step's import), start-up apart
     measured_s: float
 
 
@@ -102,9 +107,9 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping, unit_costs: Mapping | 
     plan = WorkflowPlan(config)
     jobs: list[_Job] = []
 
-    def add(kind: str, tsv: Path, runs: int, per_run_s: float) -> None:
+    def add(kind: str, tsv: Path, runs: int, per_run_s: float, method: str | None = None) -> None:
         if tsv.is_file():
-            jobs.append(_Job(kind, runs, per_run_s * runs, _seconds(tsv)))
+            jobs.append(_Job(kind, runs, per_run_s * runs + (TRAINING_IMPORT_S if takes_training_steps(method) else 0.0), _seconds(tsv)))
 
     for design, chunk, keys in plan.nn.design_chunks():
         cfg = plan.nn.design(design)
@@ -122,7 +127,7 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping, unit_costs: Mapping | 
         calib, evals = (run_seconds(cfg, steps, images, k, step_costs, parts=parts, unit_costs=unit_costs) for images in (calib_images, eval_images))
         n_calib = sum(1 for phase, _ in keys if phase == "calib")
         mean = (n_calib * calib + (len(keys) - n_calib) * evals) / len(keys)
-        add(job_kind(plan, plan.nn.design_of(group[0]), group), bench / group[0] / f"unlearn_{chunk}.tsv", len(keys), mean)
+        add(job_kind(plan, plan.nn.design_of(group[0]), group), bench / group[0] / f"unlearn_{chunk}.tsv", len(keys), mean, experiments[0]["method"])
     return jobs
 
 
@@ -143,7 +148,8 @@ def format_check(rows: list[KindCheck], device: str, startup_s: float, calibrate
         lines.append(f"{r.kind:<{w}} {r.jobs:>5} {r.runs:>6} {r.predicted_s:>12,.1f} {r.measured_s:>11,.1f} {r.ratio:>19.2f}{flag}")
     off = [r.kind for r in checked if not r.within(tolerance)]
     source = "the median control job less its runs' scoring" if calibrated else "--startup-s"
-    lines.append(f"predicted: {startup_s:.2f} s of start-up a job ({source}) + each run's steps and training-image equivalents "
+    lines.append(f"predicted: {startup_s:.2f} s of start-up a job ({source}) + {TRAINING_IMPORT_S:g} s of its first training step's import "
+                 "in a job that trains + each run's steps and training-image equivalents "
                  f"at the step costs of the throughput rows whose device contains {device!r}; measured: the jobs' benchmark files")
     if reference is not None:
         here, rows_rate = reference

@@ -1,8 +1,10 @@
 """What one neural-network run costs, in *training-image equivalents* (one forward and backward pass of
-one image; a forward-only pass counts 1/3, a Hessian–vector product 2), from a design's data sizes
-and a method's hyperparameters.  Read by the cost model (:mod:`.hours`, ``unlearn-audit plan``) and by
-the jobs' runtime requests (:class:`..pricing.ChunkPricing`), which price an unlearning run
-relative to a base training.  Torch-free; no plan import (the plan imports this module).
+one image; a forward-only pass counts 1/3, a Hessian–vector product 2) and in *steps* (forward and
+backward passes over a batch, each with a step's fixed cost; a forward-only pass counts 1/3), from a
+design's data sizes and a method's hyperparameters.  Read by the cost model (:mod:`.hours`,
+``unlearn-audit plan``) and by the jobs' runtime requests (:class:`..pricing.ChunkPricing`), which
+price an unlearning run relative to a base training.  Torch-free; no plan import (the plan imports
+this module).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from ....data import DATASETS
 
 __all__ = ["FORWARD", "HVP", "RunPart", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "retrain_work",
            "unlearning_images", "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "hessian_vector_products",
-           "run_parts", "training_k", "unlearning_k"]
+           "run_parts", "NO_TRAINING_LOOP", "takes_training_steps", "training_k", "unlearning_k"]
 
 FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
 HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
@@ -145,25 +147,28 @@ def _passes_over_forget(p) -> bool:
 
 
 def _baseline_work(method: str, p, n_retain: float, n_forget: float) -> tuple[float, float] | None:
-    """(optimizer steps, training-image equivalents) of one run of an image-unlearning baseline
-    (``neggrad_plus``, ``scrub``, ``random_labels``, ``salun``, ``bad_teacher``, ``ssd``); None for
-    another method.  A teacher's forward pass of a row counts ``FORWARD``; SalUn's saliency and SSD's
+    """(steps, training-image equivalents) of one run of an image-unlearning baseline (``neggrad_plus``,
+    ``scrub``, ``random_labels``, ``salun``, ``bad_teacher``, ``ssd``); None for another method.  A
+    step counts each pass it takes over a batch (NegGrad+'s retain and forget batches: two; a
+    teacher's forward pass: ``FORWARD``, SCRUB's one teacher, Bad Teacher's two, each on its part of
+    the batch), and a teacher's forward pass of a row ``FORWARD`` image; SalUn's saliency and SSD's
     importances, gradients of rows, count as training images (and their batches as steps)."""
-    if method == "neggrad_plus":  # a retain batch and the next forget batch a step
+    if method == "neggrad_plus":  # a retain batch and the next forget batch a step, each its own pass
         steps = p.epochs * math.ceil(n_retain / p.batch_size)
-        return float(steps), p.epochs * n_retain + _forget_rows(steps, p.forget_batch_size or p.batch_size, n_forget)
-    if method == "scrub":  # max epochs over D_f(S), min epochs over D_r; the teacher sees every row
+        return float(steps * (2 if n_forget else 1)), p.epochs * n_retain + _forget_rows(steps, p.forget_batch_size or p.batch_size, n_forget)
+    if method == "scrub":  # max epochs over D_f(S), min epochs over D_r; the teacher sees every batch
         max_steps = p.max_steps * math.ceil(n_forget / (p.forget_batch_size or p.batch_size)) if n_forget else 0
-        return float(p.epochs * math.ceil(n_retain / p.batch_size) + max_steps), (1.0 + FORWARD) * (p.epochs * n_retain + p.max_steps * n_forget)
+        return (1.0 + FORWARD) * (p.epochs * math.ceil(n_retain / p.batch_size) + max_steps), (1.0 + FORWARD) * (p.epochs * n_retain + p.max_steps * n_forget)
     if method in ("random_labels", "salun"):  # passes over D_r ∪ D_f(S); SalUn's saliency first
         rows = n_retain + n_forget
         steps, images = p.epochs * math.ceil(rows / p.batch_size), p.epochs * rows
         if method == "salun" and n_forget:
             steps, images = steps + math.ceil(n_forget / p.batch_size), images + n_forget
         return float(steps), float(images)
-    if method == "bad_teacher":  # passes over the retain subset ∪ D_f(S), each row through one teacher
+    if method == "bad_teacher":  # passes over the retain subset ∪ D_f(S), each row through one teacher, each teacher a pass
         rows = p.retain_rows(n_retain) + n_forget
-        return float(p.epochs * math.ceil(rows / p.batch_size)), (1.0 + FORWARD) * p.epochs * rows
+        teachers = 2 if p.retain_rows(n_retain) and n_forget else 1
+        return (1.0 + teachers * FORWARD) * p.epochs * math.ceil(rows / p.batch_size), (1.0 + FORWARD) * p.epochs * rows
     if method == "ssd":  # the importances on D_r ∪ D_f(S) and on D_f(S); no training
         if not n_forget:
             return 0.0, 0.0
@@ -198,9 +203,11 @@ def unlearning_images(method: str, p, n_retain: float, n_forget: float) -> float
 
 
 def unlearning_steps(method: str, p, n_retain: float, n_forget: float) -> float:
-    """The optimizer steps (each with a fixed cost beside its images, :func:`.throughput.read_step_costs`) of
-    one unlearning run's noiseless part; a Hessian–vector product counts ``HVP`` steps; NaN without a
-    retain size (:func:`design_sizes`)."""
+    """The steps (passes over a batch, each with a fixed cost beside its images,
+    :func:`.throughput.read_step_costs`) of one unlearning run's noiseless part: an optimizer step
+    counts each forward and backward pass it takes (IDA's combined step two: its retain and forget
+    batches; the baselines' :func:`_baseline_work`); a Hessian–vector product counts ``HVP``
+    steps; NaN without a retain size (:func:`design_sizes`)."""
     if not math.isfinite(n_retain):
         return math.nan
     baseline = _baseline_work(method, p, n_retain, n_forget)
@@ -218,8 +225,8 @@ def unlearning_steps(method: str, p, n_retain: float, n_forget: float) -> float:
     if _passes_over_forget(p):
         return float(p.epochs * math.ceil(n_forget / batch)) if n_forget else 0.0
     steps = getattr(p, "epochs", 1) * math.ceil(n_retain / batch)
-    if method == "ida":
-        steps += p.forget_epochs * math.ceil(n_retain / batch)
+    if method == "ida":  # the interleaved epochs, each combined step a second pass over its forget batch
+        steps += p.forget_epochs * math.ceil(n_retain / batch) + (_ida_combined_steps(p, n_retain) if n_forget and p.lam > 0 else 0)
     if getattr(p, "ascent_epochs", 0) and n_forget:
         steps += p.ascent_epochs * math.ceil(n_forget / (getattr(p, "ascent_batch_size", None) or batch))
     return float(steps)
@@ -337,6 +344,20 @@ def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> tupl
             parts[name] = parts[name] + share if name in parts else share
     return (sum(unlearning_run_steps(design, experiments)), sum(shared + calib for shared, calib, _ in per_run),
             sum(shared + evals for shared, _, evals in per_run), parts)
+
+
+#: The built-in methods whose runs take no step of the library's training loops (``training.sgd``, the
+#: grouped and vmapped loops, model clipping's noisy phase, SSD's and SalUn's gradients): the
+#: controls' scoring, the Hessian method's LiSSA products and rewind-to-delete's full-batch gradients.
+NO_TRAINING_LOOP = ("no_unlearning", "hessian", "rewind_to_delete")
+
+
+def takes_training_steps(method: str | None) -> bool:
+    """Whether a job of ``method``'s runs (None: a base training) takes training steps, the first of
+    which imports ``torch._inductor`` and ``torch._dynamo`` once a job process (the library's loops
+    switch deterministic kernels on by ``torch.use_deterministic_algorithms``; the language-model
+    methods step ``torch.optim``)."""
+    return method not in NO_TRAINING_LOOP
 
 
 def training_k(design: Mapping, batched: int | None = None) -> int:
