@@ -61,7 +61,19 @@ def test_a_base_training_step_at_the_designs_shapes():
     assert {p.device for p in out.parameters()} == {META}
 
 
-@pytest.mark.parametrize("experiment", sorted(yaml.safe_load((REPO / "config" / "tofu.yaml").read_text())["nn"]["experiments"]))
+def test_the_per_pair_design_runs_the_same_methods_at_the_same_shapes():
+    """The per-pair design (B = 1) repeats the author-level design's methods with their parameters and
+    its model and sequences, so the shapes below cover it."""
+    by_design = {}
+    for exp in TOFU["nn"]["experiments"].values():
+        by_design.setdefault(exp["design"], []).append((exp["method"], repr(sorted(exp.get("params", {}).items()))))
+    assert set(by_design) == {"tofu_llama", "tofu_llama_pair"} and sorted(by_design["tofu_llama"]) == sorted(by_design["tofu_llama_pair"])
+    pair = TOFU["nn"]["designs"]["tofu_llama_pair"]
+    assert (pair["model"], pair["dataset_params"], pair["train"]) == (DESIGN["model"], DESIGN["dataset_params"], DESIGN["train"])
+
+
+@pytest.mark.parametrize("experiment", sorted(e for e, x in yaml.safe_load((REPO / "config" / "tofu.yaml").read_text())["nn"]["experiments"].items()
+                                              if x["design"] == "tofu_llama"))
 def test_every_method_at_the_designs_shapes(experiment):
     exp = TOFU["nn"]["experiments"][experiment]
     params = {**exp.get("params", {}), "epochs": 1}

@@ -39,8 +39,9 @@ def test_plan_prices_the_tofu_config_before_its_data_are_downloaded(tmp_path):
     assert rc == 0, stderr
     total = _priced_hours()
     design = load_config(TOFU)["nn"]["designs"]["tofu_llama"]
-    # 30 base trainings and the Retrain control's model; 7 kinds of run (5 methods, 2 controls) x 30
-    assert (total["base_trainings"], total["unlearning_runs"]) == (31, 210)
+    # per design (author-level and per-pair): 30 base trainings and the Retrain control's model; 7 kinds of
+    # run (5 methods, 2 controls) x 30
+    assert (total["base_trainings"], total["unlearning_runs"]) == (2 * 31, 2 * 210)
     flops = lm_shape(design["model"]["params"]).training_flops(design["dataset_params"]["max_length"])
     assert total["device_hours"] == pytest.approx(total["images"] * flops / 100e12 / 3600)
     line = next(line for line in stdout.splitlines() if line.startswith("total"))
@@ -68,7 +69,8 @@ def test_the_tofu_dry_run_through_the_slurm_profile_asks_for_what_its_jobs_need(
             for a in range(200) for k in range(20)]
     (tmp_path / "resources" / "tofu" / "full.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
     cfg = load_config(TOFU)
-    cfg["nn"]["designs"]["tofu_llama"]["dataset_params"]["tokenizer"] = "char"
+    for design in cfg["nn"]["designs"].values():
+        design["dataset_params"]["tokenizer"] = "char"
     (tmp_path / "tofu.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     proc = snakemake(tmp_path, tmp_path / "tofu.yaml", "-n", "--profile", "profiles/slurm")
     assert proc.returncode == 0, proc.stderr[-3000:]
