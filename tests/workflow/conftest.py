@@ -7,7 +7,7 @@
 - ``second_run``: ``.test/slurm.yaml`` (a part of ``.test/all.yaml``, entry for entry) run in another
   folder, through ``profiles/slurm`` where a SLURM answers and locally where none does; its outputs
   must equal the shared run's byte for byte.
-- ``paper_dry_run``: the one dry run of ``config/paper.yaml`` (1,163 jobs; about 5 CPU-s).
+- ``paper_dry_run``: the one dry run of ``config/paper.yaml`` (every job of the paper config; about 5 CPU-s).
 
 Each is made once per session by the first pytest-xdist worker that needs it (build_once.py); a
 worker that needs it meanwhile waits (the run itself keeps both cores busy) and then reads it.
