@@ -23,7 +23,7 @@ import numpy as np
 from ..checks import check_int, check_zeta
 from ..stats.bounds import Bound, EpsilonMuBounds
 from .gaussian_fit import Gaussian
-from .weight_space_results import LikelihoodRatioTest, TwoPointAlgorithm1
+from .weight_space_results import LikelihoodRatioTest, TestDrawCounts, TwoPointAlgorithm1
 
 __all__ = ["ProjectionSettings", "WeightSpaceAuditResult", "ProjectionAudit"]
 
@@ -62,7 +62,7 @@ class ProjectionSettings:
 
 
 @dataclass(frozen=True, eq=False)
-class WeightSpaceAuditResult(EpsilonMuBounds):
+class WeightSpaceAuditResult(TestDrawCounts, EpsilonMuBounds):
     """Result of the deprecated :func:`~.weight_space.audit_weight_space`.
 
     Positives are draws of the unlearned model (non-empty forget set), negatives draws of the
@@ -107,18 +107,6 @@ class WeightSpaceAuditResult(EpsilonMuBounds):
         """2Φ⁻¹(acc_LB) from the accuracy of the guesses (``mu_accuracy``)."""
         return self.mu_accuracy.lb
 
-    @property
-    def n_test_draws(self) -> int:
-        """2L, the number of test draws (= the number of m = 2 runs of the joint bound)."""
-        return self.n_pos + self.n_neg
-
-    @property
-    def correct(self) -> int:
-        return self.n_test_draws - self.fp - self.fn
-
-    @property
-    def accuracy(self) -> float:
-        return self.correct / self.n_test_draws
 
     @property
     def epsilon_lb_pairwise(self) -> float:

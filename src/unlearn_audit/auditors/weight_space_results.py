@@ -40,8 +40,29 @@ def confusion_bounds(fp: int, n_neg: int, fn: int, n_pos: int, *, zeta: float, d
     return pairwise, replace(pairwise, parameter="mu", ldp=mu, lb=mu, rejected=mu > 0.0, delta=0.0)
 
 
+class TestDrawCounts:
+    """What a result's test draws' counts give (fields ``fp``, ``n_neg``, ``fn``, ``n_pos`` of the class it mixes into)."""
+
+    @property
+    def n_test_draws(self) -> int:
+        return self.n_pos + self.n_neg
+
+    @property
+    def correct(self) -> int:
+        return self.n_test_draws - self.fp - self.fn
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.n_test_draws
+
+    @property
+    def error_rate(self) -> float:
+        """(fp + fn) / n_test_draws, the statistic of Eq. 3."""
+        return (self.fp + self.fn) / self.n_test_draws
+
+
 @dataclass(frozen=True, eq=False)
-class LikelihoodRatioTest(EpsilonMuBounds):
+class LikelihoodRatioTest(TestDrawCounts, EpsilonMuBounds):
     """A likelihood-ratio classifier's test draws and the (ε, μ) pair of its confusion counts.
 
     Positives are draws of the unlearned side, negatives of its counterpart (each test draw's side
@@ -84,22 +105,6 @@ class LikelihoodRatioTest(EpsilonMuBounds):
         """Calibration draws per side of the fits."""
         return self.fit_unlearned.n_samples
 
-    @property
-    def n_test_draws(self) -> int:
-        return self.n_pos + self.n_neg
-
-    @property
-    def correct(self) -> int:
-        return self.n_test_draws - self.fp - self.fn
-
-    @property
-    def accuracy(self) -> float:
-        return self.correct / self.n_test_draws
-
-    @property
-    def error_rate(self) -> float:
-        """(fp + fn) / n_test_draws, the statistic of Eq. 3."""
-        return (self.fp + self.fn) / self.n_test_draws
 
     @property
     def direction_norm(self) -> float:
