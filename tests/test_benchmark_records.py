@@ -37,7 +37,7 @@ def test_the_workflow_loop_rows_are_the_ones_plan_reads(tmp_path):
     import subprocess
     import sys
 
-    from unlearn_audit.pipeline.plan.cost.hours import read_throughputs
+    from unlearn_audit.plan_reports.hours import read_throughputs
 
     out = tmp_path / "RESULTS.md"
     proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "workflow_loop.py"), "--width", "0.25", "--size", "8",

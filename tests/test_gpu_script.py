@@ -83,7 +83,7 @@ def test_the_lm_case_measures_any_language_model_design_and_plan_prices_config_l
     """``gpu_cases.py lm --design config/llm.yaml:qa_gpt2``: that design's GPT-2, sequences and
     optimizer, under the label ``plan`` prices the design at; benchmarks/RESULTS.md holds its CPU rows
     at two batch sizes, so that ``plan`` prices config/llm.yaml from a measurement, not an estimate."""
-    from unlearn_audit.pipeline.plan.cost.hours import plan_rows, read_throughputs
+    from unlearn_audit.plan_reports.hours import plan_rows, read_throughputs
     from unlearn_audit.pipeline.config import validate_config
 
     sys.path.insert(0, str(REPO / "benchmarks"))

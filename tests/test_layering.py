@@ -247,3 +247,20 @@ def test_the_catalogue_is_the_ground_floor():
     it imports nothing of the package and nothing outside the standard library."""
     for name in _imports_of(SRC / "catalogue.py"):
         assert name.split(".")[0] in {"__future__", "re", "typing"}, f"catalogue.py imports {name}"
+
+
+def test_the_plan_imports_nothing_above_it_and_its_reports_sit_on_the_cli_floor():
+    """Inside pipeline/plan/ no module imports its package's root (``WorkflowPlan``) from a subpackage
+    or anything of pipeline/ outside plan/ (0 arrows back up); the reports of ``plan`` and ``plan
+    --check`` (plan_reports/) read the plan, and nothing in pipeline/ imports them."""
+    plan = SRC / "pipeline" / "plan"
+    for path in plan.rglob("*.py"):
+        for name in _imports_of(path):
+            if not name.startswith("unlearn_audit.pipeline"):
+                continue
+            assert name.startswith("unlearn_audit.pipeline.plan"), f"{path.relative_to(SRC)} imports {name}"
+            if path.parent != plan:
+                assert name != "unlearn_audit.pipeline.plan", f"{path.relative_to(SRC)} imports the plan's root"
+    for path in (SRC / "pipeline").rglob("*.py"):
+        assert not any(n.startswith("unlearn_audit.plan_reports") for n in _imports_of(path)), path
+    assert {"unlearn_audit.pipeline.plan"} <= _imports_of(SRC / "plan_reports" / "hours.py")

@@ -383,7 +383,7 @@ def _load_configs(paths: list[str]) -> dict:
 
 
 def _cmd_plan(args) -> str:
-    from .pipeline.plan.cost.hours import format_plan, format_walltimes, plan_rows, read_throughputs, walltime_rows
+    from .plan_reports.hours import format_plan, format_walltimes, plan_rows, read_throughputs, walltime_rows
     from .pipeline.plan.cost.throughput import read_unit_costs
 
     if args.results and not Path(args.results).is_file():
@@ -431,7 +431,7 @@ def _models_without_rate(config: dict, throughputs, k: int) -> list[str]:
 def _plan_check(args, config: dict, results: str) -> str:
     """``plan --check RESULTS_DIR``: the cost model's seconds beside a finished run's, per kind of job."""
     from .pipeline.plan.cost.throughput import REFERENCE_JOB, read_step_costs, read_unit_costs, reference_rate
-    from .pipeline.plan.cost.check import check_kinds, format_check
+    from .plan_reports.check import check_kinds, format_check
 
     if not (Path(args.check) / "benchmarks").is_dir():
         raise UsageError(f"--check {args.check}: no benchmarks/ folder there (give the results_dir of a finished run)")

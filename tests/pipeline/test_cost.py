@@ -9,7 +9,7 @@ import yaml
 from cli_runner import run_cli
 from linear_passes import counted_linear_passes
 from unlearn_audit.pipeline.config import validate_config
-from unlearn_audit.pipeline.plan.cost.hours import plan_rows, read_throughputs, tinynet_training_flops
+from unlearn_audit.plan_reports.hours import plan_rows, read_throughputs, tinynet_training_flops
 from unlearn_audit.pipeline.plan.cost.throughput import model_key
 from unlearn_audit.pipeline.plan import WorkflowPlan
 

@@ -11,7 +11,7 @@ import yaml
 
 from unlearn_audit.cli import main
 from unlearn_audit.pipeline.config import validate_config
-from unlearn_audit.pipeline.plan.cost.check import _jobs, check_kinds, format_check
+from unlearn_audit.plan_reports.check import _jobs, check_kinds, format_check
 from unlearn_audit.pipeline.plan import WorkflowPlan
 from unlearn_audit.pipeline.plan.cost.throughput import StepCost
 from workflow_utils import REPO
@@ -120,7 +120,7 @@ def test_a_job_that_trains_is_predicted_with_its_first_training_steps_import(tmp
     """The controls that calibrate the start-up only score, the Hessian method and rewind-to-delete
     take no training step; every other job (base trainings, the fine-tuning methods, the baselines)
     imports torch._dynamo at its first one: TRAINING_IMPORT_S more in its prediction, no more."""
-    from unlearn_audit.pipeline.plan.cost import check
+    from unlearn_audit.plan_reports import check
 
     config = _config()
     _write_run(tmp_path, config)

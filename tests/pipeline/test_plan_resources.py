@@ -233,7 +233,7 @@ def test_runtimes_from_the_cost_model_ask_for_at_most_three_times_what_plan_pric
     """config/paper.yaml (runtime_from: cost_model): a run asks for safety_factor times its priced
     minutes, and all its jobs together for at most 3x the GPU-hours `plan` prices (the designs'
     runtime_minutes_per_run ask for more than ten times as much)."""
-    from unlearn_audit.pipeline.plan.cost.hours import plan_rows, read_throughputs
+    from unlearn_audit.plan_reports.hours import plan_rows, read_throughputs
     from unlearn_audit.pipeline.plan.cost.runs import base_training_images, base_training_steps
     from unlearn_audit.pipeline.plan.cost.throughput import run_seconds
 

@@ -14,7 +14,7 @@ import yaml
 from cli_runner import run_cli
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.plan import WorkflowPlan
-from unlearn_audit.pipeline.plan.cost.hours import job_kind, plan_rows, read_throughputs, walltime_rows
+from unlearn_audit.plan_reports.hours import job_kind, plan_rows, read_throughputs, walltime_rows
 from unlearn_audit.pipeline.plan.cost.runs import unlearning_run_work
 from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER, UNIT_HEADER, model_key, read_unit_costs
 from unlearn_audit.pipeline.plan.pricing import ChunkPricing

@@ -75,7 +75,7 @@ class DatasetSpec:
     for an image dataset ``train_portion`` (images of the training portion before the forget pool
     is cut out of it, :func:`.splits.split_image_source`), ``n_test`` (test images) and
     ``image`` (side, channels), which ``unlearn-audit plan``'s cost model reads
-    (:mod:`unlearn_audit.pipeline.plan.cost.hours`); ``None`` where only the data tell (text).
+    (:mod:`unlearn_audit.plan_reports.hours`); ``None`` where only the data tell (text).
     ``check(source, m=, batch_size=, **split_params)``, where given, says what a design asks of the
     data that only the data answer (:func:`dataset_design_problems`)."""
 

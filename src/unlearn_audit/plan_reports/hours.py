@@ -27,11 +27,11 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
-from ...controls import is_control
-from .. import WorkflowPlan
-from ..pricing import ChunkPricing
-from .runs import RunPart, base_training_images, design_sizes, retrain_work, training_k, unlearning_k, unlearning_run_images, unlearning_run_work
-from .throughput import model_key, priced_parts, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
+from ..pipeline.controls import is_control
+from ..pipeline.plan import WorkflowPlan
+from ..pipeline.plan.pricing import ChunkPricing
+from ..pipeline.plan.cost.runs import RunPart, base_training_images, design_sizes, retrain_work, training_k, unlearning_k, unlearning_run_images, unlearning_run_work
+from ..pipeline.plan.cost.throughput import model_key, priced_parts, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
 
 __all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan", "job_kind", "walltime_rows",
            "format_walltimes"]

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from .. import WorkflowPlan
+from ..pipeline.plan import WorkflowPlan
+from ..pipeline.plan.cost.runs import base_training_images, base_training_steps, retrain_work, takes_training_steps, training_k, unlearning_k, unlearning_run_work
+from ..pipeline.plan.cost.throughput import run_seconds
 from .hours import job_kind
-from .throughput import run_seconds
-from .runs import base_training_images, base_training_steps, retrain_work, takes_training_steps, training_k, unlearning_k, unlearning_run_work
 
 __all__ = ["KindCheck", "check_kinds", "format_check", "TOLERANCE", "TRAINING_IMPORT_S"]
 
