@@ -13,10 +13,12 @@ The public API, importable from the package top without torch::
   unlearning claim, :func:`unlearning_epsilon_lower_bound` and
   :func:`pairwise_unlearning_epsilon_lower_bound` (Lemma 4.1 with δ); the trade-off curves
   :func:`gdp_tradeoff` (G_μ of μ-GDP) and :func:`dp_tradeoff` (f_{ε,δ} of (ε, δ)-DP);
-* auditors (:mod:`unlearn_audit.auditors`): the batchwise auditor of Algorithm 2, the joint
-  sign-vector auditor of Algorithm 3, the pairwise baseline of App. A.3 and the weight-space
-  audit of App. H.1 (:class:`WeightSpaceAudit`; :func:`audit_weight_space` and
-  :func:`audit_projection` are its deprecated wrappers).
+* auditors (:mod:`unlearn_audit.auditors`): :class:`SignVectorAudit` over one phase's runs each
+  (:class:`PhaseRuns`), with its strategy, any :class:`AuditStrategy`: :class:`Batchwise`
+  (Algorithm 2), :class:`Joint` (Algorithm 3) or :class:`Pairwise` (App. A.3), or a user's own;
+  the weight-space audit of App. H.1 over one :class:`GaussianRelease` (:class:`WeightSpaceAudit`;
+  :func:`audit_weight_space` and :func:`audit_projection` are its deprecated wrappers); every
+  bound a :class:`Bound`.
 
 Training, models and unlearning (torch) live in :mod:`unlearn_audit.training`,
 :mod:`unlearn_audit.models` and :mod:`unlearn_audit.unlearning`; the workflow's steps in
@@ -27,6 +29,12 @@ from ._lazy import lazy_exports
 
 #: public name -> the submodule that defines it (imported on first use)
 _EXPORTS = {
+    "AuditStrategy": ".auditors",
+    "Batchwise": ".auditors",
+    "Joint": ".auditors",
+    "Pairwise": ".auditors",
+    "PhaseRuns": ".auditors",
+    "GaussianRelease": ".stats",
     "PairwiseAudit": ".auditors",
     "SignVectorAudit": ".auditors",
     "PerExampleFit": ".auditors",

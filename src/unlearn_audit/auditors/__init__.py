@@ -37,6 +37,7 @@ _EXPORTS = {
     "claim_bound": ".audit",
     "claim_ceiling": ".audit",
     "DEFAULT_CELL": ".batchwise",
+    "AuditStrategy": ".strategy",
     "Batchwise": ".batchwise",
     "batch_scores": ".batchwise",
     "batchwise_overlaps": ".batchwise",

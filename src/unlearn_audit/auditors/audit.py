@@ -34,6 +34,7 @@ from ..stats.selection import DELTA_TESTS, SELECTIONS, TESTS, Cell, cell_zeta
 from ..stats.signs import overlap
 from .pairwise import PairwiseAudit, confusion, pairwise_result
 from .runs import PhaseRuns
+from .strategy import AuditStrategy
 
 __all__ = ["CellBounds", "SignVectorAudit", "bounds_table", "cell_bounds", "claim_bound", "claim_ceiling"]
 
@@ -225,7 +226,7 @@ class SignVectorAudit:
     ``score`` and ``auditor`` label the table rows; ``auditor`` defaults to the strategy's name.
     """
 
-    def __init__(self, strategy, fit, evaluation: PhaseRuns, *, experiment: str = "audit", score: str = "logit",
+    def __init__(self, strategy: AuditStrategy, fit, evaluation: PhaseRuns, *, experiment: str = "audit", score: str = "logit",
                  auditor: str | None = None):
         if evaluation.phase != "eval":
             raise ValueError(f"an audit's bounds come from evaluation runs only, got {evaluation.phase!r} runs")
@@ -237,7 +238,7 @@ class SignVectorAudit:
         self._overlaps: dict[int, np.ndarray] = {}
 
     @classmethod
-    def calibrate(cls, strategy, calibration: PhaseRuns, evaluation: PhaseRuns, *, experiment: str = "audit",
+    def calibrate(cls, strategy: AuditStrategy, calibration: PhaseRuns, evaluation: PhaseRuns, *, experiment: str = "audit",
                   score: str = "logit", auditor: str | None = None) -> "SignVectorAudit":
         """Fit ``strategy`` on the calibration runs only and audit the evaluation runs (Section 5:
         the two must be independent runs of one design, scoring the same candidate examples)."""
