@@ -313,8 +313,8 @@ def test_the_random_teacher_is_a_fresh_seeded_copy_of_the_architecture(memorised
 
 @pytest.mark.parametrize("name", BASELINES)
 def test_the_cost_model_counts_a_baselines_rows_and_steps(name):
-    """run cost's optimizer steps and images against the forward passes of a real run: training
-    passes (NegGrad+: two a step), and eval passes that are a teacher's (1/3 each) or a gradient's."""
+    """run cost's steps and images against the forward passes of a real run: training passes
+    (NegGrad+: two a step), and eval passes that are a teacher's (1/3 each) or a gradient's."""
     from unlearn_audit.pipeline.plan.cost.runs import FORWARD, unlearning_images, unlearning_steps
 
     g = torch.Generator().manual_seed(0)
@@ -331,5 +331,13 @@ def test_the_cost_model_counts_a_baselines_rows_and_steps(name):
     if name == "ssd":
         assert counter.calls == 0 and unlearning_steps(name, p, 100, 10) == 28 + 3  # batches of 4 of 110 rows, then of 10
     else:
-        steps = unlearning_steps(name, p, 100, 10) - (1 if name == "salun" else 0)  # SalUn's saliency: one batch, in eval mode
-        assert counter.calls == steps * (2 if name == "neggrad_plus" else 1)
+        # a step counts each pass over a batch: NegGrad+'s retain and forget passes, and a teacher's
+        # forward pass FORWARD (SCRUB's one teacher, Bad Teacher's two); SalUn's saliency: one batch, in eval mode
+        steps = unlearning_steps(name, p, 100, 10) - (1 if name == "salun" else 0)
+        teacher_calls = counter.eval_calls if name in ("scrub", "bad_teacher") else 0
+        if name == "bad_teacher":
+            # both teachers priced on every batch; a batch of one part's rows runs one of them
+            assert steps == pytest.approx(counter.calls * (1 + 2 * FORWARD))
+            assert counter.calls <= teacher_calls <= 2 * counter.calls
+        else:
+            assert counter.calls + FORWARD * teacher_calls == pytest.approx(steps)
