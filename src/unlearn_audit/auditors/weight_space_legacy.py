@@ -107,7 +107,6 @@ class WeightSpaceAuditResult(TestDrawCounts, EpsilonMuBounds):
         """2Φ⁻¹(acc_LB) from the accuracy of the guesses (``mu_accuracy``)."""
         return self.mu_accuracy.lb
 
-
     @property
     def epsilon_lb_pairwise(self) -> float:
         """Eq. 3 at δ = ``delta`` (not halved)."""

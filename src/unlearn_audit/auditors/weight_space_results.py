@@ -105,7 +105,6 @@ class LikelihoodRatioTest(TestDrawCounts, EpsilonMuBounds):
         """Calibration draws per side of the fits."""
         return self.fit_unlearned.n_samples
 
-
     @property
     def direction_norm(self) -> float:
         """‖mean_difference‖ (NaN for a classifier of the weights themselves)."""

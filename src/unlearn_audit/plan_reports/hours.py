@@ -30,11 +30,12 @@ from typing import Mapping
 from ..pipeline.controls import is_control
 from ..pipeline.plan import WorkflowPlan
 from ..pipeline.plan.pricing import ChunkPricing
-from ..pipeline.plan.cost.runs import RunPart, base_training_images, design_sizes, retrain_work, training_k, unlearning_k, unlearning_run_images, unlearning_run_work
+from ..pipeline.plan.cost.runs import RunPart, base_training_images, design_sizes, group_run_parts, retrain_work, training_k, unlearning_k, unlearning_run_images
 from ..pipeline.plan.cost.throughput import model_key, priced_parts, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
 
 __all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan", "job_kind", "walltime_rows",
            "format_walltimes"]
+
 
 @dataclass
 class Work:
@@ -65,7 +66,7 @@ def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, tuple[Work, d
     calib, evals = (len(plan.nn.phase_runs(design, ph)) for ph in ("calib", "eval"))
     experiments = [plan.nn.experiment(e) for e in group]
     per_run = unlearning_run_images(plan.nn.design(design), experiments)
-    parts = {name: part.scaled((calib + evals) / len(group)) for name, part in unlearning_run_work(plan.nn.design(design), experiments)[3].items()}
+    parts = {name: part.scaled((calib + evals) / len(group)) for name, part in group_run_parts(plan.nn.design(design), experiments).items()}
     out = {}
     for e, (shared, calib_scoring, eval_scoring) in zip(group, per_run):
         extractions = (calib + evals) * (1 + len(plan.nn.checkpoint_steps(e)))
@@ -102,9 +103,9 @@ def plan_rows(config: dict, throughputs: Mapping[tuple[str, str, int], float], a
             rate = throughputs.get((model, inp, k), throughputs.get((model, inp, 1)))
             _, taken, seconds = priced_parts(plan.nn.design(name), measured, unit_costs or {})
             if math.isfinite(images) and rate is not None:
-                total += ((images - taken) / rate + seconds if taken else images / rate) / 3600
+                total += ((images - taken) / rate + seconds) / 3600
             elif math.isfinite(images) and assume_tflops and math.isfinite(flops):
-                total += ((images - taken) * flops / (assume_tflops * 1e12) + seconds if taken else images * flops / (assume_tflops * 1e12)) / 3600
+                total += ((images - taken) * flops / (assume_tflops * 1e12) + seconds) / 3600
                 estimate = True
             else:
                 left_out.add(name)
@@ -148,7 +149,6 @@ def format_plan(rows: list[dict], device: str, batched: int | None = None) -> st
     if left_out:
         lines.append(f"* hours without the designs {', '.join(left_out)} (no size model or no throughput recorded for their model)")
     return "\n".join(lines)
-
 
 
 def job_kind(plan: WorkflowPlan, design: str, group: list[str] | None = None) -> str:

@@ -18,7 +18,7 @@ from ....data import DATASETS
 
 __all__ = ["FORWARD", "HVP", "RunPart", "design_sizes", "charlstm_training_flops", "base_training_images", "base_training_steps", "retrain_work",
            "unlearning_images", "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "hessian_vector_products",
-           "run_parts", "NO_TRAINING_LOOP", "takes_training_steps", "training_k", "unlearning_k"]
+           "run_parts", "group_run_parts", "NO_TRAINING_LOOP", "takes_training_steps", "training_k", "unlearning_k"]
 
 FORWARD = 1.0 / 3.0   # a forward-only pass, in training-image units
 HVP = 2.0             # a Hessian-vector product (double backward), in training-image units
@@ -335,15 +335,21 @@ def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> tupl
     price) of one run of a group of experiments sharing their noiseless part:
     :func:`unlearning_run_steps` and :func:`unlearning_run_images` summed over the group, and the
     parts of its noiseless part (:func:`run_parts`, counted in the steps and images)."""
-    n_retain = design_sizes(design)[0]
     per_run = unlearning_run_images(design, experiments)
+    return (sum(unlearning_run_steps(design, experiments)), sum(shared + calib for shared, calib, _ in per_run),
+            sum(shared + evals for shared, _, evals in per_run), group_run_parts(design, experiments))
+
+
+def group_run_parts(design: Mapping, experiments: Sequence[Mapping]) -> dict[str, RunPart]:
+    """The parts a per-unit row can price (:func:`run_parts`) of one run of a group of experiments
+    sharing their noiseless part, each experiment's an equal share."""
+    n_retain = design_sizes(design)[0]
     parts: dict[str, RunPart] = {}
     for exp in experiments:
         for name, part in run_parts(exp["method"], _method_params(exp), n_retain).items():
             share = part.scaled(1 / len(experiments))
             parts[name] = parts[name] + share if name in parts else share
-    return (sum(unlearning_run_steps(design, experiments)), sum(shared + calib for shared, calib, _ in per_run),
-            sum(shared + evals for shared, _, evals in per_run), parts)
+    return parts
 
 
 #: The built-in methods whose runs take no step of the library's training loops (``training.sgd``, the

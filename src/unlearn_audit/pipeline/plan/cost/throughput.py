@@ -228,8 +228,7 @@ def run_seconds(design: Mapping, steps: float, images: float, k: int, step_costs
     (:func:`read_unit_costs`) has one for the model (:func:`priced_parts`)."""
     model, inp, flops = model_key(design)
     taken_steps, taken_images, extra = priced_parts(design, parts or {}, unit_costs or {})
-    if taken_steps or taken_images:
-        steps, images = steps - taken_steps, images - taken_images
+    steps, images = steps - taken_steps, images - taken_images
     cost = step_costs.get((model, inp, k), step_costs.get((model, inp, 1)))
     if cost is not None:
         return cost.seconds(steps, images) + extra
