@@ -113,7 +113,13 @@ def _distributions() -> Mapping[str, list[str]]:
 def _imported_versions() -> dict:
     """Python's version and that of every distribution providing a top-level module imported now."""
     tops = {name for name in list(sys.modules) if "." not in name}
-    dists = sorted({d for top in tops for d in _distributions().get(top, ())})
+    return _versions(tuple(sorted({d for top in tops for d in _distributions().get(top, ())})))
+
+
+@lru_cache(maxsize=None)
+def _versions(dists: tuple[str, ...]) -> dict:
+    """:func:`.provenance.package_versions` of ``dists``, read once a process for each set of
+    distributions (a job writes many files; what is installed does not change while it runs)."""
     return package_versions(dists)
 
 
