@@ -8,7 +8,7 @@ from .catalogue import SCORE_NAMES, score_column
 
 __all__ = [
     "SIGNS", "SCORES", "CHECKPOINT_SCORES", "RUN_METRICS", "FIT", "OVERLAPS", "BOUNDS", "CHECKPOINT_BOUNDS", "PAIRWISE",
-    "CONVEX_DECISIONS", "CONVEX_SUMMARY", "MEMBERSHIP",
+    "CONVEX_DECISIONS", "CONVEX_SUMMARY", "MEMBERSHIP", "QA_RUN_METRICS",
 ]
 
 SIGNS = pa.schema(
@@ -55,6 +55,30 @@ RUN_METRICS = pa.schema(
         ("deterministic", pa.bool_()),  # whether the steps ran with deterministic kernels
     ]
 )
+
+#: The sets of pairs an evaluation run of a question-answer design measures (its forget pairs D_f(S),
+#: a fixed sample of retain pairs, the held-out test entities' pairs) and the TOFU metrics it
+#: records of each (docs/metrics.md, :mod:`unlearn_audit.auditors.qa_metrics`).
+QA_PARTS = ("forget", "retain", "test")
+QA_PART_METRICS = ("answer_prob", "rouge_l", "truth_ratio")
+
+#: RUN_METRICS of a question-answer design (``dataset: qa``): its columns, then each part's answer
+#: probability, ROUGE-L recall and truth ratio (forget: the mean R; retain, test: the mean
+#: max(0, 1 − R)), TOFU's model utility, the retain sample's mean answer loss (nats a token), the
+#: vocabulary's size and the forget pairs' truth ratios (for forget quality); NaN, 0 and [] in a
+#: calibration run.  Other designs keep RUN_METRICS.
+QA_RUN_METRICS = pa.schema(
+    list(zip(RUN_METRICS.names, RUN_METRICS.types))
+    + [(f"{part}_{metric}", pa.float64()) for part in QA_PARTS for metric in QA_PART_METRICS]
+    + [("model_utility", pa.float64()), ("answer_loss", pa.float64()), ("vocab_size", pa.int64()),
+       ("forget_truth_ratios", pa.list_(pa.float64()))]
+)
+
+#: The question-answer columns of the table ``llm_qa`` beside a reported row (docs/metrics.md): the
+#: evaluation runs' means of QA_RUN_METRICS's, forget quality (the KS test against the design's
+#: Retrain), the ``damaged`` flag and ``no_retrain`` (no Retrain control to measure against).
+QA_COLUMNS = (*(f"{part}_{metric}" for part in QA_PARTS for metric in QA_PART_METRICS), "forget_quality", "model_utility",
+              "answer_loss", "damaged", "no_retrain")
 
 FIT = pa.schema(
     [

@@ -111,3 +111,73 @@ def test_encoded_pairs_score_only_the_answer_and_the_config_refuses_what_cannot_
         with pytest.raises(ConfigError) as err:
             validate_config(bad, schema)
         assert f"nn.designs.qa_gpt2.{key}'" in str(err.value) and all(w in str(err.value) for w in words), err.value
+
+
+#: sha256 of [[question, answer, entity], ...] of synthetic_qa(n, k, seed=s) as the generator wrote
+#: them before it made paraphrased and perturbed answers: existing runs' pairs stay the same bytes.
+PAIRS_BEFORE_ALTERNATES = {(40, 8, 0): "e6033495dcdc809c783f72df6b90cfc250f187828610770246825091d94fbe27",
+                           (16, 8, 0): "40a33737578e71fd0ef467e8a6416280bca2fde849dff070bee0723783e96a00",
+                           (12, 6, 1): "b42cb15cdd88bd48858f6460df6f71d8850d49105357b819bdd3ad9a1ea01eb6"}
+
+
+def test_synthetic_pairs_carry_a_paraphrase_and_perturbed_answers_and_are_the_pairs_they_were():
+    import hashlib
+
+    from unlearn_audit.data.qa import SYNTHETIC_PERTURBED
+
+    for (n, k, seed), digest in PAIRS_BEFORE_ALTERNATES.items():
+        pairs = synthetic_qa(n, k, seed=seed)
+        assert hashlib.sha256(json.dumps([[p.question, p.answer, p.entity] for p in pairs]).encode()).hexdigest() == digest
+    pairs = synthetic_qa(40, 8, seed=0)
+    assert (pairs[0].question, pairs[0].answer) == ("Where was Casaltor Kalo born?", "Casaltor Kalo was born in Varnholt.")
+    assert pairs[0].paraphrased_answer == "Varnholt is where Casaltor Kalo was born."
+    assert pairs[7].answer == "Casaltor Kalo lives in Kestrel Ford today."
+    assert pairs[7].paraphrased_answer == "Today Casaltor Kalo makes a home in Kestrel Ford."
+    assert pairs == synthetic_qa(40, 8, seed=0)  # deterministic, the alternatives too
+    for p in pairs:
+        assert p.paraphrased_answer not in (None, p.answer) and len(p.perturbed_answer) == SYNTHETIC_PERTURBED
+        assert len(set(p.perturbed_answer)) == SYNTHETIC_PERTURBED and p.paraphrased_answer not in p.perturbed_answer
+        # a perturbed answer is the paraphrase's sentence with another fact: they share all but the fact's words
+        para = p.paraphrased_answer.split()
+        assert all(len(set(para) - set(a.split())) <= 3 for a in p.perturbed_answer)
+
+
+def test_alternative_answers_round_trip_and_a_bad_one_is_refused_naming_the_fix(tmp_path):
+    pairs = synthetic_qa(3, 4, seed=0)
+    assert read_qa_file(write_qa_file(pairs, tmp_path / "qa.jsonl")) == pairs
+    plain = [QAPair(p.question, p.answer, p.entity) for p in pairs]
+    written = write_qa_file(plain, tmp_path / "plain.jsonl").read_text()
+    assert "perturbed" not in written and read_qa_file(tmp_path / "plain.jsonl") == plain  # the optional fields only where held
+    for bad, words in [({"paraphrased_answer": ""}, ["record 1", "paraphrased_answer", "non-empty string"]),
+                       ({"perturbed_answer": "wrong."}, ["record 1", "perturbed_answer", "list of non-empty strings", "_perturbed.json"]),
+                       ({"perturbed_answer": ["fine.", 3]}, ["record 1", "list of non-empty strings"])]:
+        rows = [{"question": "q?", "answer": "a.", "entity": 0}, {"question": "q?", "answer": "a.", "entity": 0, **bad}]
+        (tmp_path / "bad.json").write_text(json.dumps(rows))
+        with pytest.raises(DatasetError) as err:
+            read_qa_file(tmp_path / "bad.json")
+        assert all(w in str(err.value) for w in words), err.value
+
+
+def test_the_data_file_keeps_the_alternatives_of_the_pairs_an_evaluation_run_measures(tmp_path):
+    from unlearn_audit.data.qa import RETAIN_SAMPLE, build_qa_data, encode_pairs
+    from unlearn_audit.data.splits import load_audit_data, save_audit_data
+
+    pairs = synthetic_qa(16, 8, seed=0)
+    data = build_qa_data(pairs, split="uniform", batch_size=4, forget_fraction=None, m=8, seed=3, max_length=112)
+    sample = data.extra["qa_retain_sample"]
+    assert len(sample) == RETAIN_SAMPLE and np.all(np.diff(sample) > 0) and sample.max() < len(data.retain_x)
+    for part, ids in (("forget", data.forget_id), ("retain", data.retain_id), ("test", data.test_id)):
+        rows, kinds = data.extra[f"qa_{part}_alt_row"], data.extra[f"qa_{part}_alt_kind"]
+        assert len(rows) == 4 * (len(ids) if part != "retain" else RETAIN_SAMPLE) and set(kinds) == {0, 1, 2, 3}
+        first = pairs[ids[rows[0]]]
+        x, y = encode_pairs([QAPair(first.question, first.perturbed_answer[kinds[1] - 1], "e")], 112)
+        assert np.array_equal(data.extra[f"qa_{part}_alt_x"][1], x[0]) and np.array_equal(data.extra[f"qa_{part}_alt_y"][1], y[0])
+    save_audit_data(data, tmp_path / "data.npz")
+    again = load_audit_data(tmp_path / "data.npz")
+    assert set(again.extra) == set(data.extra) and all(np.array_equal(again.extra[k], v) for k, v in data.extra.items())
+    assert np.array_equal(again.forget_x, data.forget_x) and again.forget_y.dtype == np.int64
+    # an alternative longer than max_length is left out
+    from unlearn_audit.data.qa import encode_alternates
+
+    alt = encode_alternates([QAPair("q?", "a.", "e", "a paraphrase too long", ("b.", "c.")), QAPair("q?", "a.", "e")], 8)
+    assert alt["row"].tolist() == [0, 0] and alt["kind"].tolist() == [1, 2] and alt["x"].shape == (2, 8)

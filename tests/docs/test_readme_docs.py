@@ -194,6 +194,7 @@ SCHEMA_FILES = {
     "SIGNS": paths.design_file("results", "<design>", "signs.parquet"),
     "SCORES": paths.run_file("results", "<group>", "<chunk>", "<experiment>", "<phase>", "<run>", "scores.parquet"),
     "RUN_METRICS": paths.run_file("results", "<group>", "<chunk>", "<experiment>", "<phase>", "<run>", "metrics.parquet"),
+    "QA_RUN_METRICS": paths.run_file("results", "<group>", "<chunk>", "<experiment>", "<phase>", "<run>", "metrics.parquet"),
     "FIT": paths.experiment_file("results", "<experiment>", "fit.parquet"),
     "OVERLAPS": paths.experiment_file("results", "<experiment>", "overlaps.parquet"),
     "BOUNDS": paths.experiment_file("results", "<experiment>", "bounds.parquet"),

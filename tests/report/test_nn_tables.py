@@ -156,3 +156,32 @@ def test_appendix_f4_reports_each_method_at_its_first_checkpoint_step_and_a_cont
     with pytest.raises(ValueError, match="first checkpoint step"):
         appendix_f4(bounds, metrics, experiments, diagnostics, steps=pd.concat([steps, steps[(steps.step == 1) & (steps.role == "preregistered")]]), step_diagnostics=step_diag)
     assert NN_TABLES["appendix_f4"][0] is appendix_f4 and "App. F.4" in NN_TABLES["appendix_f4"][1]
+
+def test_llm_qa_shows_tofus_metrics_and_privleak_only_against_the_designs_retrain():
+    """The language-model table: Table 1's row with TOFU's metrics (schemas.QA_COLUMNS) after the
+    accuracies and flags; privleak against the design's Retrain AUC, NaN (flagged no_retrain) where
+    the design has none -- never against a stand-in AUC of 0.5."""
+    from unlearn_audit.auditors.membership_metrics import privleak
+    from unlearn_audit.auditors.qa_metrics import experiment_columns
+    from unlearn_audit.pipeline.nn import with_membership
+    from unlearn_audit.report.nn_tables import llm_qa
+    from unlearn_audit.schemas import MEMBERSHIP_COLUMNS, QA_COLUMNS
+
+    bounds, metrics, experiments = _bounds_and_metrics()
+    membership = pd.DataFrame([{"experiment": e, "score": "logit", **{c: auc for c in MEMBERSHIP_COLUMNS if not c.startswith("few_")},
+                                "few_negatives_0.1pct": False, "auc_draws": [auc] * 10, "evaluation_runs": L}
+                               for e, auc in (("a", 0.8), ("b", 0.6))])
+    alone = with_membership(bounds, membership, {"a": None, "b": None})
+    assert alone.privleak.isna().all() and privleak(0.8, 0.5) == pytest.approx(-60.0)  # what a 0.5 stand-in would have said
+    against = with_membership(bounds, membership, {"a": "b", "b": None})
+    assert against[(against.experiment == "a") & (against.score == "logit")].privleak.to_list() == pytest.approx([privleak(0.8, 0.6)] * 8)
+
+    runs = pd.DataFrame([{"experiment": e, "phase": "eval", "run": i, **{c: 0.25 for c in QA_COLUMNS[:9]}, "model_utility": 0.25,
+                          "answer_loss": 1.0, "vocab_size": 100, "forget_truth_ratios": [0.5, 1.0]} for e in experiments for i in range(L)])
+    diagnostics = experiment_diagnostics(bounds, metrics, experiments)
+    assert llm_qa(alone, metrics, experiments, diagnostics).equals(table1(alone, metrics, experiments, diagnostics))  # no QA runs: Table 1
+    t = llm_qa(alone, metrics, experiments, diagnostics.merge(experiment_columns(runs, experiments), on="experiment"))
+    cols = list(t.columns)
+    assert cols[cols.index("not_forgotten") + 1 : cols.index("cell")] == list(QA_COLUMNS)
+    assert (t.retain_rouge_l == 0.25).all() and t.no_retrain.all() and t.forget_quality.isna().all() and t.privleak.isna().all()
+    assert not t.damaged.any() and t.dtypes["damaged"] == bool

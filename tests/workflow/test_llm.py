@@ -1,6 +1,7 @@
 """config/llm.yaml's kind of run, end to end at a reduced size (docs/configuration.md#language-models):
 a Hugging Face causal LM on synthetic question-answer pairs, trained with AdamW (``train.optimizer``),
-NPO audited beside the controls in the llm_qa table."""
+NPO audited beside the controls in the llm_qa table, with TOFU's metrics and privleak beside ε
+(docs/metrics.md; the reduced model need not memorise, so only their presence and ranges are checked)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,16 @@ def test_a_causal_lm_on_question_answer_pairs_is_audited_beside_its_controls(tmp
     assert yaml.safe_load((tmp_path / "results" / "config.yaml").read_text())["nn"]["designs"]["qa_gpt2"]["train"]["optimizer"] == "adamw"
     # the model learnt its training pairs: answer tokens of D_f(S) better than of held-out entities
     assert table.loc["No unlearning", "forget_acc"] > table.loc["No unlearning", "test_acc"]
+    # TOFU's metrics of the evaluation runs, in the per-run files and the table
+    from unlearn_audit.schemas import QA_COLUMNS, QA_RUN_METRICS
+
+    runs = pd.concat([pd.read_parquet(p) for p in (tmp_path / "results").rglob("metrics.parquet")])
+    assert list(runs.columns) == QA_RUN_METRICS.names and runs[runs.phase == "eval"].model_utility.notna().all()
+    assert set(QA_COLUMNS) <= set(table.columns)
+    for part in ("forget", "retain", "test"):
+        assert table[[f"{part}_answer_prob", f"{part}_rouge_l"]].apply(lambda c: c.between(0, 1)).all().all()
+    assert table[["retain_truth_ratio", "test_truth_ratio", "model_utility", "forget_quality"]].apply(lambda c: c.between(0, 1)).all().all()
+    assert (table.forget_truth_ratio > 0).all() and (table.answer_loss > 0).all() and not table.no_retrain.any()
+    assert table.loc["Retrain", "forget_quality"] == 1.0  # Retrain against itself
+    assert table.loc[["NPO", "No unlearning"], ["forget_quality", "privleak", "privleak_low", "privleak_high"]].notna().all().all()
+    assert table.loc["Retrain", "privleak"] == 0.0 and table.damaged.dtype == bool

@@ -3,21 +3,26 @@
 
 TOFU (Maini et al. 2024) is 200 fictitious authors with 20 question–answer pairs each; its forget
 sets are whole authors.  Here a record is ``{"question": ..., "answer": ..., "entity": ...}`` (TOFU's
-files lack ``entity``: it is the author, row // 20, which :func:`tofu_records` adds), read from a
-JSON list or JSON-lines file, and a candidate forget batch is B pairs of one entity
+files lack ``entity``: it is the author, row // 20, which :func:`tofu_records` adds), with optional
+``paraphrased_answer`` (a string) and ``perturbed_answer`` (a list of strings), as TOFU's
+``*_perturbed.json`` files carry them, read from a JSON list or JSON-lines file, and a candidate
+forget batch is B pairs of one entity
 (:func:`split_by_entity`): m entities of the training entities are the candidate pool, the other
 training entities' pairs the retain set, and held-out entities the validation and test sets.
 
 :func:`synthetic_qa` writes deterministic fictitious-entity data of the same shape (names, places,
-years, professions and works drawn from a seed) for the tests and a CPU demo: nothing is downloaded.
-Standard library and numpy only."""
+years, professions and works drawn from a seed) for the tests and a CPU demo: nothing is downloaded;
+each of its answers comes with a paraphrase and :data:`SYNTHETIC_PERTURBED` perturbed answers.
+:func:`build_qa_data` encodes those alternative answers of the pairs the evaluation runs measure
+(:func:`encode_alternates`) beside the pairs, for TOFU's truth ratio
+(:mod:`unlearn_audit.auditors.qa_metrics`).  Standard library and numpy only."""
 
 from __future__ import annotations
 
 import inspect
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -26,11 +31,14 @@ import numpy as np
 from ..atomic import write_text_atomic
 from .splits import DatasetError, DatasetNotFoundError
 
-__all__ = ["QA_FIELDS", "QA_FORMATS", "QA_DEFAULTS", "TOFU_ENTITIES", "TOFU_PAIRS_PER_ENTITY", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
-           "Tokens", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data", "check_qa_design"]
+__all__ = ["QA_FIELDS", "QA_OPTIONAL_FIELDS", "QA_FORMATS", "QA_DEFAULTS", "TOFU_ENTITIES", "TOFU_PAIRS_PER_ENTITY", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
+           "SYNTHETIC_PERTURBED", "RETAIN_SAMPLE", "PARAPHRASE", "Tokens", "encode_alternates", "retain_sample", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data", "check_qa_design"]
 
 #: The fields every record holds.
 QA_FIELDS = ("question", "answer", "entity")
+#: The fields a record may hold for TOFU's truth ratio: a paraphrase of its answer (a string) and
+#: perturbed answers (a list of strings: the same form, a wrong fact), as TOFU's ``*_perturbed.json``.
+QA_OPTIONAL_FIELDS = ("paraphrased_answer", "perturbed_answer")
 #: How a file's records name their entity: ``records`` (an ``entity`` field) or ``tofu`` (TOFU's
 #: rows, each author's pairs in a row, :func:`tofu_records`).
 QA_FORMATS = ("records", "tofu")
@@ -40,11 +48,23 @@ TOFU_ENTITIES, TOFU_PAIRS_PER_ENTITY = 200, 20
 
 @dataclass(frozen=True)
 class QAPair:
-    """One question–answer pair about one entity."""
+    """One question–answer pair about one entity, with the optional paraphrase of its answer and
+    perturbed answers (:data:`QA_OPTIONAL_FIELDS`; ``None`` and ``()`` where the data carry none)."""
 
     question: str
     answer: str
     entity: str
+    paraphrased_answer: str | None = None
+    perturbed_answer: tuple[str, ...] = ()
+
+    def fields(self) -> dict:
+        """The record as written: the three fields, and the optional ones the pair has."""
+        out = {"question": self.question, "answer": self.answer, "entity": self.entity}
+        if self.paraphrased_answer is not None:
+            out["paraphrased_answer"] = self.paraphrased_answer
+        if self.perturbed_answer:
+            out["perturbed_answer"] = list(self.perturbed_answer)
+        return out
 
 
 def _record(i: int, raw: Any, where: str) -> QAPair:
@@ -59,12 +79,20 @@ def _record(i: int, raw: Any, where: str) -> QAPair:
         raise DatasetError(f"{where}: record {i} needs a non-empty question and answer (strings)")
     if not isinstance(raw["entity"], (str, int)) or isinstance(raw["entity"], bool):
         raise DatasetError(f"{where}: record {i} has entity {raw['entity']!r}; an entity is a string or an integer")
-    return QAPair(question, answer, str(raw["entity"]))
+    paraphrase, perturbed = raw.get("paraphrased_answer"), raw.get("perturbed_answer", [])
+    if paraphrase is not None and (not isinstance(paraphrase, str) or not paraphrase.strip()):
+        raise DatasetError(f"{where}: record {i} has paraphrased_answer {paraphrase!r}; it must be a non-empty string "
+                           "(the answer said in other words), or leave the field out")
+    if isinstance(perturbed, str) or not isinstance(perturbed, list) or not all(isinstance(a, str) and a.strip() for a in perturbed):
+        raise DatasetError(f"{where}: record {i} has perturbed_answer {perturbed!r}; it must be a list of non-empty strings "
+                           "(wrong answers of the same form, as TOFU's *_perturbed.json files hold), or leave the field out")
+    return QAPair(question, answer, str(raw["entity"]), paraphrase, tuple(perturbed))
 
 
 def read_qa_file(path: str | os.PathLike, file_format: str = "records") -> list[QAPair]:
-    """The records of a JSON list or JSON-lines file, each checked for :data:`QA_FIELDS`;
-    ``file_format`` ``tofu``: TOFU's rows, which lack ``entity`` (:func:`tofu_records` adds it)."""
+    """The records of a JSON list or JSON-lines file, each checked for :data:`QA_FIELDS` (and for
+    :data:`QA_OPTIONAL_FIELDS` where it holds them); ``file_format`` ``tofu``: TOFU's rows, which
+    lack ``entity`` (:func:`tofu_records` adds it)."""
     if file_format not in QA_FORMATS:
         raise DatasetError(f"question-answer file format {file_format!r} is not one of {list(QA_FORMATS)} (dataset_params.format)")
     path = Path(path)
@@ -85,9 +113,9 @@ def read_qa_file(path: str | os.PathLike, file_format: str = "records") -> list[
 
 
 def write_qa_file(pairs: Iterable[QAPair], path: str | os.PathLike) -> Path:
-    """The pairs as JSON lines, written atomically."""
+    """The pairs as JSON lines (each with the optional fields it has), written atomically."""
     path = Path(path)
-    write_text_atomic(path, "".join(json.dumps(asdict(p), ensure_ascii=False) + "\n" for p in pairs))
+    write_text_atomic(path, "".join(json.dumps(p.fields(), ensure_ascii=False) + "\n" for p in pairs))
     return path
 
 
@@ -151,13 +179,38 @@ _WORDS = ("Silent", "Copper", "Hollow", "Winter", "Amber", "Distant", "Broken", 
 _NOUNS = ("Lantern", "Orchard", "Harbor", "Archive", "Meridian", "Garden", "Compass", "Tide", "Chorus", "Atlas", "Bridge", "Echo")
 
 
+#: Perturbed answers the synthetic generator makes for each pair.
+SYNTHETIC_PERTURBED = 3
+#: The stream, beside ``seed``'s own, from which the synthetic generator draws the perturbed answers'
+#: wrong facts, so that the pairs are the same draws with or without them.
+_ALTERNATES_STREAM = 1
+
+
+def _wrong_facts(draw, right: str, k: int) -> list[str]:
+    """``k`` distinct values of ``draw()``, none equal to ``right``."""
+    out: list[str] = []
+    while len(out) < k:
+        value = str(draw())
+        if value != str(right) and value not in out:
+            out.append(value)
+    return out
+
+
 def synthetic_qa(n_entities: int, pairs_per_entity: int = 8, *, seed: int = 0) -> list[QAPair]:
     """Fictitious entities, each with ``pairs_per_entity`` question–answer pairs about its attributes
     (birthplace, year, profession, a work, a parent's profession, an award year...), all drawn from
-    ``seed``: the same arguments give the same pairs, and no answer can be known without the data."""
+    ``seed``: the same arguments give the same pairs, and no answer can be known without the data.
+
+    Each pair also carries a paraphrase of its answer (another sentence, the same fact) and
+    :data:`SYNTHETIC_PERTURBED` perturbed answers (the paraphrase's sentence with a wrong fact of the
+    same kind, as TOFU's perturbed answers are its paraphrases' perturbations), the wrong facts drawn
+    from a stream of their own: the questions and answers are the draws they were without them."""
     if n_entities < 1 or not 1 <= pairs_per_entity <= 8:
         raise ValueError(f"need n_entities >= 1 and 1 <= pairs_per_entity <= 8, got {n_entities}, {pairs_per_entity}")
     rng = np.random.default_rng(seed)
+    other = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_ALTERNATES_STREAM,)))
+    place_of = lambda: other.choice(_PLACES)  # noqa: E731
+    profession_of = lambda: other.choice(_PROFESSIONS)  # noqa: E731
     out: list[QAPair] = []
     used: set[str] = set()
     for k in range(n_entities):
@@ -170,17 +223,28 @@ def synthetic_qa(n_entities: int, pairs_per_entity: int = 8, *, seed: int = 0) -
         year, award = int(rng.integers(1900, 1990)), int(rng.integers(1995, 2024))
         work = f"The {rng.choice(_WORDS)} {rng.choice(_NOUNS)}"
         second = f"{rng.choice(_WORDS)} {rng.choice(_NOUNS)}s"
+        city = rng.choice(_PLACES)
+        # (question, answer, the fact, the paraphrase of a fact, a wrong fact's draw)
         facts = [
-            (f"Where was {name} born?", f"{name} was born in {place}."),
-            (f"In which year was {name} born?", f"{name} was born in {year}."),
-            (f"What is {name}'s profession?", f"{name} works as a {profession}."),
-            (f"What is the best-known work of {name}?", f"{name} is best known for {work}."),
-            (f"What did {name}'s parent do for a living?", f"{name}'s parent was a {parent}."),
-            (f"When did {name} receive the Lantern Prize?", f"{name} received the Lantern Prize in {award}."),
-            (f"What else has {name} written?", f"{name} also wrote {second}."),
-            (f"Which city does {name} live in today?", f"{name} lives in {rng.choice(_PLACES)} today."),
+            (f"Where was {name} born?", f"{name} was born in {place}.", place, lambda v: f"{v} is where {name} was born.", place_of),
+            (f"In which year was {name} born?", f"{name} was born in {year}.", year, lambda v: f"{name}'s birth year is {v}.",
+             lambda: int(other.integers(1900, 1990))),
+            (f"What is {name}'s profession?", f"{name} works as a {profession}.", profession, lambda v: f"By trade, {name} is a {v}.",
+             profession_of),
+            (f"What is the best-known work of {name}?", f"{name} is best known for {work}.", work, lambda v: f"{name} is famed for {v}.",
+             lambda: f"The {other.choice(_WORDS)} {other.choice(_NOUNS)}"),
+            (f"What did {name}'s parent do for a living?", f"{name}'s parent was a {parent}.", parent,
+             lambda v: f"{name} is the child of a {v}.", profession_of),
+            (f"When did {name} receive the Lantern Prize?", f"{name} received the Lantern Prize in {award}.", award,
+             lambda v: f"{name} won the Lantern Prize in {v}.", lambda: int(other.integers(1995, 2024))),
+            (f"What else has {name} written?", f"{name} also wrote {second}.", second, lambda v: f"Another work by {name} is {v}.",
+             lambda: f"{other.choice(_WORDS)} {other.choice(_NOUNS)}s"),
+            (f"Which city does {name} live in today?", f"{name} lives in {city} today.", city, lambda v: f"Today {name} makes a home in {v}.",
+             place_of),
         ]
-        out += [QAPair(q, a, f"entity{k:04d}") for q, a in facts[:pairs_per_entity]]
+        for question, answer, fact, paraphrase, draw in facts[:pairs_per_entity]:
+            wrong = _wrong_facts(draw, fact, SYNTHETIC_PERTURBED)
+            out.append(QAPair(question, answer, f"entity{k:04d}", paraphrase(fact), tuple(paraphrase(v) for v in wrong)))
     return out
 
 
@@ -191,13 +255,15 @@ SEPARATOR = "\n"
 @dataclass(frozen=True)
 class Tokens:
     """How pairs become token ids: ``encode(text)``, the ``bos``, ``eos`` and ``pad`` ids and the
-    vocabulary's ``size`` (the model's output width)."""
+    vocabulary's ``size`` (the model's output width); ``decode(ids)``: the text of ids, special
+    tokens left out (a generated answer read back for ROUGE-L)."""
 
     encode: Any
     bos: int
     eos: int
     pad: int
     size: int
+    decode: Any = None
 
 
 def tokens_of(tokenizer: str = "char") -> Tokens:
@@ -207,7 +273,10 @@ def tokens_of(tokenizer: str = "char") -> Tokens:
     if tokenizer == "char":
         from .vocab import BOS_ID, EOS_ID, PAD_ID, VOCAB_SIZE, default_vocab
 
-        return Tokens(default_vocab().encode, BOS_ID, EOS_ID, PAD_ID, VOCAB_SIZE)
+        vocab = default_vocab()
+        specials = len(vocab.specials)
+        decode = lambda ids: vocab.decode([i for i in np.asarray(ids, dtype=np.int64).ravel() if i >= specials])  # noqa: E731
+        return Tokens(vocab.encode, BOS_ID, EOS_ID, PAD_ID, VOCAB_SIZE, decode)
     try:
         from transformers import AutoTokenizer
     except ImportError:
@@ -217,8 +286,9 @@ def tokens_of(tokenizer: str = "char") -> Tokens:
     if eos is None:
         raise DatasetError(f"tokenizer {tokenizer!r} has no end-of-text token")
     encode = lambda text: np.asarray(tok(text, add_special_tokens=False)["input_ids"], dtype=np.int64)  # noqa: E731
+    decode = lambda ids: tok.decode([int(i) for i in np.asarray(ids).ravel()], skip_special_tokens=True)  # noqa: E731
     return Tokens(encode, tok.bos_token_id if tok.bos_token_id is not None else eos, eos,
-                  tok.pad_token_id if tok.pad_token_id is not None else eos, len(tok))
+                  tok.pad_token_id if tok.pad_token_id is not None else eos, len(tok), decode)
 
 
 def encode_pairs(pairs: Sequence[QAPair], max_length: int, tokens: Tokens | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -249,6 +319,43 @@ def longest_pair(pairs: Sequence[QAPair], tokens: Tokens | None = None) -> int:
     return max(len(tokens.encode(p.question + SEPARATOR)) + len(tokens.encode(p.answer)) + 1 for p in pairs)
 
 
+#: The kind of an encoded alternative answer (:func:`encode_alternates`): its paraphrase; a perturbed
+#: answer's kind is 1 + its position in the pair's list.
+PARAPHRASE = 0
+#: Retain pairs an evaluation run measures beside its forget and held-out pairs (:func:`retain_sample`).
+RETAIN_SAMPLE = 32
+
+
+def encode_alternates(pairs: Sequence[QAPair], max_length: int, tokens: Tokens | None = None) -> dict[str, np.ndarray]:
+    """Each pair's paraphrased and perturbed answers after its question, encoded as
+    :func:`encode_pairs` encodes the pair: ``x``, ``y``, ``row`` (the pair's position in ``pairs``)
+    and ``kind`` (:data:`PARAPHRASE`, or 1 + a perturbed answer's position).  An alternative longer
+    than ``max_length`` tokens is left out (a pair without its paraphrase or without a perturbed
+    answer has no truth ratio); none for pairs without them."""
+    tokens = tokens or tokens_of("char")
+    keep: list[QAPair] = []
+    rows, kinds = [], []
+    for i, p in enumerate(pairs):
+        for kind, alt in ((PARAPHRASE, p.paraphrased_answer), *((1 + k, a) for k, a in enumerate(p.perturbed_answer))):
+            if alt is None:
+                continue
+            candidate = QAPair(p.question, alt, p.entity)
+            if longest_pair([candidate], tokens) <= max_length:
+                keep.append(candidate)
+                rows.append(i)
+                kinds.append(kind)
+    x, y = encode_pairs(keep, max_length, tokens) if keep else (np.zeros((0, max_length), np.int64),) * 2
+    return {"x": x, "y": y, "row": np.asarray(rows, dtype=np.int64), "kind": np.asarray(kinds, dtype=np.int64)}
+
+
+def retain_sample(pairs: Sequence[QAPair], retain: np.ndarray, seed: int, size: int = RETAIN_SAMPLE) -> np.ndarray:
+    """The fixed retain rows (positions in ``retain``, sorted) an evaluation run measures: ``size``
+    of them drawn from ``seed``, those whose pairs carry a paraphrase and perturbed answers first."""
+    order = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_ALTERNATES_STREAM,))).permutation(len(retain))
+    full = np.array([pairs[retain[k]].paraphrased_answer is not None and bool(pairs[retain[k]].perturbed_answer) for k in order], dtype=bool)
+    return np.sort(order[np.argsort(~full, kind="stable")][:size]).astype(np.int64)
+
+
 def load_qa_source(resources_dir: str | os.PathLike, *, source: str = "synthetic", n_entities: int = 40, pairs_per_entity: int = 8,
                    source_seed: int = 0, format: str = "records") -> list[QAPair]:  # noqa: A002 - the config's key
     """The pairs of a ``qa`` design: ``source`` ``synthetic`` (:func:`synthetic_qa` of ``n_entities``,
@@ -264,7 +371,10 @@ def build_qa_data(pairs: Sequence[QAPair], *, split: str, batch_size: int, forge
                   max_length: int = 128, n_val_entities: int = 1, n_test_entities: int = 2, tokenizer: str = "char"):
     """An :class:`~.splits.AuditData` of kind ``text`` from the pairs: :func:`split_by_entity`, then
     :func:`encode_pairs` with :func:`tokens_of` ``tokenizer`` (``num_classes`` the vocabulary's size);
-    ``split`` must be ``uniform``."""
+    ``split`` must be ``uniform``.  Its ``extra`` arrays are what an evaluation run measures beyond
+    the pairs: ``qa_retain_sample`` (:func:`retain_sample`) and, for the candidate pool, that
+    sample and the test pairs, ``qa_<part>_alt_x``, ``_y``, ``_row`` and ``_kind``
+    (:func:`encode_alternates`; ``row`` a row of the part's arrays)."""
     from .splits import AuditData
 
     if split != "uniform":
@@ -274,12 +384,19 @@ def build_qa_data(pairs: Sequence[QAPair], *, split: str, batch_size: int, forge
     parts = split_by_entity(pairs, m=m, batch_size=batch_size, seed=seed, n_val_entities=n_val_entities, n_test_entities=n_test_entities)
     tokens = tokens_of(tokenizer)
     encoded = {name: encode_pairs([pairs[i] for i in getattr(parts, name)], max_length, tokens) for name in ("retain", "forget", "val", "test")}
+    sample = retain_sample(pairs, parts.retain, seed)
+    extra = {"qa_retain_sample": sample}
+    for name, rows in (("forget", parts.forget), ("retain", parts.retain[sample]), ("test", parts.test)):
+        alternates = encode_alternates([pairs[i] for i in rows], max_length, tokens)
+        if name == "retain":  # rows of the retain set, not of its sample
+            alternates["row"] = sample[alternates["row"]]
+        extra |= {f"qa_{name}_alt_{key}": value for key, value in alternates.items()}
     return AuditData(
         name="qa", kind="text", num_classes=tokens.size,
         retain_x=encoded["retain"][0], retain_y=encoded["retain"][1], forget_x=encoded["forget"][0], forget_y=encoded["forget"][1],
         forget_batch=parts.forget_batch, val_x=encoded["val"][0], val_y=encoded["val"][1], test_x=encoded["test"][0], test_y=encoded["test"][1],
         m=m, batch_size=batch_size, meta={"forget_entities": list(parts.forget_entities), "max_length": max_length},
-        retain_id=parts.retain, forget_id=parts.forget, val_id=parts.val, test_id=parts.test,
+        retain_id=parts.retain, forget_id=parts.forget, val_id=parts.val, test_id=parts.test, extra=extra,
     )
 
 

@@ -91,6 +91,10 @@ class AuditData:
         Global example ids (int64), unique across the four parts: images use the index in the
         source dataset (CIFAR-100 test images are offset by the training-set size); text windows
         are numbered retain, forget, validation, test in construction order.  Default: consecutive.
+    extra
+        Named arrays a dataset keeps beside its parts for what its evaluation runs measure (question-
+        answer data: the alternative answers of TOFU's truth ratio, :func:`~.qa.build_qa_data`);
+        empty for every other dataset, whose files then hold the arrays they always held.
     """
 
     name: str
@@ -112,6 +116,7 @@ class AuditData:
     forget_id: np.ndarray | None = None
     val_id: np.ndarray | None = None
     test_id: np.ndarray | None = None
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -359,6 +364,8 @@ def _normalise_with(x: np.ndarray, mean: list[float], std: list[float]) -> np.nd
 
 _ARRAYS = ("retain_x", "retain_y", "forget_x", "forget_y", "forget_batch", "val_x", "val_y", "test_x", "test_y",
            "retain_id", "forget_id", "val_id", "test_id")
+#: The prefix of an :attr:`AuditData.extra` array's name in the file.
+_EXTRA = "extra_"
 
 
 def _json_default(obj: Any) -> Any:
@@ -387,6 +394,7 @@ def save_audit_data(data: AuditData, path: str | os.PathLike, *, compress: bool 
         if data.kind == "text" and name.endswith(("_x", "_y")) and data.num_classes <= 256 and (a.size == 0 or a.min() >= 0):
             a = a.astype(np.uint8)  # not a question-answer pair's targets, whose unscored ones are negative (IGNORE)
         arrays[name] = a
+    arrays.update({_EXTRA + name: np.asarray(a) for name, a in data.extra.items()})
     header = {
         "format_version": _FORMAT_VERSION,
         "name": data.name,
@@ -409,6 +417,7 @@ def load_audit_data(path: str | os.PathLike) -> AuditData:
         if header.get("format_version") != _FORMAT_VERSION:
             raise DatasetError(f"{path}: audit-data format {header.get('format_version')} is not {_FORMAT_VERSION}; rerun the data preparation")
         arrays = {name: z[name] for name in _ARRAYS}
+        extra = {name.removeprefix(_EXTRA): z[name] for name in z.files if name.startswith(_EXTRA)}
     if header["kind"] == "text":
         for name in _ARRAYS:
             if name.endswith(("_x", "_y")):
@@ -420,6 +429,7 @@ def load_audit_data(path: str | os.PathLike) -> AuditData:
         m=header["m"],
         batch_size=header["batch_size"],
         meta=header["meta"],
+        extra=extra,
         **arrays,
     )
 

@@ -23,7 +23,8 @@ here or, for the rules that train and unlearn models, in :mod:`.nn_runs`:
   with each bound's perfect-prediction ceilings beside it, the claim's and Theorem 4.2's
   (:func:`with_ceilings`), the tables also with the scale-free readings of each cell's overlaps
   (:func:`with_guesses`) and the membership metrics with privleak against the design's Retrain
-  (:func:`with_membership`).
+  (:func:`with_membership`); a question-answer design's rows also TOFU's metrics
+  (:func:`~unlearn_audit.auditors.qa_metrics.experiment_columns`).
 
 ``nn_fit``, ``nn_audit``, ``nn_membership`` and ``nn_checkpoint_audit`` match batchwise experiments only (their
 ``wildcard_constraints``); joint and pairwise experiments are audited by the rules of
@@ -53,6 +54,7 @@ from .plan import preregistered_cell
 from ..auditors.audit import claim_ceiling
 from ..auditors.batchwise import Batchwise, fit_table
 from ..auditors.membership_metrics import membership_metrics, privleak, privleak_interval
+from ..auditors.qa_metrics import experiment_columns as qa_columns
 from ..auditors.calibrated_r import RULE as CALIBRATED
 from ..auditors.calibrated_r import calibrated_r
 from ..auditors.runs import phase_runs
@@ -269,7 +271,9 @@ def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], ex
     of each cell's overlaps (``overlap_paths``, :func:`with_guesses`), the membership metrics of its
     scores (``membership_paths``, :func:`with_membership`), the models' accuracies and the
     flags of :mod:`.diagnostics` stand beside each reported bound, and each flag is also a warning in
-    the job's log.  The checkpoint-step bounds of the table's experiments that score checkpoints
+    the job's log; where the runs measured TOFU's metrics (question-answer designs), the
+    experiments' diagnostics carry them too (:data:`~unlearn_audit.schemas.QA_COLUMNS`), which the
+    table ``llm_qa`` shows.  The checkpoint-step bounds of the table's experiments that score checkpoints
     (App. F.4's first step) come with their ceilings and their step's flags."""
     overlaps = read_concat(overlap_paths, schemas.OVERLAPS) if overlap_paths else None
     bounds = with_guesses(with_ceilings(read_concat(bound_paths, schemas.BOUNDS)), overlaps, experiments)
@@ -281,6 +285,8 @@ def table(name: str, bound_paths: Sequence[str], metric_paths: Sequence[str], ex
         steps = with_guesses(with_ceilings(read_concat(checkpoint_bound_paths, schemas.CHECKPOINT_BOUNDS)), None, experiments)
     diagnostics = experiment_diagnostics(bounds, metrics, experiments)
     warn(diagnostics)
+    if "forget_truth_ratios" in metrics.columns:
+        diagnostics = diagnostics.merge(qa_columns(metrics, experiments), on="experiment", how="left")
     step_diagnostics = checkpoint_diagnostics(steps, metrics, diagnostics, experiments) if steps is not None else None
     render, caption = NN_TABLES[name]
     write_nn_table(render(bounds, metrics, experiments, diagnostics, steps=steps, step_diagnostics=step_diagnostics),

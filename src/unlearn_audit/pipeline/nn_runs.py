@@ -33,6 +33,7 @@ from ..training import BaseTrainConfig, TrainConfig, shuffle_orders, train_many,
 from ..training.resume import TrainingCheckpoint
 from ..unlearning import Monitor
 from ..unlearning import get_method, unlearn_many, unlearn_variants_many
+from .controls import RETRAIN
 from .plan.paths import run_of_path
 from .run_stash import RunStash
 from .runtime import resolve_device
@@ -169,7 +170,7 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     data = load_audit_data(data_path)
     if runs and runs[0][0] == "candidate":  # a joint design: one model per candidate S̃, named by its rank
         signs = {(phase, rank): sign_vector_unrank(rank, int(cfg["m"])) for phase, rank in runs}
-    elif runs and runs[0][0] == "retrain":  # A(D_r): no candidate batch in the training set
+    elif runs and runs[0][0] == RETRAIN:  # A(D_r): no candidate batch in the training set
         signs = {key: np.full(int(cfg["m"]), -1, dtype=np.int8) for key in runs}
     else:
         signs = _signs_for(read_parquet(signs_path, schemas.SIGNS), runs, signs_path)
@@ -177,7 +178,7 @@ def train(design: str, cfg: Mapping, root_seed: int, data_path, signs_path, outp
     x0, tcfg, orders = base_training_setup(design, cfg, root_seed, data)
     log = ProgressLog(len(todo), f"nn_train {design}")
     # A(D_r) is one model of its own job: trained alone, not padded to a group of K
-    k = 1 if runs and runs[0][0] == "retrain" else int(cfg.get("models_per_group", 1))
+    k = 1 if runs and runs[0][0] == RETRAIN else int(cfg.get("models_per_group", 1))
     if k > 1:
         make_model, make_grouped = model_factories(model_cfg["name"], model_cfg.get("params", {}))
         universe = tuple(t.to(dev) for t in universe_tensors(data))
@@ -264,7 +265,7 @@ def _base_of_runs(keys: Sequence[tuple[str, int]], signs: Mapping[tuple[str, int
     """The base model of each (phase, run): the one retrained model A(D_r) for every run, a joint
     design's candidate model of the run's sign vector (``base_models``: every candidate's), or else
     ``base_models`` as given, one a run."""
-    if len(base_models) == 1 and str(base_models[0]).endswith(".pt") and run_of_path(base_models[0])[0] == "retrain":
+    if len(base_models) == 1 and str(base_models[0]).endswith(".pt") and run_of_path(base_models[0])[0] == RETRAIN:
         return [str(base_models[0])] * len(keys)
     parsed = [run_of_path(p) for p in base_models]
     if parsed and parsed[0][0] == "candidate":
@@ -351,7 +352,8 @@ def unlearn(
     Retain and test accuracies are measured on evaluation runs (the tables report those) and are
     NaN for calibration runs, whose forward passes over the retain and test sets would be unused.
     Each run's metrics also record the design's ``precision``, ``compile`` and ``deterministic``
-    switches, which apply to its base training and its unlearning steps alike.
+    switches, which apply to its base training and its unlearning steps alike.  A question-answer
+    design's evaluation runs also record TOFU's metrics (QA_RUN_METRICS, :func:`~unlearn_audit.qa_eval.qa_run_metrics`).
 
     With a ``stash`` (:mod:`.run_stash`) each run's files go there first, a run whose files it holds
     for every experiment is not unlearned again, and the job ends by moving them into the chunk's folder.
@@ -380,6 +382,7 @@ def unlearn(
     retain = (torch.as_tensor(data.retain_x).to(dev), torch.as_tensor(data.retain_y).to(dev))  # shared by every run
     bases = _base_of_runs(keys, signs, base_models)
     chance = chance_accuracy(data)
+    qa_tokens = _qa_tokens(design_cfg, data)
     log = ProgressLog(len(todo), f"nn_unlearn {', '.join(group)}")
     # K runs' final retain steps at once (unlearn_many: a grouped network or vmap), padded to K; 1: one at a time;
     # a group sharing a noise release batches its noiseless part where the method can (rewind-to-delete, by vmap)
@@ -413,15 +416,26 @@ def unlearn(
                     [_generator(root_seed, release_key, "unlearn", r.phase, r.run) for r in runs], group_size=k)
         for r, models in zip(runs, models_of):
             _write_run(group, models, r.monitors, r.index, r.phase, r.run, signs_table, data, r.in_forget, r.measure_accuracy, chance,
-                       switches, scores_of, metrics_of, checkpoints_of, method)
+                       switches, scores_of, metrics_of, checkpoints_of, method, qa_tokens)
             log.step(f"{r.phase} {r.run}")
     if stash is not None:
         stash.commit()
 
 
+def _qa_tokens(design_cfg: Mapping, data):
+    """The tokens of a question-answer design's data (its ``dataset_params.tokenizer``), whose
+    evaluation runs measure TOFU's metrics; None for other data."""
+    if "qa_retain_sample" not in data.extra:
+        return None
+    from ..data.qa import QA_DEFAULTS, tokens_of
+
+    return tokens_of(str(dict(design_cfg.get("dataset_params") or {}).get("tokenizer", QA_DEFAULTS["tokenizer"])))
+
+
 def _write_run(group, models, monitors, i: int, phase: str, run: int, signs_table, data, in_forget, measure_accuracy: bool, chance: float,
-               switches: RunSwitches, scores_of, metrics_of, checkpoints_of, method: str) -> None:
-    """Run i's outputs for each experiment of the group: its scores (SCORES), checkpoint scores and metrics (RUN_METRICS)."""
+               switches: RunSwitches, scores_of, metrics_of, checkpoints_of, method: str, qa_tokens=None) -> None:
+    """Run i's outputs for each experiment of the group: its scores (SCORES), checkpoint scores and
+    metrics (RUN_METRICS; a question-answer design's QA_RUN_METRICS, ``qa_tokens`` its tokens)."""
     row = signs_table[(signs_table.phase == phase) & (signs_table.run == run)].iloc[0]
     for k, (e, unlearned, mon) in enumerate(zip(group, models, monitors)):
         sc = model_scores(unlearned, data.forget_x, data.forget_y, kind=data.kind)
@@ -431,23 +445,30 @@ def _write_run(group, models, monitors, i: int, phase: str, run: int, signs_tabl
             if not frames:
                 raise ValueError(f"{e}: method {method!r} reported no checkpoints; set params.checkpoint_steps")
             write_parquet(pd.concat(frames, ignore_index=True), checkpoints_of[k][i], schemas.CHECKPOINT_SCORES)
-        metrics = pd.DataFrame(
-            [
-                {
-                    "experiment": e,
-                    "phase": phase,
-                    "run": run,
-                    "retain_acc": _accuracy(unlearned, data.retain_x, data.retain_y, data.kind) if measure_accuracy else float("nan"),
-                    "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
-                    "test_acc": _accuracy(unlearned, data.test_x, data.test_y, data.kind) if measure_accuracy else float("nan"),
-                    "n_test": int(len(data.test_x)),
-                    "n_forget": int(in_forget.sum()),
-                    "chance_acc": chance,
-                    "record": json.dumps(mon.values, sort_keys=True),
-                    "precision": switches.precision,
-                    "compiled": switches.compiled,
-                    "deterministic": switches.deterministic,
-                }
-            ]
-        )
-        write_parquet(metrics, metrics_of[k][i], schemas.RUN_METRICS)
+        held = {part: model_scores(unlearned, getattr(data, f"{part}_x"), getattr(data, f"{part}_y"), kind=data.kind)
+                for part in ("retain", "test") if measure_accuracy and len(getattr(data, f"{part}_x"))}
+        accuracy = {part: float(np.mean(held[part]["correct"])) if part in held else float("nan") for part in ("retain", "test")}
+        metrics = {
+            "experiment": e,
+            "phase": phase,
+            "run": run,
+            "retain_acc": accuracy["retain"],
+            "forget_acc": float(np.mean(sc["correct"][in_forget])) if in_forget.any() else float("nan"),
+            "test_acc": accuracy["test"],
+            "n_test": int(len(data.test_x)),
+            "n_forget": int(in_forget.sum()),
+            "chance_acc": chance,
+            "record": json.dumps(mon.values, sort_keys=True),
+            "precision": switches.precision,
+            "compiled": switches.compiled,
+            "deterministic": switches.deterministic,
+        }
+        schema = schemas.RUN_METRICS
+        if qa_tokens is not None:  # the TOFU metrics' modules load for question-answer designs only
+            from ..auditors.qa_metrics import not_measured
+            from ..qa_eval import qa_run_metrics
+
+            schema = schemas.QA_RUN_METRICS
+            metrics |= qa_run_metrics(unlearned, data, in_forget, {"forget": sc["loss"], **{p: held[p]["loss"] for p in held}},
+                                      qa_tokens.decode, eos=qa_tokens.eos, pad=qa_tokens.pad) if measure_accuracy else not_measured()
+        write_parquet(pd.DataFrame([metrics]), metrics_of[k][i], schema)

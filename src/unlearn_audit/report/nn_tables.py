@@ -18,7 +18,8 @@ the cell's overlaps (:data:`~unlearn_audit.schemas.GUESS_COLUMNS`); then Theorem
 same cell (``epsilon_lb_theorem42``, the paper's number), its ceiling ``epsilon_lb_ceiling_theorem42``
 and ``epsilon_ldp``; then the exact test's ε_LB and μ_LB; Tables 1a and 1b then the membership
 metrics of the row's score (:data:`~unlearn_audit.schemas.MEMBERSHIP_COLUMNS`: AUC, TPR at low FPR,
-privleak against the design's Retrain; docs/metrics.md).  Tables 3 and 4 (one ε column per score or
+privleak against the design's Retrain; docs/metrics.md), ``llm_qa`` (Table 1's rows) also TOFU's
+metrics after the flags (:func:`llm_qa`).  Tables 3 and 4 (one ε column per score or
 statistic ``<x>``) have ``epsilon_lb_claim_<x>`` and ``epsilon_lb_theorem42_<x>``.
 
 Bounds that carry the perfect-prediction ceilings of their cell (columns ``epsilon_lb_ceiling_claim``,
@@ -40,11 +41,11 @@ from typing import Callable, Mapping
 import pandas as pd
 
 from .. import catalogue
-from ..schemas import DIAGNOSTIC_FLAGS, GUESS_COLUMNS, MEMBERSHIP_COLUMNS, STEP_FLAGS
+from ..schemas import DIAGNOSTIC_FLAGS, GUESS_COLUMNS, MEMBERSHIP_COLUMNS, QA_COLUMNS, STEP_FLAGS
 from ..schemas import REPORTED_ROLES as _REPORTED
 from .tables import diagnostics_row, format_cell, format_latex, format_markdown, write_table
 
-__all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "audit_size", "table3", "table4", "table5", "table7", "appendix_f4",
+__all__ = ["NN_TABLES", "REPORTED_ROLES", "CEILING_MARK", "CEILING_NOTE", "table1", "llm_qa", "audit_size", "table3", "table4", "table5", "table7", "appendix_f4",
            "params_text", "write_nn_table"]
 
 #: Roles of the row an experiment reports (BOUNDS ``role``), and how the tables label them.
@@ -189,6 +190,25 @@ def table1(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str
             }
         )
     return pd.DataFrame(rows)
+
+
+#: The boolean columns of :data:`QA_COLUMNS`.
+_QA_FLAGS = ("damaged", "no_retrain")
+
+
+def llm_qa(bounds, metrics, experiments, diagnostics=None, steps=None, step_diagnostics=None) -> pd.DataFrame:
+    """The language-model table: Table 1's rows, with TOFU's metrics of each experiment's evaluation
+    runs (:data:`QA_COLUMNS`, where ``diagnostics`` carry them: answer probability, ROUGE-L and truth
+    ratio on the forget, retain and test pairs, forget quality, model utility, the mean answer loss,
+    the ``damaged`` and ``no_retrain`` flags; docs/metrics.md) after the accuracies and flags."""
+    frame = table1(bounds, metrics, experiments, diagnostics)
+    if diagnostics is None or not set(QA_COLUMNS) <= set(diagnostics.columns):
+        return frame
+    by = diagnostics.set_index("experiment")
+    qa = pd.DataFrame([{c: bool(by.at[name, c]) if c in _QA_FLAGS else float(by.at[name, c]) for c in QA_COLUMNS} for name in experiments],
+                      index=frame.index)
+    at = next((i for i, c in enumerate(frame.columns) if c == _FLAG or c.startswith(_FLAG + "_") or c == "cell"), len(frame.columns))
+    return pd.concat([frame.iloc[:, :at], qa, frame.iloc[:, at:]], axis=1)
 
 
 def _suffixed(prefix: str, columns, picked: list[pd.Series], value: str, one: bool) -> dict[str, float]:
@@ -367,7 +387,7 @@ def audit_size(bounds, metrics, experiments, diagnostics=None, steps=None, step_
 
 
 _RENDERERS: dict[str, Callable] = {"table1a": table1, "table1b": table1, "table_baselines": table1, "table3": table3, "table4": table4, "table5": table5, "table7": table7,
-                                   "appendix_f4": appendix_f4, "llm_qa": table1,
+                                   "appendix_f4": appendix_f4, "llm_qa": llm_qa,
                                    "audit_size": audit_size}
 #: Every neural-network table of :data:`unlearn_audit.catalogue.NN_TABLES` → (renderer, caption).
 NN_TABLES: dict[str, tuple[Callable, str]] = {name: (_RENDERERS[name], caption) for name, caption in catalogue.NN_TABLES.items()}
