@@ -1,13 +1,17 @@
 """The paper's tables and figures that the workflow writes, the convex mechanisms it audits, the
-Gaussian certified-unlearning experiments it runs and the membership scores it computes: the one
-list of each, with the caption or title it is shown with.  Standard library only: the plan
+Gaussian certified-unlearning experiments it runs (each a :class:`GUExperimentSpec`) and the
+membership scores it computes: the one list of each, with the caption or title it is shown with.  Standard library only: the plan
 (each Snakemake start), the report, the rules' wildcard constraints and the config schema's enums
 (checked against these by the tests) all derive from it.
 """
 
 from __future__ import annotations
 
-__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "SUMMARY_FIGURES", "CONVEX_MECHANISMS", "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column",
+from dataclasses import dataclass
+from typing import Mapping
+
+__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "SUMMARY_FIGURES", "CONVEX_MECHANISMS", "GUExperimentSpec",
+           "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column",
            "PAPER_AUDIT_SIZES", "NAME_PATTERN", "pattern"]
 
 #: The neural-network tables (paper Tables 1a, 1b, 3, 4, 5, 7; App. F.4) → caption; an experiment lists the ones it fills.
@@ -76,14 +80,46 @@ def pattern(names) -> str:
     return "|".join(names)
 
 
-#: The Gaussian certified-unlearning experiments (docs/calibrations.md §13; each a key of the config's
-#: ``gaussian_unlearning`` section with its grid) → (the x column of its figures, the column of their
-#: lines, what x is).  Each has a GED and a UED figure.
-GAUSSIAN_UNLEARNING_EXPERIMENTS = {
-    "ged_vs_p": ("p", "m", "dimension p"),
-    "ged_vs_eps": ("epsilon", "m", "certified ε"),
-    "ged_vs_m": ("m", "p", "number of removed points m"),
-}
+@dataclass(frozen=True)
+class GUExperimentSpec:
+    """A Gaussian certified-unlearning experiment (docs/calibrations.md §13;
+    docs/development.md#add-a-gaussian-unlearning-experiment): a key of the config's
+    ``gaussian_unlearning`` section with its grid, run as cells, each all replications at one p.
+
+    ``x``, ``by`` and ``what`` are its figures' x column, the column of their lines and what x is
+    (each experiment has a GED and a UED figure); ``fit_by`` the columns its log–log slopes are
+    fitted per, besides the variants.  ``cell`` is the import path of its cell function, called as
+    ``cell(p=, replication=, ms=, config=, seed=, n_over_p=, prob_clips=)`` with ``epsilon=`` (the
+    section's one ε) or, for an ``epsilon_grid`` experiment, ``epsilons=`` (every ε of the
+    section, evaluated on shared draws at the section's one p: the experiment is one cell)."""
+
+    name: str
+    x: str
+    by: str
+    what: str
+    cell: str
+    fit_by: tuple[str, ...]
+    epsilon_grid: bool = False
+
+    def grid(self, section: Mapping) -> list:
+        """The p of each cell of the experiment's config ``section``."""
+        return [section["p"]] if self.epsilon_grid else list(section["p"])
+
+    def epsilon_arguments(self, section: Mapping) -> dict:
+        """The cell function's ε argument from ``section``: ``epsilons`` (ε grid) or ``epsilon``."""
+        if self.epsilon_grid:
+            return {"epsilons": tuple(float(e) for e in section["epsilons"])}
+        return {"epsilon": float(section["epsilon"])}
+
+
+_CELLS = "unlearn_audit.gaussian_unlearning.experiments"
+
+#: The Gaussian certified-unlearning experiments, by name (the figures' ``ged_vs_<axis>``).
+GAUSSIAN_UNLEARNING_EXPERIMENTS: dict[str, GUExperimentSpec] = {s.name: s for s in (
+    GUExperimentSpec("ged_vs_p", "p", "m", "dimension p", f"{_CELLS}:ged_vs_p_cell", ("noise", "m")),
+    GUExperimentSpec("ged_vs_eps", "epsilon", "m", "certified ε", f"{_CELLS}:ged_vs_epsilon_cell", ("noise", "m", "p"), epsilon_grid=True),
+    GUExperimentSpec("ged_vs_m", "m", "p", "number of removed points m", f"{_CELLS}:ged_vs_m_cell", ("noise", "p")),
+)}
 
 
 #: The membership scores of an example (Section 5): the logit score φ(f(x)_y) = log p_y − log(1 − p_y)

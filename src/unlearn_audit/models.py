@@ -1,4 +1,6 @@
-"""Models of the audits (App. D): TinyNetCIFAR100 for images, CharLSTM for Shakespeare.
+"""Models of the audits (App. D): TinyNetCIFAR100 for images, CharLSTM for Shakespeare; each built-in
+model's spec (factory, parameters, cost) is :data:`unlearn_audit.model_specs.MODEL_SPECS`
+(docs/development.md#add-a-model).
 
 Both are plain ``torch.nn.Module`` s.  :func:`build_model` builds one by name from config
 parameters and :func:`initial_model` returns the fixed initial weights x0 of an experiment as a
@@ -16,6 +18,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .import_paths import import_object, is_import_path, keyword_binding_error
+from .model_specs import MODEL_SPECS
 from .seeds import torch_seed_of
 from .torch_utils import clip_grad_norms_per_model_
 
@@ -251,12 +254,9 @@ class CausalLM(nn.Module):
         return self.lm(input_ids=x).logits
 
 
-MODELS: dict[str, Callable[..., nn.Module]] = {
-    "tinynet": TinyNetCIFAR100,
-    "charlstm": CharLSTM,
-    "causal_lm": CausalLM,
-}
-_ALIASES = {"tinynetcifar100": "tinynet", "tinynet_cifar100": "tinynet", "char_lstm": "charlstm", "lstm": "charlstm"}
+#: The built-in models by name: the factories their specs name (:data:`unlearn_audit.model_specs.MODEL_SPECS`).
+MODELS: dict[str, Callable[..., nn.Module]] = {name: spec.load_factory() for name, spec in MODEL_SPECS.items()}
+_ALIASES = {alias: name for name, spec in MODEL_SPECS.items() for alias in spec.aliases}
 
 
 #: How a model of one's own is written (docs/configuration.md#your-own-model-and-data).
@@ -324,7 +324,8 @@ def model_factories(name: str, params: Mapping[str, Any] | None = None) -> tuple
     params = dict(params or {})
     build_model(name, **params)  # an unknown model or parameter fails here, before any training
     key = canonical_model_name(name)
-    grouped = (lambda k: GroupedTinyNet(k, **params)) if key == "tinynet" else None
+    grouped_cls = None if is_import_path(key) else MODEL_SPECS[key].load_grouped()
+    grouped = (lambda k: grouped_cls(k, **params)) if grouped_cls is not None else None
     return (lambda: build_model(key, **params)), grouped
 
 

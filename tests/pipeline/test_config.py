@@ -10,7 +10,8 @@ import inspect
 import pytest
 
 from unlearn_audit.models import MODELS, CharLSTM, TinyNetCIFAR100
-from unlearn_audit.pipeline.config import EXECUTION_ONLY_KEYS, MODEL_PARAMETERS, ConfigError, result_config, validate_config
+from unlearn_audit.model_specs import MODEL_SPECS
+from unlearn_audit.pipeline.config import EXECUTION_ONLY_KEYS, ConfigError, result_config, validate_config
 from unlearn_audit.pipeline.plan import WorkflowPlan
 from workflow_utils import REPO, load_config, merge
 
@@ -97,13 +98,15 @@ def _constructor_parameters(cls) -> tuple[str, ...]:
 
 @pytest.mark.parametrize(("name", "cls"), [("tinynet", TinyNetCIFAR100), ("charlstm", CharLSTM)])
 def test_model_parameters_match_model_constructors(name, cls):
-    assert MODEL_PARAMETERS[name] == _constructor_parameters(cls)
+    assert MODEL_SPECS[name].parameters == _constructor_parameters(cls)
 
 
 def test_model_parameters_cover_every_registered_model():
-    assert set(MODEL_PARAMETERS) == set(MODELS)
+    """The specs' parameters (the torch-free check of model.params) are the factories' they name."""
+    assert set(MODEL_SPECS) == set(MODELS)
     for name, cls in MODELS.items():
-        assert MODEL_PARAMETERS[name] == _constructor_parameters(cls), name
+        assert MODEL_SPECS[name].load_factory() is cls
+        assert MODEL_SPECS[name].parameters == _constructor_parameters(cls), name
 
 
 def _plan() -> WorkflowPlan:

@@ -162,7 +162,7 @@ def test_charlstm_flops_are_those_of_its_matrix_products():
     from torch.utils.flop_counter import FlopCounterMode
 
     from unlearn_audit.models import build_model
-    from unlearn_audit.pipeline.plan.cost.runs import charlstm_training_flops
+    from unlearn_audit.model_specs import charlstm_training_flops
 
     hidden, window, batch = 16, 12, 3
     m = build_model("charlstm", hidden_size=hidden)
@@ -243,7 +243,8 @@ def test_the_cost_models_steps_and_images_are_what_a_run_computes(method, params
     Teacher's two, each on its part of the batch), as its rows count a third of an image."""
     import torch
 
-    from unlearn_audit.pipeline.plan.cost.runs import FORWARD, _ida_combined_steps, unlearning_images, unlearning_steps
+    from unlearn_audit.pipeline.plan.cost.runs import FORWARD, unlearning_images, unlearning_steps
+    from unlearn_audit.unlearning.params import _ida_combined_steps
     from unlearn_audit.unlearning import make_params, unlearn
 
     g = torch.Generator().manual_seed(0)

@@ -15,6 +15,7 @@ examples, and validation/test sets, returned as an :class:`AuditData`:
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import typing
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from .cifar100 import load_cifar100_source
 from .digits import load_digits_source
 from .qa import QA_FORMATS, build_qa_data, check_qa_design, load_qa_source
 from .shakespeare import ShakespeareCorpus, build_shakespeare_data, load_shakespeare_corpus
+from .sizes import qa_sizes, shakespeare_sizes
 from .splits import (
     PARTS,
     AuditData,
@@ -43,6 +45,7 @@ __all__ = [
     "dataset_job_mem_mb",
     "dataset_design_problems",
     "dataset_loader",
+    "dataset_spec",
     "DATASET_PATH_FORM",
     "LOADER_ARGUMENTS",
     "AuditData",
@@ -69,15 +72,19 @@ class DatasetSpec:
     """A registered dataset: ``load(resources_dir, **load_params)`` reads the source and
     ``build(source, split=, batch_size=, forget_fraction=, m=, seed=, **split_params)`` splits it.
 
-    The facts the workflow plans with, the one place they are kept: ``job_mem_mb``, the host
-    memory (MB) a training or unlearning job needs for the dataset's arrays beyond the Python and
-    torch process (the SLURM ``mem_mb`` of :class:`~unlearn_audit.pipeline.plan.resources.ResourcesPlan`);
-    for an image dataset ``train_portion`` (images of the training portion before the forget pool
-    is cut out of it, :func:`.splits.split_image_source`), ``n_test`` (test images) and
-    ``image`` (side, channels), which ``unlearn-audit plan``'s cost model reads
-    (:mod:`unlearn_audit.plan_reports.hours`); ``None`` where only the data tell (text).
-    ``check(source, m=, batch_size=, **split_params)``, where given, says what a design asks of the
-    data that only the data answer (:func:`dataset_design_problems`)."""
+    The facts the workflow plans with, the one place they are kept (docs/development.md#add-a-dataset):
+    ``job_mem_mb``, the host memory (MB) a training or unlearning job needs for the dataset's arrays
+    beyond the Python and torch process (the SLURM ``mem_mb`` of
+    :class:`~unlearn_audit.pipeline.plan.resources.ResourcesPlan`); for an image dataset
+    ``train_portion`` (images of the training portion before the forget pool is cut out of it,
+    :func:`.splits.split_image_source`), ``n_test`` (test images) and ``image`` (side, channels),
+    which ``unlearn-audit plan``'s cost model reads (:mod:`unlearn_audit.plan_reports.hours`);
+    ``None`` where only the data tell (text).  ``size_model(design, pool)``, where given, is a text
+    dataset's (|D_r|, pool, |test|) of a design (:mod:`.sizes`; :meth:`sizes`), and
+    ``exact_sizes`` says whether the sizes are the data's (False: an estimate, which the config
+    check does not hold a design to).  ``build``'s keyword parameters are the dataset's split
+    parameters.  ``check(source, m=, batch_size=, **split_params)``, where given, says what a design
+    asks of the data that only the data answer (:func:`dataset_design_problems`)."""
 
     name: str
     kind: str
@@ -90,32 +97,37 @@ class DatasetSpec:
     n_test: int | None = None
     image: tuple[int, int] | None = None
     check: Callable[..., list[tuple[str, str]]] | None = None
+    size_model: Callable[[Mapping, float], tuple[float, float, float]] | None = None
+    exact_sizes: bool = True
+
+    def sizes(self, design: Mapping, pool: float) -> tuple[float, float, float]:
+        """(|D_r|, m·B, |test|) of a design whose candidate pool is ``pool`` examples (NaN where the
+        design has no B: a text dataset's size model counts it), in examples: the size model's, or
+        the training portion less the pool, capped at ``dataset_params.max_retain``, and the test
+        size; NaN where the dataset has neither (only its data tell)."""
+        if self.size_model is not None:
+            return self.size_model(design, pool)
+        if self.train_portion is None or self.n_test is None:
+            return math.nan, pool, math.nan
+        retain = self.train_portion - pool
+        max_retain = (design.get("dataset_params") or {}).get("max_retain")
+        return (min(retain, float(max_retain)) if max_retain else retain), pool, self.n_test
 
 
 def _load_digits(resources_dir: str | os.PathLike) -> ImageSource:
     return load_digits_source()
 
 
-def _build_images(src: ImageSource, *, split: str, batch_size: int, forget_fraction: float | None, m: int | None, seed: int,
-                  val_fraction: float = 0.1, test_fraction: float = 0.2, max_retain: int | None = None) -> AuditData:
-    return split_image_source(src, split=split, batch_size=batch_size, forget_fraction=forget_fraction, m=m, seed=seed,
-                              val_fraction=val_fraction, test_fraction=test_fraction, max_retain=max_retain)
-
-
-def _build_shakespeare(corpus: ShakespeareCorpus, *, split: str, batch_size: int | None, forget_fraction: float | None,
-                       m: int | None, seed: int, **params: Any) -> AuditData:
-    return build_shakespeare_data(corpus, split=split, batch_size=batch_size, forget_fraction=forget_fraction, m=m, seed=seed, **params)
-
-
 DATASETS: dict[str, DatasetSpec] = {
-    "digits": DatasetSpec("digits", "image", "scikit-learn 8x8 digits, 10 classes, offline", _load_digits, _build_images, 0.1,
+    "digits": DatasetSpec("digits", "image", "scikit-learn 8x8 digits, 10 classes, offline", _load_digits, split_image_source, 0.1,
                           job_mem_mb=500, train_portion=1_294, n_test=359, image=(8, 1)),
-    "cifar100": DatasetSpec("cifar100", "image", "CIFAR-100 (App. D.1), 100 classes, 32x32 RGB", load_cifar100_source, _build_images, 0.1,
+    "cifar100": DatasetSpec("cifar100", "image", "CIFAR-100 (App. D.1), 100 classes, 32x32 RGB", load_cifar100_source, split_image_source, 0.1,
                             job_mem_mb=4000, train_portion=45_000, n_test=10_000, image=(32, 3)),
     "shakespeare": DatasetSpec("shakespeare", "text", "Shakespeare (play, role) clients, 80-character windows (App. D.2)",
-                               load_shakespeare_corpus, _build_shakespeare, 0.1, job_mem_mb=1000),
+                               load_shakespeare_corpus, build_shakespeare_data, 0.1, job_mem_mb=1000, size_model=shakespeare_sizes,
+                               exact_sizes=False),
     "qa": DatasetSpec("qa", "text", "question-answer pairs about entities in TOFU's format, a candidate batch one entity's pairs",
-                      load_qa_source, build_qa_data, None, job_mem_mb=500, check=check_qa_design),
+                      load_qa_source, build_qa_data, None, job_mem_mb=500, check=check_qa_design, size_model=qa_sizes),
 }
 
 
@@ -134,12 +146,13 @@ def dataset_loader(name: str) -> Callable[..., AuditData]:
 
 
 def dataset_job_mem_mb(name: str) -> int:
-    """Host memory (MB) a training or unlearning job needs for dataset ``name``'s arrays: the
-    registered dataset's ``job_mem_mb``, or for one's own its loader's ``job_mem_mb`` attribute
-    (default :data:`DEFAULT_JOB_MEM_MB`)."""
-    if is_import_path(name):
-        return int(getattr(dataset_loader(name), "job_mem_mb", DEFAULT_JOB_MEM_MB))
-    return _spec(name).job_mem_mb
+    """Host memory (MB) a training or unlearning job needs for dataset ``name``'s arrays: its spec's
+    ``job_mem_mb`` (:func:`dataset_spec`; for one of one's own its loader's ``job_mem_mb`` attribute,
+    default :data:`DEFAULT_JOB_MEM_MB`)."""
+    spec = dataset_spec(name)
+    if spec is None:
+        raise DatasetError(f"unknown dataset {name!r}; known: {sorted(DATASETS)}")
+    return spec.job_mem_mb
 
 
 def _loader_problems(name: str, params: Mapping[str, Any]) -> list[str]:
@@ -168,6 +181,18 @@ def _checked_own(name: str, data: Any, *, m: int | None, batch_size: int | None)
     return data
 
 
+def dataset_spec(name: str) -> DatasetSpec | None:
+    """The spec of dataset ``name``: a registered one's; for one of one's own by import path (its
+    loader imported) a spec with the defaults: kind ``own``, its loader as ``load`` and ``build``
+    (it reads and splits at once, :data:`DATASET_PATH_FORM`), its loader's ``job_mem_mb`` attribute
+    (default :data:`DEFAULT_JOB_MEM_MB`) and no sizes (only its data tell); ``None`` for an unknown name."""
+    if is_import_path(name):
+        loader = dataset_loader(name)
+        return DatasetSpec(name, "own", f"a dataset of one's own: {DATASET_PATH_FORM}", loader, loader,
+                           job_mem_mb=int(getattr(loader, "job_mem_mb", DEFAULT_JOB_MEM_MB)))
+    return DATASETS.get(name)
+
+
 def _spec(name: str) -> DatasetSpec:
     try:
         return DATASETS[name]
@@ -182,8 +207,7 @@ def _accepted(fn: Callable[..., Any], skip: tuple[str, ...]) -> tuple[str, ...]:
 
 def _parameter_sets(spec: DatasetSpec) -> tuple[set[str], set[str]]:
     load_keys = set(_accepted(spec.load, ("resources_dir",)))
-    build = build_shakespeare_data if spec.name == "shakespeare" else spec.build
-    build_keys = set(_accepted(build, ("src", "pairs", "corpus", "split", "batch_size", "forget_fraction", "m", "seed")))
+    build_keys = set(_accepted(spec.build, ("src", "pairs", "corpus", "split", "batch_size", "forget_fraction", "m", "seed")))
     return load_keys, build_keys
 
 
@@ -222,7 +246,7 @@ def dataset_params_problems(name: str, params: Mapping[str, Any]) -> list[str]:
     if unknown:
         return [f"unknown parameter(s) {unknown} for dataset {name!r}; accepted: {sorted(load_keys | build_keys)}"]
     hints: dict[str, Any] = {}
-    for fn in (spec.load, {"shakespeare": build_shakespeare_data, "qa": build_qa_data}.get(spec.name, split_image_source)):
+    for fn in (spec.load, spec.build):
         try:
             hints.update(typing.get_type_hints(fn))
         except Exception:  # noqa: BLE001 - an annotation that does not resolve is not checked

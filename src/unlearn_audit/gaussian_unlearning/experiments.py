@@ -35,6 +35,7 @@ from scipy.special import stdtrit
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+from ..catalogue import GAUSSIAN_UNLEARNING_EXPERIMENTS
 from ..checks import check_int
 from ..seeds import as_seed_sequence, child_generator
 from .data import make_data, make_test_points
@@ -403,15 +404,10 @@ PRIMARY, SENSITIVITY = "primary", "sensitivity (clipped loss)"
 #: The variant columns that split every fit and every figure into separate lines or panels.
 VARIANTS = ("error_loss", "n_over_p", "newton_steps")
 
-# (table experiment name, raw experiment, x column, y column, grouping besides the variants)
-_FITS = [
-    ("ged_vs_p", "ged_vs_p", "p", "ged", ("noise", "m")),
-    ("ued_vs_p", "ged_vs_p", "p", "ued", ("noise", "m")),
-    ("ged_vs_eps", "ged_vs_eps", "epsilon", "ged", ("noise", "m", "p")),
-    ("ued_vs_eps", "ged_vs_eps", "epsilon", "ued", ("noise", "m", "p")),
-    ("ged_vs_m", "ged_vs_m", "m", "ged", ("noise", "p")),
-    ("ued_vs_m", "ged_vs_m", "m", "ued", ("noise", "p")),
-]
+# (table experiment name, raw experiment, x column, y column, grouping besides the variants): a GED and
+# a UED line per experiment of the catalogue (its spec's x and fit_by), in its order
+_FITS = [(f"{error}_{name.removeprefix('ged_')}", name, spec.x, error, spec.fit_by)
+         for name, spec in GAUSSIAN_UNLEARNING_EXPERIMENTS.items() for error in ("ged", "ued")]
 
 
 def with_variants(raw: "pd.DataFrame") -> "pd.DataFrame":

@@ -247,7 +247,9 @@ def _auditor_problems(key: str, exp: dict, design: dict) -> list[tuple[str, str]
     if "appendix_f4" in exp.get("tables", []) and audit_delta(exp) != 0:
         return [(f"{key}.tables", "App. F.4 shows audits at delta = 0 (uncertified model clipping and the controls); this experiment is "
                  "certified and audited at its delta > 0: show it in table6")]
-    if exp.get("figures") and "figure1a" in exp["figures"] and exp.get("method") != "no_unlearning" and not exp.get("params", {}).get("checkpoint_steps"):
+    from .controls import is_control
+
+    if exp.get("figures") and "figure1a" in exp["figures"] and not is_control(exp) and not exp.get("params", {}).get("checkpoint_steps"):
         return [(f"{key}.params.checkpoint_steps", "Figure 1a plots epsilon_LB(t) at checkpoint steps: give params.checkpoint_steps")]
     return []
 
@@ -283,65 +285,29 @@ def _nn_method_params(config: dict) -> list[tuple[str, str]]:
                              f"certified delta = {claim[1]:g}: pre-register test: reference (against the retrained model) or theorem4.2 (Lemma C.1)"))
         design = nn.get("designs", {}).get(exp.get("design"))
         if design is not None:
-            problems += _certified_problems(f"nn.experiments.{name}", exp["method"], params, exp["design"], design)
+            problems += _method_problems(f"nn.experiments.{name}", exp["method"], params, exp["design"], design)
     return problems
 
 
-#: A full-batch base training (rewind-to-delete, App. G.2) sets train.batch_size at least this large.
-FULL_BATCH = 65536
-
-
-def _certified_problems(key: str, method: str, params, design_name: str, design: dict) -> list[tuple[str, str]]:
-    """Checks of the certified algorithms that need no data: the accountant reaches the target δ
-    and the checkpoints lie in the noisy phase (model clipping); the design's base training is the
-    full-batch GD of T − K epochs at the unlearning step size (rewind-to-delete)."""
-    if method == "model_clipping":
-        T = params.noisy_step_count(10**6)
-        if T is None:
-            return [(f"{key}.params", f"the accountant never reaches delta = {params.delta} within 10^6 noisy steps for epsilon = {params.epsilon}, C2 = {params.C2}, sigma = {params.sigma} (Table 6 'N/A'): increase sigma or decrease C2")]
-        beyond = [t for t in params.checkpoint_steps if t > T]
-        if beyond:
-            return [(f"{key}.params.checkpoint_steps", f"{beyond} lie beyond the noisy phase of T = {T} steps")]
-        return _model_clipping_budget(key, params, design)
-    if method == "rewind_to_delete":
-        train = design["train"]
-        want = {"epochs": params.T - params.K, "lr": params.lr, "momentum": 0.0, "weight_decay": 0.0, "schedule": "constant"}
-        wrong = {k: train.get(k) for k, v in want.items() if train.get(k) != v}
-        if wrong or train.get("batch_size", 0) < FULL_BATCH:
-            return [(f"nn.designs.{design_name}.train", f"rewind-to-delete unlearns from the T - K checkpoint of full-batch GD: the design's train must be {want} with batch_size >= {FULL_BATCH} (full batch); got {train}")]
-    return []
-
-
-def _model_clipping_budget(key: str, params, design: dict) -> list[tuple[str, str]]:
-    """Model clipping's noisy steps within its unlearning budget (epochs x steps an epoch), where
-    the design's retain set has a size model (an image dataset: the dataset's training portion
-    less the pool, capped at ``max_retain``; files smaller than the dataset's give a smaller
-    budget, which the job checks again)."""
-    from ..unlearning.params import model_clipping_plan
+def _method_problems(key: str, method: str, params, design_name: str, design: dict) -> list[tuple[str, str]]:
+    """What the method's spec checks of an experiment before any job (its ``check``: e.g. the
+    accountant and the budget of model clipping, the full-batch base training of rewind-to-delete),
+    given the design's retain size where its dataset knows it exactly (a size model's estimate,
+    e.g. Shakespeare's from the paper's corpus, is not held against the design)."""
+    from ..data import DatasetError, dataset_spec
+    from ..unlearning import method_spec
     from .plan.cost.runs import design_sizes
 
-    if design.get("dataset") == "shakespeare":
-        return []
-    n_retain = design_sizes(design)[0]
-    if not math.isfinite(n_retain):  # no size model for the dataset
-        return []
-    n_retain = int(n_retain)
-    if n_retain < 1:  # no retain set at all: the design's pool check says so
+    spec = method_spec(method)
+    if spec.check is None:
         return []
     try:
-        model_clipping_plan(params, n_retain)
-    except ValueError as exc:
-        return [(f"{key}.params", f"{exc}: lower noisy_steps, raise epochs or lower batch_size")]
-    return []
-
-
-#: Constructor parameters of each model (checked against the classes in the tests), so that a
-#: misspelled ``model.params`` key is refused before any job runs, without importing torch.
-MODEL_PARAMETERS: dict[str, tuple[str, ...]] = {
-    "tinynet": ("in_channels", "num_classes", "width"),
-    "charlstm": ("vocab_size", "embed_dim", "hidden_size", "num_layers"),
-    "causal_lm": ("config", "path", "hub"),
-}
+        dataset = dataset_spec(design.get("dataset"))
+    except DatasetError:  # a loader of one's own that does not import: the design's dataset check says so
+        dataset = None
+    n_retain = design_sizes(design)[0] if dataset is not None and dataset.exact_sizes else math.nan
+    return spec.config_problems(params, design, key=key, design_key=f"nn.designs.{design_name}",
+                                n_retain=n_retain if math.isfinite(n_retain) else None)
 
 
 def _dataset_problems(key: str, design: dict, resources_dir: str) -> list[tuple[str, str]]:
@@ -365,7 +331,8 @@ def _dataset_problems(key: str, design: dict, resources_dir: str) -> list[tuple[
 
 
 def _model_problems(key: str, model: dict) -> list[tuple[str, str]]:
-    """A built-in model's parameters (torch-free), or a model of one's own by import path:
+    """A built-in model's parameters and its spec's check (torch-free;
+    :data:`unlearn_audit.model_specs.MODEL_SPECS`), or a model of one's own by import path:
     importable, callable, taking its ``params`` (importing it imports torch)."""
     from ..import_paths import is_import_path
 
@@ -376,33 +343,17 @@ def _model_problems(key: str, model: dict) -> list[tuple[str, str]]:
             return [(f"{key}.model.params", p) for p in model_parameter_problems(model["name"], model.get("params", {}))]
         except ValueError as exc:
             return [(f"{key}.model.name", str(exc))]
-    if model["name"] not in MODEL_PARAMETERS:
-        return [(f"{key}.model.name", f"unknown model {model['name']!r}; built-in: {sorted(MODEL_PARAMETERS)}, "
+    from ..model_specs import MODEL_SPECS
+
+    spec = MODEL_SPECS.get(model["name"])
+    if spec is None:
+        return [(f"{key}.model.name", f"unknown model {model['name']!r}; built-in: {sorted(MODEL_SPECS)}, "
                  "or a model of one's own as an import path 'package.module:factory'")]
-    allowed = MODEL_PARAMETERS[model["name"]]
+    allowed = spec.parameters
     unknown = sorted(set(model.get("params", {})) - set(allowed))
     if unknown:
         return [(f"{key}.model.params", f"unknown parameter(s) {unknown} for model {model['name']!r}; allowed: {list(allowed)}")]
-    if model["name"] == "causal_lm":
-        return [(f"{key}.model{where}", problem) for where, problem in _causal_lm_problems(model.get("params", {}))]
-    return []
-
-
-def _causal_lm_problems(params: dict) -> list[tuple[str, str]]:
-    """A Hugging Face causal LM: the optional extra installed, one source, a local directory that exists."""
-    import importlib.util
-
-    if importlib.util.find_spec("transformers") is None:
-        return [(".name", "causal_lm needs transformers, which is not installed: pip install -e '.[llm]' (the optional extra for language models)")]
-    given = [k for k in ("config", "path", "hub") if params.get(k) is not None]
-    if len(given) != 1:
-        return [(".params", f"causal_lm takes exactly one of config (random initialisation), path (a local model directory) and hub "
-                            f"(a Hub name, online), got {given or 'none'}")]
-    if given == ["config"] and "model_type" not in params["config"]:
-        return [(".params.config", "a causal_lm config needs its model_type (e.g. gpt2, llama)")]
-    if given == ["path"] and not Path(params["path"]).is_dir():
-        return [(".params.path", f"model directory {params['path']} not found: save the model there (save_pretrained) or give hub or config")]
-    return []
+    return [(f"{key}.model{where}", problem) for where, problem in spec.config_problems(model.get("params", {}))]
 
 
 @semantic_check
@@ -412,6 +363,7 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
         return []
     from ..training.config import BaseTrainConfig
     from ..checks import dataclass_from_mapping
+    from ..model_specs import model_spec
 
     used = {exp.get("design") for exp in nn.get("experiments", {}).values()}
     problems = []
@@ -421,6 +373,8 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
         key = f"nn.designs.{name}"
         model = design["model"]
         problems += _model_problems(key, model)
+        spec = model_spec(model["name"])
+        grouped = spec.grouped if spec is not None else None
         problems += _dataset_problems(key, design, config.get("resources_dir", "resources"))
         problems += _pool_size(key, design)
         try:
@@ -429,8 +383,8 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
             problems.append((f"{key}.train", str(exc)))
         for group_key, what in (("models_per_group", "training"), ("unlearn_models_per_group", "unlearning")):
             if int(design.get(group_key, 1)) > 1:
-                if model["name"] != "tinynet" and not (group_key == "unlearn_models_per_group" and design.get("unlearn_group_mode") == "vmap"):
-                    problems.append((f"{key}.{group_key}", f"grouped {what} ({group_key} = {design[group_key]}) exists for tinynet only, not {model['name']!r}: set it to 1" + (" or unlearn_group_mode to vmap" if group_key == "unlearn_models_per_group" else "")))
+                if grouped is None and not (group_key == "unlearn_models_per_group" and design.get("unlearn_group_mode") == "vmap"):
+                    problems.append((f"{key}.{group_key}", f"grouped {what} ({group_key} = {design[group_key]}) exists for {_grouped_models()} only, not {model['name']!r}: set it to 1" + (" or unlearn_group_mode to vmap" if group_key == "unlearn_models_per_group" else "")))
                 if design.get("compile"):
                     problems.append((f"{key}.{group_key}", f"grouped {what} does not compile the grouped network: set compile to false or {group_key} to 1"))
         if int(design.get("models_per_group", 1)) > 1 and design["train"].get("optimizer", "sgd") != "sgd":
@@ -442,6 +396,13 @@ def _nn_designs(config: dict) -> list[tuple[str, str]]:
         else:
             problems += _calibration_coverage(config, name, design)
     return problems
+
+
+def _grouped_models() -> str:
+    """The built-in models that train as one grouped network, for messages."""
+    from ..model_specs import MODEL_SPECS
+
+    return " and ".join(name for name, spec in MODEL_SPECS.items() if spec.grouped)
 
 
 def _pool_size(key: str, design: dict) -> list[tuple[str, str]]:

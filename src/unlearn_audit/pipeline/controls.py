@@ -1,5 +1,6 @@
 """The controls every neural-network audit stands beside (paper §7;
-docs/workflow.md#neural-network-audits-designs-and-experiments).
+docs/workflow.md#neural-network-audits-designs-and-experiments); their specs are
+:mod:`unlearn_audit.pipeline.plan.controls` (re-exported here).
 
 * **No unlearning** — the trained model A(D(S)) audited as is (``method: no_unlearning``): the
   design's own leakage, the level an unlearning method must fall below to have done anything.
@@ -18,17 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CONTROL_LABELS", "CONTROL_KEYS", "control_experiments", "add_controls", "is_control"]
+from .plan.controls import CONTROL_METHOD, CONTROLS, RETRAIN, TRAINED, ControlSpec, base_of, control_of, controls_on, is_control
 
-#: The method-column label and (method, base) of each control, in the order the tables show them.
-CONTROL_LABELS = {"no_unlearning": ("No unlearning", "trained"), "retrain": ("Retrain", "retrain")}
+__all__ = ["TRAINED", "RETRAIN", "ControlSpec", "CONTROLS", "CONTROL_METHOD", "CONTROL_LABELS", "CONTROL_KEYS", "base_of", "is_control",
+           "control_of", "controls_on", "control_experiments", "add_controls"]
+
+#: The method-column label and base of each control (:data:`CONTROLS`).
+CONTROL_LABELS = {name: (spec.label, spec.base) for name, spec in CONTROLS.items()}
 #: The keys of the design's first experiment a control copies: its auditor and pre-registered cell.
 CONTROL_KEYS = ("auditor", "r", "report_r", "statistic", "score", "test", "selection")
-
-
-def is_control(experiment_cfg: dict) -> bool:
-    """Whether an experiment is a control (its method is ``no_unlearning``)."""
-    return experiment_cfg.get("method") == "no_unlearning"
 
 
 def control_experiments(experiments: dict[str, dict]) -> dict[str, dict]:
@@ -39,7 +38,7 @@ def control_experiments(experiments: dict[str, dict]) -> dict[str, dict]:
     for exp in experiments.values():
         design = exp.get("design")
         if is_control(exp):
-            present.add((design, exp.get("base", "trained")))
+            present.add((design, base_of(exp)))
             continue
         first.setdefault(design, exp)
         tables, figures = shown.setdefault(design, ([], []))
@@ -50,11 +49,11 @@ def control_experiments(experiments: dict[str, dict]) -> dict[str, dict]:
         tables, figures = shown[design]
         if not tables and not figures:
             continue
-        for suffix, (label, base) in CONTROL_LABELS.items():
+        for suffix, control in CONTROLS.items():
             name = f"{design}_{suffix}"
-            if (design, base) in present or name in experiments:
+            if (design, control.base) in present or name in experiments:
                 continue
-            ctl: dict[str, Any] = {"design": design, "method": "no_unlearning", "base": base, "params": {}, "label": label,
+            ctl: dict[str, Any] = {"design": design, "method": CONTROL_METHOD, "base": control.base, "params": {}, "label": control.label,
                                    "tables": list(tables), "figures": list(figures)}
             ctl.update({k: exp[k] for k in CONTROL_KEYS if k in exp})
             out[name] = ctl

@@ -39,6 +39,7 @@ import pandas as pd
 
 from ..schemas import DIAGNOSTIC_FLAGS as FLAGS
 from ..schemas import REPORTED_ROLES, STEP_FLAGS
+from .controls import RETRAIN, TRAINED, controls_on, is_control
 
 __all__ = ["ACCURACY_COLUMNS", "FLAGS", "NO_OP_FRACTION", "FORGET_MARGIN", "accuracies", "at_chance", "same_accuracy", "is_no_op",
            "is_not_forgotten", "experiment_diagnostics",
@@ -109,30 +110,23 @@ def is_not_forgotten(forget_acc: float, retrain_forget_acc: float) -> bool:
     return bool(forget_acc > retrain_forget_acc + FORGET_MARGIN)
 
 
-def _controls(experiments: Mapping[str, Mapping], base: str) -> dict[str, str]:
-    """{design: the name of its control on ``base``}: method ``no_unlearning`` on the trained models
-    (No unlearning) or on A(D_r) (``base: retrain``, Retrain; :mod:`.controls`)."""
-    return {e["design"]: name for name, e in experiments.items()
-            if e.get("method") == "no_unlearning" and e.get("base", "trained") == base}
-
-
 def _no_unlearning_controls(experiments: Mapping[str, Mapping]) -> dict[str, str]:
-    """{design: the name of its No-unlearning control} (method ``no_unlearning`` on the trained models)."""
-    return _controls(experiments, "trained")
+    """{design: the name of its No-unlearning control} (method ``no_unlearning`` on the trained models, :mod:`.controls`)."""
+    return controls_on(experiments, TRAINED)
 
 
 def _not_forgotten(experiments: Mapping[str, Mapping], name: str, forget_acc: float, retrain_forget_acc: dict[str, float]) -> bool:
     """Whether experiment ``name`` (not a control) at ``forget_acc`` is not forgotten against its
     design's Retrain control (``retrain_forget_acc``: design → that control's mean forget accuracy)."""
     e = experiments.get(name, {})
-    if e.get("method") == "no_unlearning":
+    if is_control(e):
         return False
     return is_not_forgotten(forget_acc, retrain_forget_acc.get(e.get("design"), float("nan")))
 
 
 def _retrain_forget_accuracies(metrics: pd.DataFrame, experiments: Mapping[str, Mapping]) -> dict[str, float]:
     """{design: the mean forget accuracy of its Retrain control's evaluation runs}."""
-    return {design: accuracies(metrics, name)["forget_acc"] for design, name in _controls(experiments, "retrain").items()}
+    return {design: accuracies(metrics, name)["forget_acc"] for design, name in controls_on(experiments, RETRAIN).items()}
 
 
 def experiment_diagnostics(bounds: pd.DataFrame, metrics: pd.DataFrame, experiments: Mapping[str, Mapping]) -> pd.DataFrame:
@@ -163,7 +157,7 @@ def experiment_diagnostics(bounds: pd.DataFrame, metrics: pd.DataFrame, experime
         row = rows[name]
         ref = rows[ctl] if ctl is not None else None
         row["no_power"] = bool(ref is not None and np.isfinite(ref["epsilon_lb"]) and ref["epsilon_lb"] <= 0)
-        row["no_op"] = bool(ref is not None and e.get("method") != "no_unlearning"
+        row["no_op"] = bool(ref is not None and not is_control(e)
                             and is_no_op(row["epsilon_lb"], row["forget_acc"], ref["epsilon_lb"], ref["forget_acc"], ref["n_forget"]))
         row["not_forgotten"] = _not_forgotten(experiments, name, row["forget_acc"], retrained)
     cols = ["experiment", *ACCURACY_COLUMNS, *FLAGS, "epsilon_lb_claim"]

@@ -29,16 +29,8 @@ from ..auditors.weight_space import WeightSpaceSettings
 from ..checks import check_zeta, dataclass_from_mapping
 from ..gaussian_unlearning.audit import audit_table_rows
 from ..gaussian_unlearning.pair import make_privacy_pair
-from ..gaussian_unlearning.experiments import (
-    GLMUnlearningConfig,
-    clip_sensitivity,
-    error_curves,
-    ged_vs_epsilon_cell,
-    ged_vs_m_cell,
-    ged_vs_p_cell,
-    slopes_table,
-    with_variants,
-)
+from ..gaussian_unlearning.experiments import GLMUnlearningConfig, clip_sensitivity, error_curves, slopes_table, with_variants
+from ..import_paths import import_object
 from ..io import read_concat, write_parquet
 from ..report import write_table
 from ..report.gaussian_unlearning import audit_table, error_figure
@@ -52,8 +44,9 @@ EXPERIMENTS = tuple(catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS)
 #: The two accuracy measures, each with a figure per experiment.
 ERRORS = ("ged", "ued")
 
-#: experiment → (x column, line column, what x is)
-FIGURES = catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS
+#: experiment → (x column, line column, what x is): its spec's figure axes
+#: (:class:`unlearn_audit.catalogue.GUExperimentSpec`).
+FIGURES = {name: (spec.x, spec.by, spec.what) for name, spec in catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS.items()}
 
 
 def has_clip_sweep(spec: Mapping) -> bool:
@@ -92,31 +85,29 @@ def _ms(spec: Mapping) -> tuple[int, ...]:
 
 
 def run_cell(experiment: str, x: float, spec: Mapping, model: Mapping, root_seed: int) -> pd.DataFrame:
-    """All replications of ``experiment`` at dimension p = ``x`` (``ged_vs_eps``: its ``spec["p"]``,
-    every ε of ``spec["epsilons"]``), at every ``spec["n_over_p"]`` (default n = p) and accuracy
-    loss ``spec["prob_clip"]`` (default: the model's ``prob_clip``)."""
+    """All replications of ``experiment`` at dimension p = ``x`` (an ε-grid experiment, ``ged_vs_eps``:
+    its ``spec["p"]``, every ε of ``spec["epsilons"]``), at every ``spec["n_over_p"]`` (default n = p)
+    and accuracy loss ``spec["prob_clip"]`` (default: the model's ``prob_clip``), by the cell
+    function of its :class:`~unlearn_audit.catalogue.GUExperimentSpec`."""
     if experiment not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {experiment!r}; known: {EXPERIMENTS}")
+    gu = catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS[experiment]
+    cell_of = import_object(gu.cell, f"experiment {experiment!r}'s cell", "'package.module:function'")
     cfg = model_config(model)
     reps = int(spec["replications"])
     ratios = [float(r) for r in spec.get("n_over_p", [1.0])]
     clips = spec.get("prob_clip")
     clips = None if clips is None else [None if c is None else float(c) for c in clips]
     p = float(x)
-    if experiment == "ged_vs_eps" and p != float(spec["p"]):
-        raise ValueError(f"ged_vs_eps runs at p = {spec['p']}, got p = {x}")
+    if gu.epsilon_grid and p != float(spec["p"]):
+        raise ValueError(f"{experiment} runs at p = {spec['p']}, got p = {x}")
     records: list[dict] = []
     for rep in range(reps):
         # keyed by (experiment, p); n differs by its own key inside the replication
         seq = seed_sequence(root_seed, f"gaussian_unlearning:{experiment}:{p!r}", "data", replication=rep)
         for ratio in ratios:
-            common = {"config": cfg, "seed": seq, "n_over_p": ratio, "prob_clips": clips}
-            if experiment == "ged_vs_p":
-                records += ged_vs_p_cell(int(p), rep, ms=_ms(spec), epsilon=float(spec["epsilon"]), **common)
-            elif experiment == "ged_vs_m":
-                records += ged_vs_m_cell(int(p), rep, ms=_ms(spec), epsilon=float(spec["epsilon"]), **common)
-            else:
-                records += ged_vs_epsilon_cell(rep, p=int(p), ms=_ms(spec), epsilons=tuple(float(e) for e in spec["epsilons"]), **common)
+            records += cell_of(p=int(p), replication=rep, ms=_ms(spec), **gu.epsilon_arguments(spec), config=cfg, seed=seq, n_over_p=ratio,
+                               prob_clips=clips)
     return pd.DataFrame(records)
 
 

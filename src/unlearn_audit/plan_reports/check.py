@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from ..pipeline.controls import RETRAIN
 from ..pipeline.plan import WorkflowPlan
 from ..pipeline.plan.cost.runs import base_training_images, base_training_steps, retrain_work, takes_training_steps, training_k, unlearning_k, unlearning_run_work
 from ..pipeline.plan.cost.throughput import run_seconds
@@ -113,7 +114,7 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping, unit_costs: Mapping | 
 
     for design, chunk, keys in plan.nn.design_chunks():
         cfg = plan.nn.design(design)
-        if chunk == "retrain":
+        if chunk == RETRAIN:
             steps, images = retrain_work(cfg)
             add(job_kind(plan, design), bench / "nn" / design / "train_retrain.tsv", 1, run_seconds(cfg, steps, images, 1, step_costs))
         else:

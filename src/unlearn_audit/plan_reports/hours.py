@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..pipeline.controls import is_control
+from ..pipeline.controls import control_of
 from ..pipeline.plan import WorkflowPlan
 from ..pipeline.plan.pricing import ChunkPricing
 from ..pipeline.plan.cost.runs import RunPart, base_training_images, design_sizes, group_run_parts, retrain_work, training_k, unlearning_k, unlearning_run_images
@@ -158,8 +158,9 @@ def job_kind(plan: WorkflowPlan, design: str, group: list[str] | None = None) ->
     if group is None:
         return f"train {model}"
     exp = plan.nn.experiment(group[0])
-    if is_control(exp):
-        return "control " + ("Retrain" if exp.get("base") == "retrain" else "No unlearning") + f", {model}"
+    control = control_of(exp)
+    if control is not None:
+        return f"control {control.label}, {model}"
     return f"unlearn {exp['method']}, {model}"
 
 

@@ -51,7 +51,8 @@ from typing import TYPE_CHECKING
 
 from ..import_paths import ImportPathError, import_object, is_import_path
 from ..checks import check_choice, dataclass_from_mapping
-from .params import BUILTIN_PARAMS
+from .params import METHOD_SPECS
+from .spec import MethodSpec
 from .registry import UNLEARNING_METHODS, Monitor, NoiseRelease, UnlearnFn, UnlearningMethod, _accepts_monitor, register
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,6 +73,8 @@ __all__ = [
     "is_import_path",
     "make_params",
     "method_names",
+    "method_spec",
+    "MethodSpec",
     "unlearn",
     "unlearn_many",
     "unlearn_variants",
@@ -88,17 +91,26 @@ _BUILTINS_LOADED = False
 
 def _load_builtins() -> None:
     """Import the built-in implementations (torch) once; they register themselves.  Each lives in
-    the module of its name, so :data:`.params.BUILTIN_PARAMS` is the one list of them."""
+    the module of its name, so :data:`.params.METHOD_SPECS` is the one list of them."""
     global _BUILTINS_LOADED
     if not _BUILTINS_LOADED:
         _BUILTINS_LOADED = True
-        for name in BUILTIN_PARAMS:
+        for name in METHOD_SPECS:
             importlib.import_module(f".{name}", __name__)
 
 
 def method_names() -> list[str]:
     """Every known method name: the built-in ones and those registered so far (no torch import)."""
-    return sorted(set(BUILTIN_PARAMS) | set(UNLEARNING_METHODS))
+    return sorted(set(METHOD_SPECS) | set(UNLEARNING_METHODS))
+
+
+def method_spec(name: str) -> MethodSpec:
+    """The :class:`~.spec.MethodSpec` of method ``name`` (docs/development.md#add-an-unlearning-method):
+    a built-in one's (:data:`.params.METHOD_SPECS`, no torch import), a registered one's, or that of
+    the function an import path names (imported; the defaults where it is not registered)."""
+    if name in METHOD_SPECS:
+        return METHOD_SPECS[name]
+    return get_method(name).spec
 
 
 class MethodPathError(ImportPathError):
@@ -170,15 +182,15 @@ def import_method(path: str) -> UnlearningMethod:
             "annotate it with the hyperparameters' dataclass, or leave it unannotated to receive the params as a plain dict"
         )
     doc = next(iter((fn.__doc__ or "").strip().splitlines()), "")
-    _IMPORTED[path] = UnlearningMethod(path, fn, params_cls, description=doc, monitors=_accepts_monitor(fn))
+    _IMPORTED[path] = UnlearningMethod(path, fn, params_cls, description=doc, monitors=_accepts_monitor(fn), spec=MethodSpec(path, params_cls))
     return _IMPORTED[path]
 
 
 def _params_class(name: str) -> type:
     if name in UNLEARNING_METHODS:
         return UNLEARNING_METHODS[name].params_cls
-    if name in BUILTIN_PARAMS:
-        return BUILTIN_PARAMS[name]
+    if name in METHOD_SPECS:
+        return METHOD_SPECS[name].params
     if is_import_path(name):
         return import_method(name).params_cls
     raise _unknown_name(name)
@@ -187,7 +199,7 @@ def _params_class(name: str) -> type:
 def get_method(name: str) -> UnlearningMethod:
     """The method ``name``: a registered name or an import path ``package.module:function``
     (:func:`import_method`); :class:`MethodPathError` (a ``ValueError``) otherwise."""
-    if name not in UNLEARNING_METHODS and name in BUILTIN_PARAMS:
+    if name not in UNLEARNING_METHODS and name in METHOD_SPECS:
         _load_builtins()
     if name in UNLEARNING_METHODS:
         return UNLEARNING_METHODS[name]
@@ -346,10 +358,8 @@ def release_key(name: str, params: Mapping[str, Any] | Any | None = None) -> str
     The hyperparameters other than the release's, defaults filled in, in a canonical order; torch is
     imported only for methods that are not built in.
     """
-    from .params import BUILTIN_RELEASE_PARAMS
-
-    if name in BUILTIN_PARAMS and name not in UNLEARNING_METHODS:  # known without importing the implementation (torch)
-        release_params = BUILTIN_RELEASE_PARAMS.get(name)
+    if name in METHOD_SPECS and name not in UNLEARNING_METHODS:  # known without importing the implementation (torch)
+        release_params = METHOD_SPECS[name].release_params or None
     else:
         spec = get_method(name).noise_release  # the one error for an unknown name or a bad path
         release_params = None if spec is None else spec.params

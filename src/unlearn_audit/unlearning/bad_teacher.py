@@ -33,7 +33,7 @@ __all__ = ["bad_teacher"]
 Data = tuple[torch.Tensor, torch.Tensor]
 
 
-@register("bad_teacher", BadTeacherParams, description="distil the trained model on part of D_r and a random model on D_f(S) (Chundawat et al. 2023)")
+@register("bad_teacher", description="distil the trained model on part of D_r and a random model on D_f(S) (Chundawat et al. 2023)")
 def bad_teacher(model: nn.Module, retain: Data, forget: Data, params: BadTeacherParams, generator: torch.Generator) -> nn.Module:
     """Distil the competent teacher on the retain subset and the incompetent one on D_f(S)."""
     competent = frozen_copy(model)

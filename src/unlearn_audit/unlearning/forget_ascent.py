@@ -38,7 +38,7 @@ def _ascend_then_steps(model: nn.Module, retain: tuple[torch.Tensor, torch.Tenso
     return finetune_steps(len(retain[0]), params, generator)
 
 
-@register("forget_ascent", ForgetAscentParams, description="gradient ascent on D_f(S), then retain fine-tuning (G.6)", final_steps=_ascend_then_steps)
+@register("forget_ascent", description="gradient ascent on D_f(S), then retain fine-tuning (G.6)", final_steps=_ascend_then_steps)
 def forget_ascent(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: ForgetAscentParams, generator: torch.Generator) -> nn.Module:
     """Ascent on D_f(S) for ``ascent_epochs`` epochs, then ``epochs`` epochs of retain fine-tuning (G.6)."""
     return run_final(model, retain, _ascend_then_steps(model, retain, forget, params, generator))

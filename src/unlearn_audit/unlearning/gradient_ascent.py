@@ -13,7 +13,7 @@ from .registry import register
 __all__ = ["gradient_ascent"]
 
 
-@register("gradient_ascent", GradientAscentParams, uses_forget=True, description="gradient ascent on D_f(S)'s answers (Jang et al. 2023)")
+@register("gradient_ascent", description="gradient ascent on D_f(S)'s answers (Jang et al. 2023)")
 def gradient_ascent(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: GradientAscentParams, generator: torch.Generator) -> nn.Module:
     """``params.epochs`` passes of AdamW ascent on D_f(S)'s mean token loss."""
     return preference_unlearn(model, retain, forget, params, generator, ascent_loss)

@@ -13,7 +13,7 @@ from .registry import register
 __all__ = ["gradient_difference"]
 
 
-@register("gradient_difference", GradientDifferenceParams, uses_forget=True, description="ascent on D_f(S) plus descent on D_r (Liu et al. 2022)")
+@register("gradient_difference", description="ascent on D_f(S) plus descent on D_r (Liu et al. 2022)")
 def gradient_difference(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: GradientDifferenceParams, generator: torch.Generator) -> nn.Module:
     """Each step: minus the forget batch's token loss plus ``retain_weight`` times a retain batch's."""
     return preference_unlearn(model, retain, forget, params, generator, ascent_loss)

@@ -33,7 +33,7 @@ from torch import nn
 
 from ..training.sgd import loss_fn
 from .registry import Monitor, NoiseRelease, register
-from .params import BUILTIN_RELEASE_PARAMS, REGULARIZERS, HessianParams
+from .params import METHOD_SPECS, REGULARIZERS, HessianParams
 
 __all__ = ["HessianParams", "hessian", "hessian_step", "hessian_release", "lissa_inverse_hvp", "retain_gradient", "regularizer", "REGULARIZERS"]
 
@@ -162,8 +162,8 @@ def hessian_release(model: nn.Module, state: dict, params: HessianParams, genera
     return model
 
 
-@register("hessian", HessianParams, uses_forget=False, description="Newton step by LiSSA, then Gaussian noise (G.4)",
-          noise_release=NoiseRelease(hessian_step, hessian_release, BUILTIN_RELEASE_PARAMS["hessian"]))
+@register("hessian", description="Newton step by LiSSA, then Gaussian noise (G.4)",
+          noise_release=NoiseRelease(hessian_step, hessian_release, METHOD_SPECS["hessian"].release_params))
 def hessian(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: HessianParams, generator: torch.Generator) -> nn.Module:
     """θ ← θ − H̃⁻¹ g by LiSSA, then θ ← θ + N(0, σ² I) on every parameter (G.4, Eq. 15)."""
     return hessian_release(model, hessian_step(model, retain, forget, params, generator), params, generator)

@@ -61,7 +61,7 @@ def _interleave_then_steps(model: nn.Module, retain: tuple[torch.Tensor, torch.T
     return finetune_steps(len(retain[0]), params, generator)
 
 
-@register("ida", IDAParams, description="interleaved descent-ascent on D_r and D_f(S), then retain descent (G.5)", final_steps=_interleave_then_steps)
+@register("ida", description="interleaved descent-ascent on D_r and D_f(S), then retain descent (G.5)", final_steps=_interleave_then_steps)
 def ida(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: IDAParams, generator: torch.Generator) -> nn.Module:
     """Interleaved phase for E_f epochs, then ``epochs`` epochs of plain retain descent (G.5)."""
     return run_final(model, retain, _interleave_then_steps(model, retain, forget, params, generator))

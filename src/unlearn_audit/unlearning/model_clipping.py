@@ -168,7 +168,7 @@ def _clip_then_steps(
     return steps
 
 
-@register("model_clipping", ModelClippingParams, certified=True, uses_forget=False, final_steps=_clip_then_steps,
+@register("model_clipping", final_steps=_clip_then_steps,
           description="noisy projected retain steps (Koloskova et al.), then retain fine-tuning (G.1)")
 def model_clipping(
     model: nn.Module,

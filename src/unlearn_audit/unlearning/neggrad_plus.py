@@ -24,7 +24,7 @@ from .registry import register
 __all__ = ["neggrad_plus"]
 
 
-@register("neggrad_plus", NegGradPlusParams, description="descent on D_r weighted alpha, ascent on D_f(S) weighted 1 - alpha (Kurmanji et al. 2023)")
+@register("neggrad_plus", description="descent on D_r weighted alpha, ascent on D_f(S) weighted 1 - alpha (Kurmanji et al. 2023)")
 def neggrad_plus(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: NegGradPlusParams, generator: torch.Generator) -> nn.Module:
     """``epochs`` passes over D_r, each step minimising α·L(retain batch) − (1 − α)·L(forget batch)."""
     cfg = params.finetune_config()

@@ -17,7 +17,7 @@ from .params import NoUnlearningParams
 __all__ = ["no_unlearning"]
 
 
-@register("no_unlearning", NoUnlearningParams, uses_forget=False, description="the trained model as is (the No unlearning and Retrain controls)")
+@register("no_unlearning", description="the trained model as is (the No unlearning and Retrain controls)")
 def no_unlearning(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: NoUnlearningParams, generator: torch.Generator) -> nn.Module:
     """Return ``model`` unchanged (a control, not an unlearning algorithm)."""
     return model

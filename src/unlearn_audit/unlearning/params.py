@@ -1,7 +1,10 @@
-"""Hyperparameters of the built-in unlearning algorithms (paper §7, App. G; docs/calibrations.md §0).
+"""Hyperparameters and specs of the built-in unlearning algorithms (paper §7, App. G; docs/calibrations.md §0;
+docs/development.md#add-an-unlearning-method).
 
 Torch-free: the workflow validates an experiment's ``params`` against these dataclasses before any
 job runs, without importing torch.  Defaults are the paper's CIFAR-100 values where it gives them.
+:data:`METHOD_SPECS` holds each built-in method's :class:`~.spec.MethodSpec`: its dataclass, what it
+is and reads, its work for the cost model and its config checks, the one place they are kept.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass, fields
 
 from ..checks import check_delta, check_epsilon, check_nonneg, check_positive, check_positive_int, check_probability
 from ..training.config import TrainConfig
+from .spec import FORWARD, HVP, MethodSpec, RunPart, Work, forget_rows
 
 __all__ = [
     "NoUnlearningParams",
@@ -34,6 +38,8 @@ __all__ = [
     "SSDParams",
     "model_clipping_plan",
     "REGULARIZERS",
+    "FULL_BATCH",
+    "METHOD_SPECS",
     "BUILTIN_PARAMS",
     "BUILTIN_RELEASE_PARAMS",
     "BUILTIN_GROUPED",
@@ -643,34 +649,197 @@ class SSDParams:
         check_positive_int(self.batch_size, "batch_size")
 
 
-BUILTIN_PARAMS: dict[str, type] = {
-    "no_unlearning": NoUnlearningParams,
-    "retain_finetune": RetainFinetuneParams,
-    "forget_ascent": ForgetAscentParams,
-    "ida": IDAParams,
-    "hessian": HessianParams,
-    "model_clipping": ModelClippingParams,
-    "rewind_to_delete": RewindToDeleteParams,
-    "gradient_ascent": GradientAscentParams,
-    "gradient_difference": GradientDifferenceParams,
-    "npo": NPOParams,
-    "simnpo": SimNPOParams,
-    "neggrad_plus": NegGradPlusParams,
-    "scrub": ScrubParams,
-    "random_labels": RandomLabelsParams,
-    "salun": SalUnParams,
-    "bad_teacher": BadTeacherParams,
-    "ssd": SSDParams,
-}
+# --------------------------------------------------------------------------------------
+# The built-in methods' specs (docs/development.md#add-an-unlearning-method): their work for the
+# cost model, in steps and training-image equivalents (:mod:`.spec`), and their config checks.
+# --------------------------------------------------------------------------------------
+def _no_work(p, n_retain: float, n_forget: float) -> Work:
+    """The controls: scoring only."""
+    return 0.0, 0.0
+
+
+def _ida_combined_steps(p: IDAParams, n_retain: float) -> float:
+    """IDA's combined steps: every (q+1)-th step of its ``forget_epochs`` epochs over the retain set (G.5)."""
+    return math.floor(p.forget_epochs * math.ceil(n_retain / p.batch_size) / (p.q + 1))
+
+
+def _ida_work(p: IDAParams, n_retain: float, n_forget: float) -> Work:
+    """E_f interleaved epochs over D_r, each combined step a second pass over its forget batch, then
+    the plain epochs."""
+    per_epoch = math.ceil(n_retain / p.batch_size)
+    steps = p.epochs * per_epoch
+    steps += p.forget_epochs * per_epoch + (_ida_combined_steps(p, n_retain) if n_forget and p.lam > 0 else 0)
+    images = (p.forget_epochs + p.epochs) * n_retain + forget_rows(_ida_combined_steps(p, n_retain), p.forget_batch_size or p.batch_size, n_forget)
+    return float(steps), images
+
+
+def _hessian_hvps(p: HessianParams) -> tuple[float, float]:
+    """LiSSA's s1·s2 Hessian–vector products over minibatches of ``batch_size`` (G.4)."""
+    return float(p.s1 * p.s2), float(p.s1 * p.s2 * p.batch_size)
+
+
+def _hessian_work(p: HessianParams, n_retain: float, n_forget: float) -> Work:
+    """The retain gradient in chunks of ``grad_batch_size``, then the LiSSA products at ``HVP`` each."""
+    return math.ceil(n_retain / p.grad_batch_size) + HVP * p.s1 * p.s2, n_retain + HVP * p.s1 * p.s2 * p.batch_size
+
+
+def _hessian_parts(p: HessianParams, n_retain: float) -> dict[str, RunPart]:
+    products, examples = _hessian_hvps(p)
+    return {"hvp": RunPart(products, examples, HVP * products, HVP * examples)}
+
+
+def _noisy_parts(p: ModelClippingParams, n_retain: float) -> dict[str, RunPart]:
+    """Model clipping's T noisy steps (App. G.1, Eq. 14) at ``noisy_batch_size`` (``noisy``): T of the
+    budget's ``epochs · ceil(n/batch_size)`` steps, each counted as a fine-tuning step of
+    n/ceil(n/batch_size) images; none where T is not known (the accountant's T beyond the budget)."""
+    n = int(round(n_retain))
+    total = p.total_steps(n)
+    noisy = p.noisy_step_count(total)
+    if noisy is None or not noisy:
+        return {}
+    noisy = min(noisy, total)
+    return {"noisy": RunPart(float(noisy), noisy * n / math.ceil(n / p.noisy_batch_size), float(noisy), noisy * n / p.steps_per_epoch(n))}
+
+
+def _model_clipping_check(p: ModelClippingParams, design, *, key: str, design_key: str, n_retain: float | None) -> list[tuple[str, str]]:
+    """The accountant reaches the target δ, the checkpoints lie in the noisy phase, and the noisy
+    steps fit the unlearning budget (epochs x steps an epoch) where the design's retain size is
+    known (files smaller than the dataset's give a smaller budget, which the job checks again)."""
+    T = p.noisy_step_count(10**6)
+    if T is None:
+        return [(f"{key}.params", f"the accountant never reaches delta = {p.delta} within 10^6 noisy steps for epsilon = {p.epsilon}, C2 = {p.C2}, sigma = {p.sigma} (Table 6 'N/A'): increase sigma or decrease C2")]
+    beyond = [t for t in p.checkpoint_steps if t > T]
+    if beyond:
+        return [(f"{key}.params.checkpoint_steps", f"{beyond} lie beyond the noisy phase of T = {T} steps")]
+    if n_retain is None or int(n_retain) < 1:  # no size, or no retain set at all: the design's pool check says so
+        return []
+    try:
+        model_clipping_plan(p, int(n_retain))
+    except ValueError as exc:
+        return [(f"{key}.params", f"{exc}: lower noisy_steps, raise epochs or lower batch_size")]
+    return []
+
+
+def _r2d_gradients(p: RewindToDeleteParams) -> int:
+    """Rewind-to-delete's full-batch gradients: K steps, ``lipschitz_samples`` perturbations and one more (G.2)."""
+    return p.K + p.lipschitz_samples + 1
+
+
+def _r2d_work(p: RewindToDeleteParams, n_retain: float, n_forget: float) -> Work:
+    return _r2d_gradients(p) * math.ceil(n_retain / p.micro_batch), _r2d_gradients(p) * n_retain
+
+
+def _r2d_parts(p: RewindToDeleteParams, n_retain: float) -> dict[str, RunPart]:
+    """The full-batch gradients in micro-batches of ``micro_batch`` (``r2d``)."""
+    gradients = _r2d_gradients(p)
+    micro = float(gradients * math.ceil(n_retain / p.micro_batch))
+    return {"r2d": RunPart(micro, gradients * n_retain, micro, gradients * n_retain)}
+
+
+#: A full-batch base training (rewind-to-delete, App. G.2) sets train.batch_size at least this large.
+FULL_BATCH = 65536
+
+
+def _r2d_check(p: RewindToDeleteParams, design, *, key: str, design_key: str, n_retain: float | None) -> list[tuple[str, str]]:
+    """The design's base training is the full-batch GD of T − K epochs at the unlearning step size."""
+    train = design["train"]
+    want = {"epochs": p.T - p.K, "lr": p.lr, "momentum": 0.0, "weight_decay": 0.0, "schedule": "constant"}
+    wrong = {k: train.get(k) for k, v in want.items() if train.get(k) != v}
+    if wrong or train.get("batch_size", 0) < FULL_BATCH:
+        return [(f"{design_key}.train", f"rewind-to-delete unlearns from the T - K checkpoint of full-batch GD: the design's train must be {want} with batch_size >= {FULL_BATCH} (full batch); got {train}")]
+    return []
+
+
+def _forget_passes_work(p: GradientAscentParams, n_retain: float, n_forget: float, reference: float = 0.0) -> Work:
+    """The language-model methods: ``epochs`` passes over D_f(S), a reference model's forward pass of
+    each forget pair counting ``reference``, and, where ``retain_weight`` > 0, a retain batch of
+    ``batch_size`` pairs a step."""
+    steps = float(p.epochs * math.ceil(n_forget / p.batch_size)) if n_forget else 0.0
+    retain_rows = steps * min(p.batch_size, n_retain) if getattr(p, "retain_weight", 0.0) > 0 else 0.0
+    return steps, p.epochs * n_forget * (1.0 + reference) + retain_rows
+
+
+def _npo_work(p: NPOParams, n_retain: float, n_forget: float) -> Work:
+    """:func:`_forget_passes_work` with the reference model's forward pass of each forget pair."""
+    return _forget_passes_work(p, n_retain, n_forget, FORWARD)
+
+
+def _neggrad_plus_work(p: NegGradPlusParams, n_retain: float, n_forget: float) -> Work:
+    """A retain batch and the next forget batch a step, each its own pass."""
+    steps = p.epochs * math.ceil(n_retain / p.batch_size)
+    return float(steps * (2 if n_forget else 1)), p.epochs * n_retain + forget_rows(steps, p.forget_batch_size or p.batch_size, n_forget)
+
+
+def _scrub_work(p: ScrubParams, n_retain: float, n_forget: float) -> Work:
+    """Max epochs over D_f(S), min epochs over D_r; the teacher's forward pass of every batch."""
+    max_steps = p.max_steps * math.ceil(n_forget / (p.forget_batch_size or p.batch_size)) if n_forget else 0
+    return (1.0 + FORWARD) * (p.epochs * math.ceil(n_retain / p.batch_size) + max_steps), (1.0 + FORWARD) * (p.epochs * n_retain + p.max_steps * n_forget)
+
+
+def _random_labels_work(p: RandomLabelsParams, n_retain: float, n_forget: float) -> Work:
+    """Passes over D_r ∪ D_f(S)."""
+    rows = n_retain + n_forget
+    return float(p.epochs * math.ceil(rows / p.batch_size)), float(p.epochs * rows)
+
+
+def _salun_work(p: SalUnParams, n_retain: float, n_forget: float) -> Work:
+    """The saliency's gradients of D_f(S), then :func:`_random_labels_work`."""
+    rows = n_retain + n_forget
+    steps, images = p.epochs * math.ceil(rows / p.batch_size), p.epochs * rows
+    if n_forget:
+        steps, images = steps + math.ceil(n_forget / p.batch_size), images + n_forget
+    return float(steps), float(images)
+
+
+def _bad_teacher_work(p: BadTeacherParams, n_retain: float, n_forget: float) -> Work:
+    """Passes over the retain subset ∪ D_f(S), each row through one teacher, each teacher a pass."""
+    rows = p.retain_rows(n_retain) + n_forget
+    teachers = 2 if p.retain_rows(n_retain) and n_forget else 1
+    return (1.0 + teachers * FORWARD) * p.epochs * math.ceil(rows / p.batch_size), (1.0 + FORWARD) * p.epochs * rows
+
+
+def _ssd_work(p: SSDParams, n_retain: float, n_forget: float) -> Work:
+    """The importances on D_r ∪ D_f(S) and on D_f(S), gradients of rows; no training."""
+    if not n_forget:
+        return 0.0, 0.0
+    return float(math.ceil((n_retain + n_forget) / p.batch_size) + math.ceil(n_forget / p.batch_size)), n_retain + 2.0 * n_forget
+
+
+_RETAIN = ("retain",)
+
+#: The built-in methods' specs, in the order ``method_names`` and the docs list them; each method's
+#: implementation is the module of its name (:func:`unlearn_audit.unlearning._load_builtins`).
+METHOD_SPECS: dict[str, MethodSpec] = {s.name: s for s in (
+    MethodSpec("no_unlearning", NoUnlearningParams, reads=(), control=True, training_loop=False, work=_no_work),
+    MethodSpec("retain_finetune", RetainFinetuneParams, reads=_RETAIN, grouped=True),
+    MethodSpec("forget_ascent", ForgetAscentParams, grouped=True),
+    MethodSpec("ida", IDAParams, grouped=True, work=_ida_work),
+    MethodSpec("hessian", HessianParams, reads=_RETAIN, release_params=("sigma",), training_loop=False, work=_hessian_work,
+               hvps=_hessian_hvps, parts=_hessian_parts),
+    MethodSpec("model_clipping", ModelClippingParams, certified=True, reads=_RETAIN, grouped=True, parts=_noisy_parts,
+               check=_model_clipping_check),
+    MethodSpec("rewind_to_delete", RewindToDeleteParams, certified=True, release_params=("epsilon", "delta"), training_loop=False,
+               work=_r2d_work, parts=_r2d_parts, check=_r2d_check),
+    MethodSpec("gradient_ascent", GradientAscentParams, work=_forget_passes_work),
+    MethodSpec("gradient_difference", GradientDifferenceParams, work=_forget_passes_work),
+    MethodSpec("npo", NPOParams, work=_npo_work),
+    MethodSpec("simnpo", SimNPOParams, work=_forget_passes_work),
+    MethodSpec("neggrad_plus", NegGradPlusParams, work=_neggrad_plus_work),
+    MethodSpec("scrub", ScrubParams, work=_scrub_work),
+    MethodSpec("random_labels", RandomLabelsParams, work=_random_labels_work),
+    MethodSpec("salun", SalUnParams, work=_salun_work),
+    MethodSpec("bad_teacher", BadTeacherParams, work=_bad_teacher_work),
+    MethodSpec("ssd", SSDParams, work=_ssd_work),
+)}
+
+#: Each built-in method's hyperparameter dataclass (:data:`METHOD_SPECS`' ``params``).
+BUILTIN_PARAMS: dict[str, type] = {name: spec.params for name, spec in METHOD_SPECS.items()}
 
 #: The hyperparameters that only the final Gaussian release of a built-in method reads
 #: (:class:`~unlearn_audit.unlearning.NoiseRelease`): Table 7's σ, the target (ε, δ) of R2D.
-BUILTIN_RELEASE_PARAMS: dict[str, tuple[str, ...]] = {
-    "hessian": ("sigma",),
-    "rewind_to_delete": ("epsilon", "delta"),
-}
+BUILTIN_RELEASE_PARAMS: dict[str, tuple[str, ...]] = {name: spec.release_params for name, spec in METHOD_SPECS.items() if spec.release_params}
 
 #: The built-in methods that end with plain retain steps (``UnlearningMethod.final_steps``), whose
 #: runs ``unlearn_many`` can group: known here without importing the implementations (torch), for
 #: the cost model.
-BUILTIN_GROUPED: tuple[str, ...] = ("retain_finetune", "forget_ascent", "ida", "model_clipping")
+BUILTIN_GROUPED: tuple[str, ...] = tuple(name for name, spec in METHOD_SPECS.items() if spec.grouped)

@@ -64,7 +64,7 @@ def relabelled_training(model: nn.Module, retain: Data, forget: Data, p: RandomL
                    nesterov=cfg.nesterov, grad_clip=cfg.grad_clip, step_loss=step_loss, desc=desc)
 
 
-@register("random_labels", RandomLabelsParams, description="fine-tune on D_r and D_f(S) relabelled with random wrong labels (Graves et al. 2021)")
+@register("random_labels", description="fine-tune on D_r and D_f(S) relabelled with random wrong labels (Graves et al. 2021)")
 def random_labels(model: nn.Module, retain: Data, forget: Data, params: RandomLabelsParams, generator: torch.Generator) -> nn.Module:
     """``epochs`` SGD passes over D_r ∪ D_f(S), each forget row relabelled with a random wrong class."""
     return relabelled_training(model, retain, forget, params, generator)

@@ -1,7 +1,9 @@
 """The registry of unlearning methods: what a method is (:class:`UnlearningMethod`, its optional
 :class:`NoiseRelease` split and the :class:`Monitor` it reports to) and :func:`register`, with which
-each built-in algorithm module and a user's own registers itself (paper §7, App. G).  The
-package (:mod:`unlearn_audit.unlearning`) re-exports every name; torch-free."""
+each built-in algorithm module and a user's own registers itself (paper §7, App. G).  A built-in
+method's dataclass, certificate and what it reads come from its spec (:data:`.params.METHOD_SPECS`,
+docs/development.md#add-an-unlearning-method); a method of one's own gets a spec from its
+registration.  The package (:mod:`unlearn_audit.unlearning`) re-exports every name; torch-free."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .params import BUILTIN_PARAMS
+from .params import METHOD_SPECS
+from .spec import MethodSpec
 
 __all__ = ["UnlearnFn", "Monitor", "NoiseRelease", "UnlearningMethod", "UNLEARNING_METHODS", "register"]
 
@@ -92,6 +95,9 @@ class UnlearningMethod:
         those steps drawn from the same generator (:class:`~.common.RetainSteps`); ``fn`` must equal
         it followed by the steps.  Lets :func:`unlearn_many` run K runs' final steps as one grouped
         network.  None: the method has no such phase.
+    spec
+        Its :class:`~.spec.MethodSpec` (a built-in method's :data:`.params.METHOD_SPECS` entry; one
+        of one's own: the defaults, with what its registration says).
     """
 
     name: str
@@ -103,6 +109,7 @@ class UnlearningMethod:
     monitors: bool = False
     noise_release: NoiseRelease | None = None
     final_steps: UnlearnFn | None = None
+    spec: MethodSpec | None = None
 
 
 UNLEARNING_METHODS: dict[str, UnlearningMethod] = {}
@@ -117,32 +124,52 @@ def register(
     ``params_cls`` is the frozen dataclass of the hyperparameters; by default the type annotation
     of ``fn``'s ``params`` argument.  ``description`` defaults to the first line of the docstring.
     ``noise_release`` declares the method's split into a noiseless part and a Gaussian release;
-    ``final_steps`` its split before its final retain steps (:class:`UnlearningMethod`).
+    ``final_steps`` its split before its final retain steps (:class:`UnlearningMethod`).  A built-in
+    method (a module of this package registering a name of :data:`.params.METHOD_SPECS`) takes its
+    dataclass, certificate and what it reads from its spec, and its release parameters and
+    ``final_steps`` must agree with it.
     """
 
     def deco(fn: UnlearnFn) -> UnlearnFn:
-        cls = params_cls
-        if cls is None:
-            cls = fn.__annotations__.get("params")
-            if isinstance(cls, str):
-                try:
-                    cls = typing.get_type_hints(fn).get("params")
-                except NameError:
-                    cls = None
+        builtin = METHOD_SPECS.get(name) if fn.__module__.startswith(f"{_PACKAGE}.") else None
+        if name in UNLEARNING_METHODS or (builtin is None and name in METHOD_SPECS):  # a built-in name is taken before its module loads
+            raise ValueError(f"unlearning method {name!r} is already registered")
+        cls = builtin.params if builtin is not None else (params_cls or _annotated_params(fn))
         if cls is None or not dataclasses.is_dataclass(cls):
             raise TypeError(f"unlearning method {name!r}: params_cls must be a dataclass (give it or annotate fn's params argument)")
-        builtin_name = name in BUILTIN_PARAMS and not fn.__module__.startswith(f"{_PACKAGE}.")
-        if name in UNLEARNING_METHODS or builtin_name:  # a built-in name is taken before its module loads
-            raise ValueError(f"unlearning method {name!r} is already registered")
         doc = description or next(iter((fn.__doc__ or "").strip().splitlines()), "")
         if noise_release is not None:
             unknown = sorted(set(noise_release.params) - {f.name for f in dataclasses.fields(cls)})
             if unknown:
                 raise TypeError(f"unlearning method {name!r}: release parameters {unknown} are not fields of {cls.__name__}")
-        UNLEARNING_METHODS[name] = UnlearningMethod(name, fn, cls, certified, uses_forget, doc, _accepts_monitor(fn), noise_release, final_steps)
+        spec = builtin or MethodSpec(name, cls, certified=certified, reads=("retain", "forget") if uses_forget else ("retain",),
+                                     release_params=noise_release.params if noise_release is not None else (), grouped=final_steps is not None)
+        if builtin is not None:
+            _check_against_spec(builtin, noise_release, final_steps)
+        UNLEARNING_METHODS[name] = UnlearningMethod(name, fn, cls, spec.certified, spec.uses_forget, doc, _accepts_monitor(fn), noise_release,
+                                                    final_steps, spec)
         return fn
 
     return deco
+
+
+def _annotated_params(fn: UnlearnFn) -> type | None:
+    """The type annotation of ``fn``'s ``params`` argument (None where it has none that resolves)."""
+    cls = fn.__annotations__.get("params")
+    if isinstance(cls, str):
+        try:
+            cls = typing.get_type_hints(fn).get("params")
+        except NameError:
+            cls = None
+    return cls
+
+
+def _check_against_spec(spec: MethodSpec, noise_release: NoiseRelease | None, final_steps: UnlearnFn | None) -> None:
+    """A built-in implementation's release split and final steps are the ones its spec declares."""
+    released = tuple(noise_release.params) if noise_release is not None else ()
+    if released != spec.release_params or (final_steps is not None) != spec.grouped:
+        raise TypeError(f"unlearning method {spec.name!r}: its implementation's release parameters {list(released)} and final steps "
+                        f"({final_steps is not None}) disagree with its spec's ({list(spec.release_params)}, grouped {spec.grouped})")
 
 
 def _accepts_monitor(fn: UnlearnFn) -> bool:

@@ -21,7 +21,7 @@ def _steps(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: 
     return finetune_steps(len(retain[0]), params, generator)
 
 
-@register("retain_finetune", RetainFinetuneParams, uses_forget=False, description="fine-tune on the retain set (G.7)", final_steps=_steps)
+@register("retain_finetune", description="fine-tune on the retain set (G.7)", final_steps=_steps)
 def retain_finetune(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: RetainFinetuneParams, generator: torch.Generator) -> nn.Module:
     """Fine-tune on D_r for ``params.epochs`` epochs (G.7)."""
     return run_final(model, retain, _steps(model, retain, forget, params, generator))

@@ -33,7 +33,7 @@ from ..stats.gaussian_mechanism import gaussian_sigma
 from .registry import Monitor, NoiseRelease, register
 from ..torch_utils import global_norm, sum_of_squares
 from .hessian import retain_gradient
-from .params import BUILTIN_RELEASE_PARAMS, RewindToDeleteParams
+from .params import METHOD_SPECS, RewindToDeleteParams
 
 __all__ = ["RewindToDeleteParams", "rewind_to_delete", "r2d_descent", "r2d_descent_many", "r2d_release", "lipschitz_estimate"]
 
@@ -179,9 +179,9 @@ def r2d_release(model: nn.Module, state: dict, params: RewindToDeleteParams, gen
     return model
 
 
-@register("rewind_to_delete", RewindToDeleteParams, certified=True,
+@register("rewind_to_delete",
           description="K full-batch retain GD steps from the rewound checkpoint, then Gaussian noise (G.2)",
-          noise_release=NoiseRelease(r2d_descent, r2d_release, BUILTIN_RELEASE_PARAMS["rewind_to_delete"], prepare_many=r2d_descent_many))
+          noise_release=NoiseRelease(r2d_descent, r2d_release, METHOD_SPECS["rewind_to_delete"].release_params, prepare_many=r2d_descent_many))
 def rewind_to_delete(
     model: nn.Module,
     retain: tuple[torch.Tensor, torch.Tensor],

@@ -75,7 +75,7 @@ def masked_updates(model: nn.Module, masks: Sequence[torch.Tensor], weight_decay
             h.remove()
 
 
-@register("salun", SalUnParams, description="random-label fine-tuning of the weights most salient to D_f(S) only (Fan et al. 2024)")
+@register("salun", description="random-label fine-tuning of the weights most salient to D_f(S) only (Fan et al. 2024)")
 def salun(model: nn.Module, retain: Data, forget: Data, params: SalUnParams, generator: torch.Generator) -> nn.Module:
     """The saliency mask of D_f(S), then ``random_labels``' training with only the masked weights moving."""
     masks = saliency_mask(model, forget, params)

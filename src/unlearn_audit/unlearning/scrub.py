@@ -70,7 +70,7 @@ def min_epochs(student: nn.Module, teacher: nn.Module, retain: Data, p: ScrubPar
                    step_loss=step_loss, desc="SCRUB min steps")
 
 
-@register("scrub", ScrubParams, description="distil the trained model on D_r, move away from it on D_f(S) (Kurmanji et al. 2023)")
+@register("scrub", description="distil the trained model on D_r, move away from it on D_f(S) (Kurmanji et al. 2023)")
 def scrub(model: nn.Module, retain: Data, forget: Data, params: ScrubParams, generator: torch.Generator) -> nn.Module:
     """Algorithm 1: ``max_steps`` epochs of a max then a min epoch, then the remaining min epochs."""
     teacher = frozen_copy(model)

@@ -13,7 +13,7 @@ from .registry import register
 __all__ = ["simnpo"]
 
 
-@register("simnpo", SimNPOParams, uses_forget=True, description="simple negative preference optimisation (Fan et al. 2024)")
+@register("simnpo", description="simple negative preference optimisation (Fan et al. 2024)")
 def simnpo(model: nn.Module, retain: tuple[torch.Tensor, torch.Tensor], forget: tuple[torch.Tensor, torch.Tensor], params: SimNPOParams, generator: torch.Generator) -> nn.Module:
     """−(2/β) log σ(−(β/|y|) log π_θ(y|x) − γ) on D_f(S) (+ ``retain_weight`` × the retain loss)."""
     return preference_unlearn(model, retain, forget, params, generator, simnpo_loss(params.beta, params.gamma))

@@ -63,7 +63,7 @@ def dampen(params: Sequence[torch.Tensor], full: Sequence[torch.Tensor], forget:
         q.copy_(torch.where(selected, q * beta.to(q.dtype), q))
 
 
-@register("ssd", SSDParams, description="dampen the parameters far more important to D_f(S) than to the training data (Foster et al. 2024)")
+@register("ssd", description="dampen the parameters far more important to D_f(S) than to the training data (Foster et al. 2024)")
 def ssd(model: nn.Module, retain: Data, forget: Data, params: SSDParams, generator: torch.Generator) -> nn.Module:
     """Importances on D_r ∪ D_f(S) and on D_f(S), then the selective dampening of §3."""
     n_forget = len(forget[0])

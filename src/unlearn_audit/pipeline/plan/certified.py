@@ -7,6 +7,7 @@ import dataclasses
 
 from ... import catalogue
 from ...stats.selection import DEFAULT_CELL
+from .controls import base_of, is_control
 from .experiment import PHASES, audit_delta, certified_claim, method_params
 from .nn import NNPlan
 
@@ -56,12 +57,12 @@ class CertifiedPlan:
             "split": design["split"],
             "m": design["m"],
             "method": exp["method"],
-            "base": exp.get("base", "trained"),
+            "base": base_of(exp),
             "label": exp.get("label") or exp["method"],
             "params": params,
             "auditor": self.nn.auditor(name),
             "score": exp.get("score", DEFAULT_CELL["score"]),
-            "variant": "control" if exp["method"] == "no_unlearning" else ("uncertified" if certified_claim(exp) is None else "certified"),
+            "variant": "control" if is_control(exp) else ("uncertified" if certified_claim(exp) is None else "certified"),
         }
 
     def table_inputs(self, wildcards) -> dict[str, list[str]]:

@@ -24,9 +24,9 @@ class GaussianUnlearningPlan:
         return bool(self._cfg["enabled"])
 
     def grid(self, experiment: str) -> list:
-        """The p of each cell: ``ged_vs_eps`` is one cell (its p, every ε on shared draws)."""
-        spec = self._cfg[experiment]
-        return [spec["p"]] if experiment == "ged_vs_eps" else spec["p"]
+        """The p of each cell (:meth:`unlearn_audit.catalogue.GUExperimentSpec.grid`: an ε-grid
+        experiment, ``ged_vs_eps``, is one cell, its p, every ε on shared draws)."""
+        return catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS[experiment].grid(self._cfg[experiment])
 
     def cells(self, wildcards) -> list[str]:
         experiment = wildcards.gu_experiment

@@ -7,6 +7,7 @@ import functools
 import re
 
 from ... import catalogue
+from .controls import RETRAIN, base_of, is_control
 from .paths import chunk_keys, chunk_name
 from ...stats.signs import num_sign_vectors
 from .experiment import DEVICE_PATH_KEYS, PHASES, chunks as _chunks, design_seed as _design_seed, preregistered_cell
@@ -91,7 +92,7 @@ class NNPlan:
             keys = [("candidate", rank) for rank in self.candidates(d)] if self.is_joint(d) else self.run_keys(d)
             out += [(d, chunk_name(chunk), chunk) for chunk in _chunks(keys, self.pricing.runs_per_job(d))]
             if self.retrains(d):
-                out.append((d, "retrain", [("retrain", 0)]))
+                out.append((d, RETRAIN, [(RETRAIN, 0)]))
         return out
 
     @functools.cached_property
@@ -99,7 +100,7 @@ class NNPlan:
         """design → (phase, run) → the name of the training chunk that holds that base model."""
         out: dict[str, dict[tuple[str, int], str]] = {}
         for design, chunk, keys in self.design_chunks():
-            if chunk != "retrain":
+            if chunk != RETRAIN:
                 out.setdefault(design, {}).update({key: chunk for key in keys})
         return out
 
@@ -114,11 +115,11 @@ class NNPlan:
 
     def base_of(self, experiment: str) -> str:
         """``trained`` (the experiment unlearns A(D(S))) or ``retrain`` (it starts from A(D_r))."""
-        return self.experiment(experiment).get("base", "trained")
+        return base_of(self.experiment(experiment))
 
     def retrains(self, design: str) -> bool:
         """Whether an experiment on ``design`` starts from the retrained model A(D_r)."""
-        return any(self.design_of(e) == design and self.base_of(e) == "retrain" for e in self.experiments())
+        return any(self.design_of(e) == design and self.base_of(e) == RETRAIN for e in self.experiments())
 
     def _planned_chunk(self, chunks: dict[str, list[str]], owner: str, chunk: str, what: str) -> list[tuple[str, int]]:
         if chunk not in chunks.get(owner, ()):
@@ -204,7 +205,7 @@ class NNPlan:
         design's training-chunk folders that hold the chunk's runs."""
         group = self.group(wildcards.group)
         design = self.design_of(group[0])
-        if self.base_of(group[0]) == "retrain":
+        if self.base_of(group[0]) == RETRAIN:
             return [self.files.retrain_model(design)]
         if self.is_joint(design):
             return [self.files.base_chunk_dir(design, c) for c in self._train_chunks[design]]
@@ -216,7 +217,7 @@ class NNPlan:
         joint design (a run starts from the candidate of its sign vector); else each run's base model."""
         group = self.group(wildcards.group)
         design = self.design_of(group[0])
-        if self.base_of(group[0]) == "retrain":
+        if self.base_of(group[0]) == RETRAIN:
             return [self.files.retrain_model(design)]
         if self.is_joint(design):
             return [self.base_model(design, "candidate", rank) for rank in self.candidates(design)]
@@ -307,7 +308,7 @@ class NNPlan:
             "batch_size": design["batch_size"],
             "m": design["m"],
             "method": exp["method"],
-            "base": exp.get("base", "trained"),
+            "base": base_of(exp),
             "label": exp.get("label") or exp["method"],
             "params": exp["params"],
             "auditor": self.auditor(name),
@@ -435,7 +436,7 @@ class NNPlan:
         retrained base), against whose AUC its privleak is measured; None where the design has none."""
         design = self.experiment(name)["design"]
         return next((e for e in self.experiments_audited_by("batchwise") if self.experiment(e)["design"] == design
-                     and self.experiment(e)["method"] == "no_unlearning" and self.experiment(e).get("base", "trained") == "retrain"), None)
+                     and is_control(self.experiment(e)) and self.base_of(e) == RETRAIN), None)
 
     def table_retrain_controls(self, wildcards) -> dict:
         """Each batchwise experiment of a table → its design's Retrain control (or None)."""

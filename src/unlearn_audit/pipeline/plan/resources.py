@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from ...checks import check_positive_int
 from ...data import dataset_job_mem_mb
-from .cost.language_models import lm_host_mem_mb
+from ...model_specs import model_spec
 from .paths import chunk_keys
 from .nn import NNPlan
 from .pricing import ChunkPricing
@@ -23,7 +23,8 @@ class ResourcesPlan:
     #: Host memory (MB) of one neural-network job: the Python + torch process ...
     BASE_MEM_MB = 1500
     #: ... plus its dataset's arrays and loaders (``DatasetSpec.job_mem_mb`` of ``unlearn_audit.data.DATASETS``) ...
-    #: ... plus a language model's weights (:func:`.cost.language_models.lm_host_mem_mb`) ...
+    #: ... plus its model's weights where its spec says (``ModelSpec.host_mem_mb``: a language model's,
+    #: :func:`.cost.language_models.lm_host_mem_mb`) ...
     #: ... plus the host side of a CUDA context when the job requests a GPU.
     CUDA_MEM_MB = 2000
     #: CPU cores per GPU of a GPU job (the nn rules run one thread, ``threads: 1``).
@@ -43,14 +44,16 @@ class ResourcesPlan:
 
     # ------------------------------------------------------------------ neural-network jobs
     def mem_mb(self, design: str, attempt: int = 1, *, cuda: bool | None = None, model: bool = True) -> int:
-        """SLURM ``mem_mb`` of a job of ``design``: process + dataset (+ a language model's weights
-        where the job loads the ``model``) (+ CUDA when ``cuda``, by default when the config's jobs
-        request a GPU), times ``attempt`` (so that each retry under ``--retries`` asks for more)."""
+        """SLURM ``mem_mb`` of a job of ``design``: process + dataset (+ the model's weights where its
+        spec counts them, a language model's, and the job loads the ``model``) (+ CUDA when ``cuda``,
+        by default when the config's jobs request a GPU), times ``attempt`` (so that each retry under
+        ``--retries`` asks for more)."""
         self._check_resource_args(design, attempt)
         cfg = self.nn.design(design)
         base = self.BASE_MEM_MB + dataset_job_mem_mb(cfg["dataset"])
-        if model and cfg["model"]["name"] == "causal_lm":
-            base += lm_host_mem_mb(cfg["model"].get("params", {}))
+        spec = model_spec(cfg["model"]["name"])
+        if model and spec is not None:
+            base += spec.job_mem_mb(cfg["model"].get("params", {}))
         cuda = bool(self.gpus()) if cuda is None else cuda
         return (base + (self.CUDA_MEM_MB if cuda else 0)) * attempt
 

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from ....data import DATASETS
-from .language_models import lm_label, lm_shape, lm_tokens
-from .runs import RunPart, charlstm_training_flops
+from ....model_specs import ModelSpec, model_spec, tinynet_training_flops
+from .runs import RunPart
 
 __all__ = ["StepCost", "HVP_HEADER", "UNIT_HEADER", "UNIT_CASES", "PRECISIONS", "precision_label", "tinynet_training_flops", "model_key",
            "read_throughputs", "read_step_costs", "read_hvp_costs", "read_unit_costs", "priced_parts", "run_seconds"]
@@ -30,14 +29,6 @@ UNIT_HEADER = "| date | device | case | shapes | dtype | units | ms per unit |"
 #: model clipping's noisy steps (App. G.1) and rewind-to-delete's full-batch micro-batches (App. G.2).
 UNIT_CASES = ("noisy", "r2d")
 _SHAPES = re.compile(r"^(?P<model>.+) (?P<input>\d+x\d+x\d+), (?:micro-)?batch (?P<batch>\d+)$")
-
-
-def tinynet_training_flops(width: float, size: int, channels: int, classes: int) -> float:
-    """FLOPs of one training image (forward + backward ≈ 3 × forward) of TinyNet (App. D.1)."""
-    f1, f2 = round(64 * width), round(128 * width)
-    half = (size // 2) ** 2
-    macs = size * size * (channels * f1 + f1 * f1) * 9 + half * (f1 * f2 + f2 * f2) * 9 + f2 * classes
-    return 3 * 2 * macs
 
 
 #: The precisions whose throughput rows price a design of that ``precision``: an fp32 row under its
@@ -173,35 +164,14 @@ def read_hvp_costs(results_md: str | Path, device: str) -> dict[tuple[str, str],
 
 
 def model_key(design: Mapping) -> tuple[str, str, float]:
-    """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them (a
-    language model's per sequence of ``max_length`` tokens, :mod:`.language_models`); the label
-    carries the design's ``precision`` unless fp32 (:func:`precision_label`), so that a design is
-    priced at the rows of its precision."""
-    model, inp, flops = _model_key(design)
+    """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them:
+    the design's model spec's (:meth:`unlearn_audit.model_specs.ModelSpec.cost_key`; a language
+    model's per sequence of ``max_length`` tokens, :mod:`.language_models`; a model without a FLOP
+    count: its name, ``-`` and NaN); the label carries the design's ``precision`` unless fp32
+    (:func:`precision_label`), so that a design is priced at the rows of its precision."""
+    name = design["model"]["name"]
+    model, inp, flops = (model_spec(name) or ModelSpec(name, name)).cost_key(design)
     return precision_label(model, str(design.get("precision", "fp32"))), inp, flops
-
-
-def _model_key(design: Mapping) -> tuple[str, str, float]:
-    model = design["model"]
-    p = model.get("params", {})
-    if model["name"] == "causal_lm":
-        tokens = lm_tokens(design)
-        shape = lm_shape(p)
-        return lm_label(p), f"T={tokens}", shape.training_flops(tokens) if shape else math.nan
-    if model["name"] == "charlstm":  # the schema's model names: tinynet, charlstm
-        hidden, window = int(p.get("hidden_size", 256)), int(design.get("dataset_params", {}).get("window", 80))
-        flops = charlstm_training_flops(hidden, int(p.get("embed_dim", 8)), int(p.get("vocab_size", 100)), int(p.get("num_layers", 2)), window)
-        return f"charlstm h={hidden}", f"T={window}", flops
-    if model["name"] != "tinynet":
-        return model["name"], "-", math.nan
-    spec = DATASETS.get(design["dataset"])
-    if spec is None or spec.image is None:
-        return model["name"], "-", math.nan
-    size, channels = spec.image
-    width = float(p.get("width", 1.0))
-    return f"tinynet w={width:g}", f"{size}x{size}x{channels}", tinynet_training_flops(width, size, channels, int(p.get("num_classes", 100)))
-
-
 
 
 def priced_parts(design: Mapping, parts: Mapping[str, RunPart], unit_costs: Mapping) -> tuple[float, float, float]:
