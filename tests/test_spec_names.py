@@ -9,10 +9,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from unlearn_audit.catalogue import GAUSSIAN_UNLEARNING_EXPERIMENTS
+from unlearn_audit.catalogue import CONTROL_METHOD, CONTROLS, GAUSSIAN_UNLEARNING_EXPERIMENTS
 from unlearn_audit.data import DATASETS
 from unlearn_audit.model_specs import MODEL_SPECS
-from unlearn_audit.pipeline.plan.controls import CONTROLS
 from unlearn_audit.unlearning.params import METHOD_SPECS
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "unlearn_audit"
@@ -25,7 +24,6 @@ SPEC_MODULES = {
     "data/__init__.py",
     "data/sizes.py",
     "catalogue.py",
-    "pipeline/plan/controls.py",
 }
 
 _OPS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
@@ -79,6 +77,10 @@ def test_the_scan_sees_a_comparison_of_each_kind():
         'e = experiment == "ged_vs_eps"', 'f = method == "my_method"', 'g = model["name"] == "lstm"',
     ])
     assert [line for line, _ in name_comparisons(source, names)] == [1, 2, 3, 4, 5, 7]
+
+
+def test_the_controls_run_the_one_method_whose_spec_is_a_control():
+    assert {name for name, spec in METHOD_SPECS.items() if spec.control} == {CONTROL_METHOD}
 
 
 def test_the_allow_list_names_modules_that_exist():

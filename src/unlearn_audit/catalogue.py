@@ -1,6 +1,7 @@
-"""The paper's tables and figures that the workflow writes, the convex mechanisms it audits, the
-Gaussian certified-unlearning experiments it runs (each a :class:`GUExperimentSpec`) and the
-membership scores it computes: the one list of each, with the caption or title it is shown with.  Standard library only: the plan
+"""The paper's tables and figures that the workflow writes, the controls every neural-network audit
+stands beside (each a :class:`ControlSpec`), the convex mechanisms it audits, the Gaussian
+certified-unlearning experiments it runs (each a :class:`GUExperimentSpec`) and the membership
+scores it computes: the one list of each, with the caption or title it is shown with.  Standard library only: the plan
 (each Snakemake start), the report, the rules' wildcard constraints and the config schema's enums
 (checked against these by the tests) all derive from it.
 """
@@ -10,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "SUMMARY_FIGURES", "CONVEX_MECHANISMS", "GUExperimentSpec",
+__all__ = ["NN_TABLES", "CERTIFIED_TABLES", "CERTIFIED_FIGURES", "SUMMARY_FIGURES", "CONVEX_MECHANISMS", "TRAINED", "RETRAIN",
+           "CONTROL_METHOD", "ControlSpec", "CONTROLS", "base_of", "is_control", "control_of", "controls_on", "GUExperimentSpec",
            "GAUSSIAN_UNLEARNING_EXPERIMENTS", "SCORE_NAMES", "score_column",
            "PAPER_AUDIT_SIZES", "NAME_PATTERN", "pattern"]
 
@@ -73,6 +75,57 @@ CONVEX_MECHANISMS = {
     "output_perturbation": "output perturbation, linear regression",
     "logistic_newton": "perturbed Newton, logistic loss",
 }
+
+
+#: The base models an experiment starts from (its ``base``): the trained A(D(S)) of each run, or the
+#: one retrained A(D_r) of its design, which also names that model's training chunk and run phase.
+TRAINED, RETRAIN = "trained", "retrain"
+
+#: The method the controls run: the trained or retrained model as is (the one built-in method whose
+#: spec is a control, :data:`unlearn_audit.unlearning.params.METHOD_SPECS`; a test checks they agree).
+CONTROL_METHOD = "no_unlearning"
+
+
+@dataclass(frozen=True)
+class ControlSpec:
+    """A control every neural-network audit stands beside (paper §7;
+    docs/workflow.md#neural-network-audits-designs-and-experiments): its name (the suffix of the
+    experiment that :func:`unlearn_audit.pipeline.controls.add_controls` adds), its label in the
+    tables' method column and the base model it runs :data:`CONTROL_METHOD` on."""
+
+    name: str
+    label: str
+    base: str
+
+
+#: The controls, in the order the tables show them.
+CONTROLS: dict[str, ControlSpec] = {s.name: s for s in (
+    ControlSpec(CONTROL_METHOD, "No unlearning", TRAINED),
+    ControlSpec(RETRAIN, "Retrain", RETRAIN),
+)}
+
+
+def base_of(experiment_cfg: Mapping) -> str:
+    """The base model an experiment starts from: :data:`TRAINED` (the default) or :data:`RETRAIN`."""
+    return experiment_cfg.get("base", TRAINED)
+
+
+def is_control(experiment_cfg: Mapping) -> bool:
+    """Whether an experiment is a control (it runs :data:`CONTROL_METHOD`)."""
+    return experiment_cfg.get("method") == CONTROL_METHOD
+
+
+def control_of(experiment_cfg: Mapping) -> ControlSpec | None:
+    """The control an experiment is (by its base), or ``None`` for an unlearning experiment."""
+    if not is_control(experiment_cfg):
+        return None
+    return next(spec for spec in CONTROLS.values() if spec.base == base_of(experiment_cfg))
+
+
+def controls_on(experiments: Mapping[str, Mapping], base: str) -> dict[str, str]:
+    """{design: the name of its control on ``base``} (:data:`TRAINED`: No unlearning; :data:`RETRAIN`:
+    Retrain), the last in ``experiments``' order where a design has several."""
+    return {e["design"]: name for name, e in experiments.items() if is_control(e) and base_of(e) == base}
 
 
 def pattern(names) -> str:

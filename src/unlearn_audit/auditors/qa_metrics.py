@@ -43,6 +43,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..catalogue import RETRAIN, controls_on
 from ..schemas import QA_COLUMNS, QA_PARTS
 
 __all__ = ["DAMAGE_FRACTION", "words", "lcs_length", "rouge_l_recall", "answer_probability", "truth_ratios", "utility_truth_ratio",
@@ -186,7 +187,7 @@ def experiment_columns(metrics: pd.DataFrame, experiments: Mapping[str, Mapping]
     Retrain control here: forget quality and privleak are then NaN, never measured against a
     stand-in).  NaN (and False) for an experiment without question-answer metrics."""
     ev = metrics[metrics.phase == "eval"]
-    retrain = {e["design"]: name for name, e in experiments.items() if e.get("method") == "no_unlearning" and e.get("base", "trained") == "retrain"}
+    retrain = controls_on(experiments, RETRAIN)
     rows = []
     for name, e in experiments.items():
         runs = ev[ev.experiment == name]

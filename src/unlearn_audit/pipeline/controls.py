@@ -1,6 +1,6 @@
 """The controls every neural-network audit stands beside (paper §7;
 docs/workflow.md#neural-network-audits-designs-and-experiments); their specs are
-:mod:`unlearn_audit.pipeline.plan.controls` (re-exported here).
+:data:`unlearn_audit.catalogue.CONTROLS` (re-exported here, with what an experiment is of them).
 
 * **No unlearning** — the trained model A(D(S)) audited as is (``method: no_unlearning``): the
   design's own leakage, the level an unlearning method must fall below to have done anything.
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .plan.controls import CONTROL_METHOD, CONTROLS, RETRAIN, TRAINED, ControlSpec, base_of, control_of, controls_on, is_control
+from ..catalogue import CONTROL_METHOD, CONTROLS, RETRAIN, TRAINED, ControlSpec, base_of, control_of, controls_on, is_control
 
 __all__ = ["TRAINED", "RETRAIN", "ControlSpec", "CONTROLS", "CONTROL_METHOD", "CONTROL_LABELS", "CONTROL_KEYS", "base_of", "is_control",
            "control_of", "controls_on", "control_experiments", "add_controls"]

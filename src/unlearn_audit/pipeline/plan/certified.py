@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 from ... import catalogue
+from ...catalogue import base_of, is_control
 from ...stats.selection import DEFAULT_CELL
-from .controls import base_of, is_control
 from .experiment import PHASES, audit_delta, certified_claim, method_params
 from .nn import NNPlan
 

@@ -7,7 +7,7 @@ import functools
 import re
 
 from ... import catalogue
-from .controls import RETRAIN, base_of, is_control
+from ...catalogue import RETRAIN, base_of, is_control
 from .paths import chunk_keys, chunk_name
 from ...stats.signs import num_sign_vectors
 from .experiment import DEVICE_PATH_KEYS, PHASES, chunks as _chunks, design_seed as _design_seed, preregistered_cell
