@@ -129,3 +129,15 @@ def test_greedy_answers_follow_the_argmax_and_hugging_face_generate_agrees(data)
     by_forward = greedy_answers(Forward(), x, y, eos=3, pad=0, batch_size=5)
     assert all(np.array_equal(a, b) for a, b in zip(by_generate, by_forward))
     assert len({tuple(a[:10]) for a in by_generate}) > 1 and max(len(a) for a in by_generate) > 20
+
+
+def test_pairs_without_alternative_answers_have_no_truth_ratio_and_the_rest_is_measured():
+    from unlearn_audit.data.qa import QAPair
+
+    pairs = [QAPair(p.question, p.answer, p.entity) for p in synthetic_qa(12, 8, seed=0)]  # TOFU's full.json: no alternatives
+    plain = build_qa_data(pairs, split="uniform", batch_size=4, forget_fraction=None, m=4, seed=2, max_length=112)
+    assert all(len(plain.extra[f"qa_{p}_alt_row"]) == 0 for p in ("forget", "retain", "test"))
+    model, tokens = Fixed(torch.linspace(-1, 1, V)), tokens_of("char")
+    rec = qa_run_metrics(model, plain, np.ones(16, bool), _losses(model, plain), tokens.decode, eos=tokens.eos, pad=tokens.pad)
+    assert all(np.isnan(rec[f"{p}_truth_ratio"]) for p in ("forget", "retain", "test")) and rec["forget_truth_ratios"] == []
+    assert rec["retain_answer_prob"] > 0 and rec["model_utility"] == pytest.approx(0.0)  # its ROUGE-L is 0: one token repeated
