@@ -32,9 +32,10 @@ A method that ends with a Gaussian release (``hessian``: θ − H̃⁻¹g + ξ; 
 in the release's hyperparameters (Table 7's σ, Figure 1c's target ε) then share the noiseless part
 of each run (:func:`unlearn_variants`), and each still draws its own noise.
 
-This module does not import torch: the names and hyperparameter dataclasses of the built-in
-algorithms (:mod:`.params`) are known without it, so a config is validated before any job runs
-and without torch; the implementations are imported on first use (:func:`get_method`).
+This module does not import torch: the names, hyperparameter dataclasses and specs of the built-in
+algorithms (:mod:`.params`; :func:`method_spec`, docs/development.md#add-an-unlearning-method) are
+known without it, so a config is validated and priced before any job runs and without torch; the
+implementations are imported on first use (:func:`get_method`).
 """
 
 from __future__ import annotations
