@@ -4,8 +4,8 @@
 
 Reads the grid and the rule of ``analysis/regime/budgets.yaml`` (or ``--spec``, e.g. the field's
 baselines in ``budgets_baselines.yaml``; each committed before it ran) and the designs and
-experiments of its config (a spec's own ``experiments``, named ``<design>_<key>``, where the config
-has none yet).  For each design it prepares the design's data and sign
+experiments of its config (a spec's own ``experiments``, named ``<design>_<key>`` or as its
+``experiment_names`` map says, where the config has none yet).  For each design it prepares the design's data and sign
 vectors and trains the base models of its first calibration runs and its retrained model A(D_r)
 exactly as the workflow does (``pipeline.nn.prepare_data``, ``sample_signs``, ``nn_runs.train``, the
 design's own root seed), then unlearns each base model at every grid point of every method, with the
@@ -63,7 +63,7 @@ def grid_params(method: str, params: dict, budget: float, lr: float) -> dict:
         p.update(forget_epochs=e_f, epochs=int(budget) - e_f, lr=float(lr))
     elif method == "hessian":
         p.update(s1=1, s2=int(budget), scale=round(1.0 / float(lr), 6))
-    elif method in ("neggrad_plus", "random_labels", "salun", "bad_teacher"):
+    elif method in ("neggrad_plus", "random_labels", "salun", "bad_teacher", "gradient_ascent", "gradient_difference", "npo", "simnpo"):
         p.update(epochs=int(budget), lr=float(lr))
     elif method == "scrub":
         p.update(epochs=int(budget), max_steps=min(2, int(budget)), lr=float(lr))
@@ -178,7 +178,7 @@ def grid_rows(cfg: dict, spec: dict, design: str, work: Path) -> list[dict]:
     controls = runs.controls()
     out = []
     for key, grid in spec["grids"].items():
-        experiment = f"{design}_{key}"
+        experiment = (spec.get("experiment_names") or {}).get(key, f"{design}_{key}")
         exp = cfg["nn"]["experiments"].get(experiment) or spec["experiments"][key]
         for budget in grid["budget"]:
             for lr in grid["lr"]:
