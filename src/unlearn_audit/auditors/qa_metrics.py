@@ -28,7 +28,7 @@ forget pairs (D_f(S), the candidate entities with S_j = +1), a fixed sample of r
   (:func:`is_damaged`).
 
 :func:`run_record` turns one run's measurements into its RUN_METRICS columns
-(:data:`~unlearn_audit.schemas.QA_RUN_COLUMNS`), :func:`experiment_columns` the evaluation runs'
+(:data:`~unlearn_audit.schemas.QA_RUN_METRICS`), :func:`experiment_columns` the evaluation runs'
 into one row per experiment for the table ``llm_qa`` (:data:`~unlearn_audit.schemas.QA_COLUMNS`).
 TOFU's released evaluation averages the perturbed answers' log-probabilities (a geometric mean)
 where its paper, and this module, average their probabilities.  Describes; proves nothing about ε.
@@ -146,7 +146,7 @@ def is_damaged(answer_loss: float, vocab_size: int) -> bool:
 
 
 def run_record(parts: Mapping[str, Mapping[str, object]], answer_loss: float, vocab_size: int) -> dict:
-    """One evaluation run's RUN_METRICS columns of :data:`~unlearn_audit.schemas.QA_RUN_COLUMNS` from
+    """One evaluation run's RUN_METRICS columns of :data:`~unlearn_audit.schemas.QA_RUN_METRICS` from
     its measurements: ``parts`` maps forget, retain and test to ``losses`` (each pair's mean answer
     token loss), ``rouge`` (each pair's ROUGE-L recall) and ``ratios`` (each pair's truth ratio, NaN
     without one); ``answer_loss`` is the retain sample's mean token loss."""
@@ -191,7 +191,7 @@ def experiment_columns(metrics: pd.DataFrame, experiments: Mapping[str, Mapping]
     rows = []
     for name, e in experiments.items():
         runs = ev[ev.experiment == name]
-        measured = "forget_truth_ratios" in runs.columns and runs["vocab_size"].fillna(0).gt(0).any() if len(runs) else False
+        measured = bool(len(runs)) and "forget_truth_ratios" in runs.columns and bool(runs["vocab_size"].fillna(0).gt(0).any())
         row = {"experiment": name, **{c: float(runs[c].mean()) if measured else float("nan") for c in _RUN_MEANS}}
         control = retrain.get(e.get("design"))
         quality = float("nan")
