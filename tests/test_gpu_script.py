@@ -96,7 +96,7 @@ def test_the_lm_case_measures_any_language_model_design_and_plan_prices_config_l
     config = yaml.safe_load((REPO / "config" / "llm.yaml").read_text())
     design = config["nn"]["designs"]["qa_gpt2"]
     shapes = gpu_cases._shapes(False, design="config/llm.yaml:qa_gpt2")
-    assert (shapes["tokens"], shapes["sequences"], shapes["optimizer"]) == (112, 32, "sgd")
+    assert (shapes["tokens"], shapes["sequences"], shapes["optimizer"]) == (112, 32, design["train"].get("optimizer", "sgd")) == (112, 32, "adamw")
     assert (lm_label(shapes["lm"]), f"T={shapes['tokens']}") == model_key(design)[:2]
     costs = read_step_costs(REPO / "benchmarks" / "RESULTS.md", "AMD EPYC")
     assert (*model_key(design)[:2], 1) in costs
