@@ -231,7 +231,7 @@ def report(frame: pd.DataFrame, spec: dict, name: str = "budgets.yaml") -> str:
             lines.append(f"{r.method:16s} {r.budget:>6} {r.lr:>8g} {r.retain_acc:7.3f} {r.forget_acc:7.3f} {r.forget_acc_sd:6.3f} "
                          f"{r.test_acc:7.3f} {r.seconds_per_run:6.2f}  {verdict}{mark}")
         lines.append("")
-    lines.append("Chosen (config/config.yaml's params of each experiment):")
+    lines.append(f"Chosen ({spec['config']}'s params of each experiment):")
     for r in frame[frame.chosen].itertuples():
         lines.append(f"  {r.experiment}: {r.params}" + ("   # not_forgotten" if r.not_forgotten else ""))
     return "\n".join(lines) + "\n"
