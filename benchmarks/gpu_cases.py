@@ -60,7 +60,7 @@ import yaml
 
 from unlearn_audit.data import DATASETS
 from unlearn_audit.models import build_model
-from unlearn_audit.pipeline.plan.cost.language_models import lm_config, lm_label, lm_tokens
+from unlearn_audit.language_model_shapes import lm_config, lm_label, lm_tokens
 from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER, UNIT_HEADER
 from unlearn_audit.torch_utils import compute_precision, deterministic_default
 from unlearn_audit.training.sgd import random_batches, sgd_run

@@ -70,7 +70,7 @@ def test_the_lm_case_measures_the_model_the_tofu_design_is_priced_for():
         import gpu_cases
     finally:
         sys.path.remove(str(REPO / "benchmarks"))
-    from unlearn_audit.pipeline.plan.cost.language_models import lm_label
+    from unlearn_audit.language_model_shapes import lm_label
 
     shapes = gpu_cases._shapes(False)
     design = yaml.safe_load((REPO / "config" / "tofu.yaml").read_text())["nn"]["designs"]["tofu_llama"]
@@ -91,7 +91,7 @@ def test_the_lm_case_measures_any_language_model_design_and_plan_prices_config_l
         import gpu_cases
     finally:
         sys.path.remove(str(REPO / "benchmarks"))
-    from unlearn_audit.pipeline.plan.cost.language_models import lm_label
+    from unlearn_audit.language_model_shapes import lm_label
 
     config = yaml.safe_load((REPO / "config" / "llm.yaml").read_text())
     design = config["nn"]["designs"]["qa_gpt2"]

@@ -67,8 +67,8 @@ def _charlstm_cost(design: Mapping) -> tuple[str, str, float]:
 
 def _causal_lm_cost(design: Mapping) -> tuple[str, str, float]:
     """A causal language model per sequence of its tokens, from its shape
-    (:mod:`unlearn_audit.pipeline.plan.cost.language_models`)."""
-    from .pipeline.plan.cost.language_models import lm_label, lm_shape, lm_tokens
+    (:mod:`unlearn_audit.language_model_shapes`)."""
+    from .language_model_shapes import lm_label, lm_shape, lm_tokens
 
     p = design["model"].get("params", {})
     tokens = lm_tokens(design)
@@ -77,7 +77,7 @@ def _causal_lm_cost(design: Mapping) -> tuple[str, str, float]:
 
 
 def _causal_lm_host_mem_mb(params: Mapping) -> int:
-    from .pipeline.plan.cost.language_models import lm_host_mem_mb
+    from .language_model_shapes import lm_host_mem_mb
 
     return lm_host_mem_mb(params)
 

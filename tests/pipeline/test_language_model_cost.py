@@ -11,7 +11,7 @@ import math
 import pytest
 
 from linear_passes import counted_linear_passes
-from unlearn_audit.pipeline.plan.cost.language_models import HUB_CONFIGS, lm_host_mem_mb, lm_label, lm_shape
+from unlearn_audit.language_model_shapes import HUB_CONFIGS, lm_host_mem_mb, lm_label, lm_shape
 from unlearn_audit.pipeline.plan.cost.runs import design_sizes, unlearning_images, unlearning_steps
 
 transformers = pytest.importorskip("transformers", reason="the llm extra: pip install -e '.[llm]'")

@@ -18,7 +18,7 @@ import yaml
 from meta_device import META, host_reads_answered
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.pipeline.nn_runs import train_config
-from unlearn_audit.pipeline.plan.cost.language_models import lm_config
+from unlearn_audit.language_model_shapes import lm_config
 from unlearn_audit.training import train_model
 from unlearn_audit.unlearning import unlearn
 

@@ -17,7 +17,7 @@ import yaml
 from cli_runner import run_cli
 from unlearn_audit.pipeline.config import validate_config
 from unlearn_audit.plan_reports.hours import plan_rows
-from unlearn_audit.pipeline.plan.cost.language_models import lm_host_mem_mb, lm_shape
+from unlearn_audit.language_model_shapes import lm_host_mem_mb, lm_shape
 from unlearn_audit.pipeline.plan.resources import ResourcesPlan
 from workflow_utils import REPO, load_config, planned_jobs, snakemake
 

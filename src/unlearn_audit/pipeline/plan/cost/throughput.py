@@ -166,7 +166,7 @@ def read_hvp_costs(results_md: str | Path, device: str) -> dict[tuple[str, str],
 def model_key(design: Mapping) -> tuple[str, str, float]:
     """(model label, input label, training FLOPs per image) as benchmarks/throughput.py names them:
     the design's model spec's (:meth:`unlearn_audit.model_specs.ModelSpec.cost_key`; a language
-    model's per sequence of ``max_length`` tokens, :mod:`.language_models`; a model without a FLOP
+    model's per sequence of ``max_length`` tokens, :mod:`unlearn_audit.language_model_shapes`; a model without a FLOP
     count: its name, ``-`` and NaN); the label carries the design's ``precision`` unless fp32
     (:func:`precision_label`), so that a design is priced at the rows of its precision."""
     name = design["model"]["name"]

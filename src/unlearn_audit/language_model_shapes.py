@@ -2,7 +2,7 @@
 its weight count and the FLOPs of one training sequence, from its shape, read from the design's
 ``config``, from the ``config.json`` of a local ``path``, or, for a Hub model, from the published
 config this module holds (so that ``plan`` prices it before anything is downloaded).  Read by the
-cost model (:mod:`.throughput`) and the jobs' memory (:mod:`..resources`).  Torch- and
+models' specs (:mod:`.model_specs`), hence the cost model and the jobs' memory.  Torch- and
 transformers-free.
 """
 
@@ -113,7 +113,7 @@ def lm_shape(params: Mapping) -> LMShape | None:
 
 def lm_tokens(design: Mapping) -> int:
     """The tokens a question-answer pair of a design is padded to: its ``dataset_params.max_length``."""
-    from ....data.qa import QA_DEFAULTS
+    from .data.qa import QA_DEFAULTS
 
     return int(design.get("dataset_params", {}).get("max_length", QA_DEFAULTS["max_length"]))
 
