@@ -355,6 +355,24 @@ def looks_unlearned_yet_rejected_adversarial(run: Run) -> Verdict:
     return _looks_unlearned_yet_rejected(run, "adversarial")
 
 
+def llm_looks_unlearned_yet_rejected(run: Run) -> Verdict:
+    """The paper's point on language models (config/llm.yaml's llm_qa): among the methods whose answer
+    accuracy on the forgotten entities' pairs is at most Retrain's + 0.05 and whose held-out accuracy is
+    within 0.05 of Retrain's, more are rejected than a Retrain-level run allows (and there is at least
+    one such row)."""
+    t = run.table("llm_qa")
+    rt = one(t, "Retrain")
+    methods = t[~t.method.isin(["No unlearning", "Retrain"])]
+    if methods.empty:
+        raise Missing("llm_qa's method rows")
+    looks = ((methods.forget_acc - float(rt.forget_acc)) <= 0.05 + 1e-12) & ((methods.test_acc - float(rt.test_acc)).abs() <= 0.05 + 1e-12)
+    ok, count, rows_ = rejected_count(methods[looks].epsilon_lb_claim, run.zeta)
+    parts = [f"{r.method}: forget {r.forget_acc:.3f}, test {r.test_acc:.3f}, claim {fmt(r.epsilon_lb_claim)}" + ("" if lk else " [does not look unlearned]")
+             for r, lk in zip(methods.itertuples(), looks)]
+    return ok and bool(looks.any()), f"looks unlearned: {count}; Retrain forget {rt.forget_acc:.3f}, test {rt.test_acc:.3f}; " + "; ".join(parts), \
+        {"rows": rows_, "rows looking unlearned": int(looks.sum()) - 0.5}
+
+
 def uniform_guesses_as_papers(run: Run) -> Verdict:
     """Table 1b's magnitude, scale-free: the paper's uniform heuristics (79.5-100.5 at m = 4,500, r =
     3,000, L = 10) guessed 0.66-0.68 of their r guesses right; here each uniform fine-tuning heuristic
@@ -811,6 +829,7 @@ CLAIMS = [
     Claim("looks-unlearned-yet-rejected-adversarial", looks_unlearned_yet_rejected_adversarial,
           diverges="once the class is forgotten as after retraining, the heuristics keep almost no membership signal an audit of "
                    "m = 144 detects (d' near 0 against No unlearning's; analysis/divergences.py)"),
+    Claim("llm-looks-unlearned-yet-rejected", llm_looks_unlearned_yet_rejected),
     Claim("uniform-guesses-as-papers", uniform_guesses_as_papers,
           diverges="at the budget where they look unlearned, the digits heuristics keep little of their models' memorisation "
                    "(d' in analysis/divergences.py, against No unlearning's); the paper's CIFAR-100 models test at 0.53"),
