@@ -5,23 +5,17 @@ a run without the table skips it."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
 import pandas as pd
 import pytest
 import yaml
 
-from workflow_utils import REPO
+from workflow_utils import claims_script
 
 
 @pytest.fixture(scope="module")
 def claims():
-    spec = importlib.util.spec_from_file_location("claims_script", REPO / "analysis" / "claims.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses resolve their module
-    spec.loader.exec_module(module)
-    return module
+    return claims_script()
 
 
 #: config/llm.yaml's table as a run of it wrote it (the columns the claim reads).

@@ -9,6 +9,7 @@ needs to, a few keys changed.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -21,6 +22,16 @@ REPO = Path(__file__).resolve().parents[2]
 #: The workflow (the root Snakefile only includes it).
 SNAKEFILE = REPO / "workflow" / "Snakefile"
 SMALL_CONFIGS = REPO / ".test"
+
+
+def claims_script():
+    """analysis/claims.py as a module (registered in ``sys.modules``, so that its dataclasses resolve
+    their module)."""
+    spec = importlib.util.spec_from_file_location("claims_script", REPO / "analysis" / "claims.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def small_config(name: str) -> str:

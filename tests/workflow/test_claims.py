@@ -12,7 +12,6 @@ paper's phenomenon is absent and pass where it is present, through the workflow'
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,7 @@ import pytest
 from unlearn_audit import schemas
 from unlearn_audit.io import read_concat, write_parquet
 from unlearn_audit.pipeline import nn as pnn
-from workflow_utils import REPO
+from workflow_utils import REPO, claims_script
 
 pytestmark = pytest.mark.workflow
 
@@ -33,11 +32,7 @@ FINDING = ("heuristics-rejected", "looks-unlearned-yet-rejected-uniform")
 
 @pytest.fixture(scope="module")
 def claims():
-    spec = importlib.util.spec_from_file_location("claims_script", REPO / "analysis" / "claims.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses resolve their module
-    spec.loader.exec_module(module)
-    return module
+    return claims_script()
 
 
 def _status(claims, results) -> dict[str, str]:
