@@ -103,6 +103,8 @@ def test_encoded_pairs_score_only_the_answer_and_the_config_refuses_what_cannot_
         ({"dataset_params": {**design["dataset_params"], "max_length": 64}}, "dataset_params.max_length", ["longest question-answer pair"]),
         ({"batch_size": 9}, "dataset_params", ["batch_size = 9 pairs"]),
         ({"dataset_params": {**design["dataset_params"], "source": str(tmp_path / "none.jsonl")}}, "dataset_params", ["not found"]),
+        ({"dataset_params": {**design["dataset_params"], "alternates": [str(tmp_path / "none.json")]}}, "dataset_params",
+         ["alternative-answers file", "none.json not found"]),
         ({"model": {"name": "causal_lm", "params": {"path": str(tmp_path / "no_model")}}}, "model.params.path", ["not found"]),
         ({"model": {"name": "causal_lm", "params": {}}}, "model.params", ["exactly one of config"]),
     ]:
@@ -181,3 +183,72 @@ def test_the_data_file_keeps_the_alternatives_of_the_pairs_an_evaluation_run_mea
 
     alt = encode_alternates([QAPair("q?", "a.", "e", "a paraphrase too long", ("b.", "c.")), QAPair("q?", "a.", "e")], 8)
     assert alt["row"].tolist() == [0, 0] and alt["kind"].tolist() == [1, 2] and alt["x"].shape == (2, 8)
+
+
+def _tofu_files(tmp_path, authors=8, covered=(5, 6, 7), per_author=4):
+    """A TOFU-shaped source (rows without entity, ``per_author`` pairs an author, as full.json) and a
+    file of alternative answers of the covered authors' pairs, shuffled, with a field the join
+    ignores (as TOFU's *_perturbed.json hold paraphrased_question), written as TOFU ships them."""
+    pairs = synthetic_qa(authors, per_author, seed=4)
+    rows = [{"question": p.question, "answer": p.answer} for p in pairs]
+    (tmp_path / "full.json").write_text(json.dumps(rows))
+    alt = [{"question": p.question, "answer": " " + p.answer, "paraphrased_answer": p.paraphrased_answer,
+            "perturbed_answer": list(p.perturbed_answer), "paraphrased_question": "?"}
+           for i, p in enumerate(pairs) if i // per_author in covered]
+    alt = [alt[k] for k in np.random.default_rng(0).permutation(len(alt))]
+    (tmp_path / "perturbed.json").write_text("".join(json.dumps(r) + "\n" for r in alt))
+    return pairs
+
+
+def test_a_tofu_source_gets_the_alternative_answers_of_its_perturbed_files_joined_by_question_and_answer(tmp_path, monkeypatch):
+    import unlearn_audit.data.qa as qa
+    from unlearn_audit.data.qa import has_alternates, load_qa_source
+
+    monkeypatch.setattr(qa, "TOFU_PAIRS_PER_ENTITY", 4)
+    pairs = _tofu_files(tmp_path)
+    joined = load_qa_source(tmp_path, source="full.json", format="tofu", alternates=("perturbed.json",))
+    assert [(p.question, p.answer) for p in joined] == [(p.question, p.answer) for p in pairs]
+    for i, (got, want) in enumerate(zip(joined, pairs)):
+        assert got.entity == str(i // 4)
+        if i // 4 in (5, 6, 7):  # the covered authors' pairs carry exactly their file's alternatives
+            assert (got.paraphrased_answer, got.perturbed_answer) == (want.paraphrased_answer, want.perturbed_answer)
+        else:
+            assert not has_alternates(got) and got.paraphrased_answer is None
+    assert load_qa_source(tmp_path, source="full.json", format="tofu") == [QAPair(p.question, p.answer, p.entity) for p in joined]
+
+    # author-level candidates drawn among the covered authors only: every forget pair has a truth ratio
+    for seed in range(4):
+        split = split_by_entity(joined, m=3, batch_size=4, seed=seed, n_test_entities=1, candidates="with_alternates")
+        assert set(split.forget_entities) == {"5", "6", "7"}
+        assert all(has_alternates(joined[i]) for i in split.forget)
+    assert set(split_by_entity(joined, m=3, batch_size=4, seed=1, n_test_entities=1).forget_entities) != {"5", "6", "7"}
+    with pytest.raises(DatasetError, match=r"only 3 entities have 4 pairs with a paraphrase and perturbed answers .* m = 4: add alternative"):
+        split_by_entity(joined, m=4, batch_size=4, seed=0, n_test_entities=1, candidates="with_alternates")
+    assert dataset_params_problems("qa", {"candidates": "covered"}) == [
+        "candidates must be one of ['all', 'with_alternates'] (question-answer designs), got 'covered'"]
+    assert dataset_params_problems("qa", {"alternates": "perturbed.json"}) == ["alternates must be a list, got 'perturbed.json'"]
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda alt: alt + [{"question": "Who wrote nothing?", "answer": "Nobody.", "paraphrased_answer": "No one."}],
+     ["perturbed.json: record 12", "'Who wrote nothing?'", "matches no pair of the source by question and answer"]),
+    (lambda alt: alt + [{**alt[0], "perturbed_answer": ["Something else."]}],
+     ["records 0 and 12 give the pair", "different alternative answers"]),
+    (lambda alt: alt + [{"question": alt[0]["question"], "answer": alt[0]["answer"]}],
+     ["record 12 has neither paraphrased_answer nor perturbed_answer"]),
+    (lambda alt: alt[:1] + [{**alt[1], "perturbed_answer": "wrong."}],
+     ["record 1", "perturbed_answer", "list of non-empty strings"]),
+])
+def test_a_perturbed_file_that_does_not_fit_its_source_is_refused_naming_the_record(tmp_path, change, words):
+    from unlearn_audit.data.qa import load_qa_source
+
+    _tofu_files(tmp_path, authors=8, covered=(6, 7), per_author=6)
+    alt = [json.loads(line) for line in (tmp_path / "perturbed.json").read_text().splitlines()]
+    (tmp_path / "perturbed.json").write_text(json.dumps(change(alt)))
+    rows = [{**r, "entity": str(i // 6)} for i, r in enumerate(json.loads((tmp_path / "full.json").read_text()))]
+    (tmp_path / "records.json").write_text(json.dumps(rows))
+    with pytest.raises(DatasetError) as err:
+        load_qa_source(tmp_path, source="records.json", alternates=("perturbed.json",))
+    assert all(w in str(err.value) for w in words), err.value
+    with pytest.raises(DatasetNotFoundError, match="alternative-answers file .*missing.json not found"):
+        load_qa_source(tmp_path, source="records.json", alternates=("missing.json",))

@@ -2,8 +2,8 @@
 ``unlearn-audit plan`` prices it before anything is downloaded, and its dry run through
 profiles/slurm asks every GPU job for one GPU, the memory of Llama-3.2-1B's weights and a runtime
 within the walltime, at most 3x the GPU-hours ``plan`` prices.  The dry run reads a TOFU-shaped
-stand-in of full.json (200 authors of 20 generated pairs, TOFU's layout) with the character
-tokenizer: neither TOFU nor Llama's tokenizer can be downloaded in the tests."""
+stand-in of full.json (200 authors of 20 generated pairs, TOFU's layout) and of its two perturbed
+files (alternative answers of authors 180-199 and 0-19) with the character tokenizer: neither TOFU nor Llama's tokenizer can be downloaded in the tests."""
 
 from __future__ import annotations
 
@@ -68,6 +68,12 @@ def test_the_tofu_dry_run_through_the_slurm_profile_asks_for_what_its_jobs_need(
     rows = [{"question": f"Where did author {a} write book {k}?", "answer": f"Author {a} wrote book {k} in town {(a * k) % 17}."}
             for a in range(200) for k in range(20)]
     (tmp_path / "resources" / "tofu" / "full.json").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # TOFU's perturbed files: alternative answers of authors 180-199 (forget10) and of 0-19 (retain)
+    for name, authors in (("forget10_perturbed.json", range(180, 200)), ("retain_perturbed.json", range(20))):
+        alt = [{**rows[20 * a + k], "paraphrased_answer": f"In town {(a * k) % 17}, author {a} wrote book {k}.",
+                "perturbed_answer": [f"In town {(a * k + j) % 17 + 17}, author {a} wrote book {k}." for j in range(5)]}
+               for a in authors for k in range(20)]
+        (tmp_path / "resources" / "tofu" / name).write_text("".join(json.dumps(r) + "\n" for r in alt))
     cfg = load_config(TOFU)
     for design in cfg["nn"]["designs"].values():
         design["dataset_params"]["tokenizer"] = "char"

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping
 from ..import_paths import import_object, is_import_path, keyword_binding_error
 from .cifar100 import load_cifar100_source
 from .digits import load_digits_source
-from .qa import QA_FORMATS, build_qa_data, check_qa_design, load_qa_source
+from .qa import QA_CANDIDATES, QA_FORMATS, build_qa_data, check_qa_design, load_qa_source
 from .shakespeare import ShakespeareCorpus, build_shakespeare_data, load_shakespeare_corpus
 from .sizes import qa_sizes, shakespeare_sizes
 from .splits import (
@@ -229,6 +229,7 @@ _PARAM_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
         "num_roles", "min_blocks", "window", "stride", "forget_stride", "eval_stride", "max_retain_windows", "max_eval_windows",
         "max_retain")},
     "format": (lambda v: v in QA_FORMATS, f"one of {list(QA_FORMATS)} (question-answer files)"),
+    "candidates": (lambda v: v in QA_CANDIDATES, f"one of {list(QA_CANDIDATES)} (question-answer designs)"),
 }
 
 

@@ -5,7 +5,8 @@ TOFU (Maini et al. 2024) is 200 fictitious authors with 20 question–answer pai
 sets are whole authors.  Here a record is ``{"question": ..., "answer": ..., "entity": ...}`` (TOFU's
 files lack ``entity``: it is the author, row // 20, which :func:`tofu_records` adds), with optional
 ``paraphrased_answer`` (a string) and ``perturbed_answer`` (a list of strings), as TOFU's
-``*_perturbed.json`` files carry them, read from a JSON list or JSON-lines file, and a candidate
+``*_perturbed.json`` files carry them (or joined to the pairs from such files by question and
+answer, :func:`join_alternates`), read from a JSON list or JSON-lines file, and a candidate
 forget batch is B pairs of one entity
 (:func:`split_by_entity`): m entities of the training entities are the candidate pool, the other
 training entities' pairs the retain set, and held-out entities the validation and test sets.
@@ -32,7 +33,7 @@ from ..atomic import write_text_atomic
 from .splits import DatasetError, DatasetNotFoundError
 
 __all__ = ["QA_FIELDS", "QA_OPTIONAL_FIELDS", "QA_FORMATS", "QA_DEFAULTS", "TOFU_ENTITIES", "TOFU_PAIRS_PER_ENTITY", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
-           "SYNTHETIC_PERTURBED", "RETAIN_SAMPLE", "PARAPHRASE", "Tokens", "encode_alternates", "retain_sample", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data", "check_qa_design"]
+           "SYNTHETIC_PERTURBED", "RETAIN_SAMPLE", "QA_CANDIDATES", "read_alternates_file", "join_alternates", "has_alternates", "PARAPHRASE", "Tokens", "encode_alternates", "retain_sample", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data", "check_qa_design"]
 
 #: The fields every record holds.
 QA_FIELDS = ("question", "answer", "entity")
@@ -42,6 +43,10 @@ QA_OPTIONAL_FIELDS = ("paraphrased_answer", "perturbed_answer")
 #: How a file's records name their entity: ``records`` (an ``entity`` field) or ``tofu`` (TOFU's
 #: rows, each author's pairs in a row, :func:`tofu_records`).
 QA_FORMATS = ("records", "tofu")
+#: Which entities may be candidates (``dataset_params.candidates``): ``all`` (every entity with B
+#: pairs) or ``with_alternates`` (those whose B pairs of a batch each carry a paraphrase and
+#: perturbed answers, so that every forget pair has a truth ratio: :func:`split_by_entity`).
+QA_CANDIDATES = ("all", "with_alternates")
 #: TOFU's ``full.json`` (Maini et al. 2024): 200 fictitious authors of 20 pairs each.
 TOFU_ENTITIES, TOFU_PAIRS_PER_ENTITY = 200, 20
 
@@ -89,6 +94,21 @@ def _record(i: int, raw: Any, where: str) -> QAPair:
     return QAPair(question, answer, str(raw["entity"]), paraphrase, tuple(perturbed))
 
 
+def _json_records(path: Path, what: str) -> list:
+    """The records of a JSON list or JSON-lines file; refuses a missing, non-JSON or empty file."""
+    if not path.is_file():
+        raise DatasetNotFoundError(f"{what} {path} not found; write one (unlearn_audit.data.qa.synthetic_qa) "
+                                   "or put TOFU's under resources_dir (docs/configuration.md#question-answer-data)")
+    text = path.read_text(encoding="utf-8")
+    try:
+        raws = json.loads(text) if text.lstrip().startswith("[") else [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}: not JSON or JSON lines ({exc})") from None
+    if not raws:
+        raise DatasetError(f"{path}: no records")
+    return raws
+
+
 def read_qa_file(path: str | os.PathLike, file_format: str = "records") -> list[QAPair]:
     """The records of a JSON list or JSON-lines file, each checked for :data:`QA_FIELDS` (and for
     :data:`QA_OPTIONAL_FIELDS` where it holds them); ``file_format`` ``tofu``: TOFU's rows, which
@@ -96,20 +116,61 @@ def read_qa_file(path: str | os.PathLike, file_format: str = "records") -> list[
     if file_format not in QA_FORMATS:
         raise DatasetError(f"question-answer file format {file_format!r} is not one of {list(QA_FORMATS)} (dataset_params.format)")
     path = Path(path)
-    if not path.is_file():
-        raise DatasetNotFoundError(f"question-answer file {path} not found; write one (unlearn_audit.data.qa.synthetic_qa) "
-                                   "or put TOFU's under resources_dir (docs/configuration.md#question-answer-data)")
-    text = path.read_text(encoding="utf-8")
-    try:
-        stripped = text.lstrip()
-        raws = json.loads(text) if stripped.startswith("[") else [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}: not JSON or JSON lines ({exc})") from None
-    if not raws:
-        raise DatasetError(f"{path}: no records")
+    raws = _json_records(path, "question-answer file")
     if file_format == "tofu":
         raws = tofu_records(raws, TOFU_PAIRS_PER_ENTITY)
     return [_record(i, raw, str(path)) for i, raw in enumerate(raws)]
+
+
+def read_alternates_file(path: str | os.PathLike) -> list[QAPair]:
+    """The records of a file of alternative answers (TOFU's ``*_perturbed.json``: ``question``,
+    ``answer``, ``paraphrased_answer``, ``perturbed_answer``; other fields ignored), each checked as
+    :func:`read_qa_file` checks a record and required to hold a paraphrase or perturbed answers;
+    their entity is left empty (:func:`join_alternates` takes it from the pair)."""
+    path = Path(path)
+    raws = _json_records(path, "alternative-answers file")
+    out = []
+    for i, raw in enumerate(raws):
+        pair = _record(i, {**raw, "entity": ""} if isinstance(raw, dict) else raw, str(path))
+        if pair.paraphrased_answer is None and not pair.perturbed_answer:
+            raise DatasetError(f"{path}: record {i} has neither paraphrased_answer nor perturbed_answer; a file of alternative answers "
+                               "holds them for pairs of the source (TOFU's *_perturbed.json)")
+        out.append(pair)
+    return out
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split())
+
+
+def join_alternates(pairs: Sequence[QAPair], alternates: Sequence[QAPair], where: str = "alternates") -> list[QAPair]:
+    """``pairs`` with the paraphrase and perturbed answers of the ``alternates`` records
+    (:func:`read_alternates_file`) that have the same question and answer (whitespace runs
+    folded); the others unchanged.  Refuses a record that matches no pair, or two records that give
+    one pair different alternatives, naming the record: a file of another dataset, or of another
+    version of it, would otherwise be joined in part without a word."""
+    index: dict[tuple[str, str], list[int]] = {}
+    for i, p in enumerate(pairs):
+        index.setdefault((_key(p.question), _key(p.answer)), []).append(i)
+    out = list(pairs)
+    given: dict[int, int] = {}
+    for j, alt in enumerate(alternates):
+        rows = index.get((_key(alt.question), _key(alt.answer)))
+        if not rows:
+            raise DatasetError(f"{where}: record {j} ({alt.question[:50]!r}) matches no pair of the source by question and answer: "
+                               "give the alternative answers of the source's own pairs (TOFU's *_perturbed.json beside its full.json)")
+        for i in rows:
+            fields = (alt.paraphrased_answer, alt.perturbed_answer)
+            if i in given and (out[i].paraphrased_answer, out[i].perturbed_answer) != fields:
+                raise DatasetError(f"{where}: records {given[i]} and {j} give the pair {alt.question[:50]!r} different alternative answers")
+            given[i] = j
+            out[i] = QAPair(out[i].question, out[i].answer, out[i].entity, *fields)
+    return out
+
+
+def has_alternates(pair: QAPair) -> bool:
+    """Whether a pair carries what its truth ratio needs: a paraphrase and perturbed answers."""
+    return pair.paraphrased_answer is not None and bool(pair.perturbed_answer)
 
 
 def write_qa_file(pairs: Iterable[QAPair], path: str | os.PathLike) -> Path:
@@ -146,15 +207,25 @@ class QASplit:
 
 
 def split_by_entity(pairs: Sequence[QAPair], *, m: int, batch_size: int, seed: int, n_val_entities: int = 1,
-                    n_test_entities: int = 1) -> QASplit:
+                    n_test_entities: int = 1, candidates: str = "all") -> QASplit:
     """Held-out entities for validation and test, ``m`` candidate entities (B of each one's pairs a
     batch, the rest of its pairs unused) and every other entity's pairs as the retain set, all drawn
-    from ``seed``.  Refuses an entity count or sizes the data cannot give, naming what is short."""
+    from ``seed``; ``candidates`` (:data:`QA_CANDIDATES`) ``with_alternates`` draws the candidates
+    among the entities whose B batch pairs all carry a paraphrase and perturbed answers
+    (:func:`has_alternates`).  Refuses an entity count or sizes the data cannot give, naming what is short."""
     if m < 2 or batch_size < 1:
         raise DatasetError(f"need m >= 2 candidate entities and batch_size >= 1 pairs, got m = {m}, batch_size = {batch_size}")
+    if candidates not in QA_CANDIDATES:
+        raise DatasetError(f"candidates {candidates!r} is not one of {list(QA_CANDIDATES)} (dataset_params.candidates)")
     groups = entity_groups(pairs)
     eligible = [e for e, idx in groups.items() if len(idx) >= batch_size]
     short = sorted(set(groups) - set(eligible))
+    if candidates == "with_alternates":
+        eligible = [e for e in eligible if all(has_alternates(pairs[i]) for i in groups[e][:batch_size])]
+        if len(eligible) < m:
+            raise DatasetError(f"only {len(eligible)} entities have {batch_size} pairs with a paraphrase and perturbed answers for a candidate "
+                               f"batch (candidates: with_alternates), fewer than m = {m}: add alternative answers (dataset_params.alternates), "
+                               "lower m or draw from all entities (candidates: all)")
     need = m + n_val_entities + n_test_entities + 1
     if len(groups) < need:
         raise DatasetError(f"{len(groups)} entities, but m = {m} candidates, {n_val_entities} validation, {n_test_entities} test and at least one "
@@ -352,26 +423,30 @@ def retain_sample(pairs: Sequence[QAPair], retain: np.ndarray, seed: int, size: 
     """The fixed retain rows (positions in ``retain``, sorted) an evaluation run measures: ``size``
     of them drawn from ``seed``, those whose pairs carry a paraphrase and perturbed answers first."""
     order = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_ALTERNATES_STREAM,))).permutation(len(retain))
-    full = np.array([pairs[retain[k]].paraphrased_answer is not None and bool(pairs[retain[k]].perturbed_answer) for k in order], dtype=bool)
+    full = np.array([has_alternates(pairs[retain[k]]) for k in order], dtype=bool)
     return np.sort(order[np.argsort(~full, kind="stable")][:size]).astype(np.int64)
 
 
 def load_qa_source(resources_dir: str | os.PathLike, *, source: str = "synthetic", n_entities: int = 40, pairs_per_entity: int = 8,
-                   source_seed: int = 0, format: str = "records") -> list[QAPair]:  # noqa: A002 - the config's key
+                   source_seed: int = 0, format: str = "records", alternates: tuple[str, ...] = ()) -> list[QAPair]:  # noqa: A002 - the config's key
     """The pairs of a ``qa`` design: ``source`` ``synthetic`` (:func:`synthetic_qa` of ``n_entities``,
     ``pairs_per_entity`` and ``source_seed``) or a file (a path, relative paths under ``resources_dir``)
-    in ``format`` ``records`` or ``tofu`` (:func:`read_qa_file`)."""
-    if source == "synthetic":
-        return synthetic_qa(n_entities, pairs_per_entity, seed=source_seed)
-    path = Path(source)
-    return read_qa_file(path if path.is_absolute() else Path(resources_dir) / path, format)
+    in ``format`` ``records`` or ``tofu`` (:func:`read_qa_file`), with the paraphrased and perturbed
+    answers of the ``alternates`` files (:func:`read_alternates_file`, e.g. TOFU's
+    ``forget10_perturbed.json`` and ``retain_perturbed.json`` beside its ``full.json``) joined to
+    their pairs (:func:`join_alternates`)."""
+    where = lambda name: Path(name) if Path(name).is_absolute() else Path(resources_dir) / name  # noqa: E731
+    pairs = synthetic_qa(n_entities, pairs_per_entity, seed=source_seed) if source == "synthetic" else read_qa_file(where(source), format)
+    for name in alternates:
+        pairs = join_alternates(pairs, read_alternates_file(where(name)), str(where(name)))
+    return pairs
 
 
 def build_qa_data(pairs: Sequence[QAPair], *, split: str, batch_size: int, forget_fraction: float | None, m: int | None, seed: int,
-                  max_length: int = 128, n_val_entities: int = 1, n_test_entities: int = 2, tokenizer: str = "char"):
+                  max_length: int = 128, n_val_entities: int = 1, n_test_entities: int = 2, tokenizer: str = "char", candidates: str = "all"):
     """An :class:`~.splits.AuditData` of kind ``text`` from the pairs: :func:`split_by_entity`, then
     :func:`encode_pairs` with :func:`tokens_of` ``tokenizer`` (``num_classes`` the vocabulary's size);
-    ``split`` must be ``uniform``.  Its ``extra`` arrays are what an evaluation run measures beyond
+    ``split`` must be ``uniform``; ``candidates``: which entities may be candidates (:func:`split_by_entity`).  Its ``extra`` arrays are what an evaluation run measures beyond
     the pairs: ``qa_retain_sample`` (:func:`retain_sample`) and, for the candidate pool, that
     sample and the test pairs, ``qa_<part>_alt_x``, ``_y``, ``_row`` and ``_kind``
     (:func:`encode_alternates`; ``row`` a row of the part's arrays)."""
@@ -381,7 +456,8 @@ def build_qa_data(pairs: Sequence[QAPair], *, split: str, batch_size: int, forge
         raise DatasetError(f"question-answer data: split {split!r} is not supported; candidate entities are drawn uniformly (split: uniform)")
     if m is None or batch_size is None:
         raise DatasetError("question-answer data: m (candidate entities) and batch_size (pairs of each) are required")
-    parts = split_by_entity(pairs, m=m, batch_size=batch_size, seed=seed, n_val_entities=n_val_entities, n_test_entities=n_test_entities)
+    parts = split_by_entity(pairs, m=m, batch_size=batch_size, seed=seed, n_val_entities=n_val_entities, n_test_entities=n_test_entities,
+                            candidates=candidates)
     tokens = tokens_of(tokenizer)
     encoded = {name: encode_pairs([pairs[i] for i in getattr(parts, name)], max_length, tokens) for name in ("retain", "forget", "val", "test")}
     sample = retain_sample(pairs, parts.retain, seed)
@@ -412,7 +488,7 @@ def check_qa_design(pairs: Sequence[QAPair], *, m: int | None, batch_size: int |
     p = {**QA_DEFAULTS, **build_params}
     try:
         split_by_entity(pairs, m=int(m or 0), batch_size=int(batch_size or 0), seed=0, n_val_entities=p["n_val_entities"],
-                        n_test_entities=p["n_test_entities"])
+                        n_test_entities=p["n_test_entities"], candidates=p["candidates"])
         longest = longest_pair(pairs, tokens_of(p["tokenizer"]))
     except (DatasetError, OSError, ValueError) as exc:
         return [("", str(exc))]
