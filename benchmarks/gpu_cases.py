@@ -28,6 +28,12 @@ warm-up call):
   precision; ``--sequences``: other batch sizes, a row each; ``--design``: another language-model
   design, e.g. ``config/llm.yaml:qa_gpt2``); with ``--append`` also a row of the throughput table,
   in sequences/s, which ``unlearn-audit plan`` reads for that design in place of its assumed TFLOP/s;
+* ``decode``: greedy decoding of the TOFU metrics' answers (:mod:`unlearn_audit.qa_eval`) by the same
+  language model's ``generate`` with its key-value cache, in fp32 as evaluation runs decode, over
+  a batch of 64 prompts of half a sequence (``--sequences``: other batches, a row each), one unit
+  one token step; the shapes column names the model and input as the throughput rows do, so that
+  the cost model prices an evaluation run's decoding at the row (``decode`` of
+  :func:`unlearn_audit.pipeline.plan.cost.runs.evaluation_metrics_work`);
 * ``lissa``: LiSSA iterations of the Hessian method (App. G.4), one Hessian-vector product of a
   minibatch of 10 a unit (``--hvp-batch``: one or more minibatch sizes), on the TinyNet;
   ``lissa-lstm`` the same on the CharLSTM, with cuDNN off as the method runs it on a GPU.  With
@@ -62,7 +68,8 @@ from unlearn_audit.data import DATASETS
 from unlearn_audit.models import build_model
 from unlearn_audit.language_model_shapes import lm_config, lm_label, lm_tokens
 from unlearn_audit.pipeline.plan.cost.throughput import HVP_HEADER, UNIT_HEADER
-from unlearn_audit.torch_utils import compute_precision, deterministic_default
+from unlearn_audit.data.qa import GENERATION_BATCH
+from unlearn_audit.torch_utils import compute_precision, deterministic_default, full_precision
 from unlearn_audit.training.sgd import random_batches, sgd_run
 from unlearn_audit.unlearning.hessian import hessian_step, retain_gradient
 from unlearn_audit.unlearning.model_clipping import _noisy_phase
@@ -72,7 +79,7 @@ from unlearn_audit.unlearning import Monitor
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from throughput import _sync, device_name, with_rows  # noqa: E402  (the throughput table's format)
 
-CASES = ("noisy", "r2d", "lstm", "lissa", "lissa-lstm", "lm")
+CASES = ("noisy", "r2d", "lstm", "lissa", "lissa-lstm", "lm", "decode")
 #: The language model of ``lm``: config/tofu.yaml's design.
 LM_DESIGN = Path(__file__).resolve().parents[1] / "config" / "tofu.yaml", "tofu_llama"
 #: ``--tiny``'s language model: two layers of 64.
@@ -193,6 +200,18 @@ def case_timer(case: str, units: int, s: dict, device: torch.device):
                     show_progress=False, optimizer=s["optimizer"])
 
         return run, f"{lm_label(s['lm'])}, {s['optimizer']}, batch {s['sequences']} x {s['tokens']} tokens"
+    if case == "decode":
+        model = _causal_lm(s, device).eval()
+        g = torch.Generator().manual_seed(0)
+        prompts = torch.randint(1, model.lm.config.vocab_size, (s["sequences"], max(s["tokens"] // 2, 1)), generator=g).to(device)
+
+        @torch.no_grad()
+        def run(n: int) -> None:
+            with full_precision(device):
+                model.lm.generate(input_ids=prompts, attention_mask=torch.ones_like(prompts), max_new_tokens=n, min_new_tokens=n,
+                                  do_sample=False, num_beams=1, use_cache=True, pad_token_id=0)
+
+        return run, f"{lm_label(s['lm'])} T={s['tokens']}, batch {s['sequences']}"
     if case in ("lissa", "lissa-lstm"):
         lstm = case == "lissa-lstm"
         model = _charlstm(s, device) if lstm else _tinynet(s, device)
@@ -237,7 +256,7 @@ def main() -> None:
     ap.add_argument("--windows", type=int, help="the CharLSTM's batch of windows (default 256, the paper's)")
     ap.add_argument("--design", help="CONFIG:DESIGN whose model and input shapes to use (default: the paper's)")
     ap.add_argument("--hvp-batch", type=int, nargs="+", default=[10], help="lissa cases: the minibatch sizes of a product (default 10, App. G.4's CIFAR-100)")
-    ap.add_argument("--sequences", type=int, nargs="+", help="lm: the batch sizes to time, a row each (default the design's; two or more "
+    ap.add_argument("--sequences", type=int, nargs="+", help="lm, decode: the batch sizes to time, a row each (default the design's, decode 64; two or more "
                     "give plan a step's fixed cost beside its rate)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--append", type=Path, help="add each case's row to this file's per-unit table as it finishes")
@@ -246,8 +265,9 @@ def main() -> None:
     device = torch.device(a.device)
     name, today, shapes = device_name(device), dt.date.today().isoformat(), _shapes(a.tiny, a.hidden, a.windows, a.design)
     print(f"{name}, torch {torch.__version__}; load average {Path('/proc/loadavg').read_text().split()[:3]}", flush=True)
-    runs = [(case, shapes | {"hvp_batch": b}) for case in a.cases if case != "lm" for b in (a.hvp_batch if case.startswith("lissa") else a.hvp_batch[:1])]
+    runs = [(case, shapes | {"hvp_batch": b}) for case in a.cases if case not in ("lm", "decode") for b in (a.hvp_batch if case.startswith("lissa") else a.hvp_batch[:1])]
     runs += [("lm", shapes | {"sequences": q}) for q in (a.sequences or [shapes["sequences"]]) if "lm" in a.cases]
+    runs += [("decode", shapes | {"sequences": q}) for q in (a.sequences or [GENERATION_BATCH]) if "decode" in a.cases]
     for case, s in runs:
         t0 = time.perf_counter()
         try:

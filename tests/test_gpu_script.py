@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from unlearn_audit.pipeline.plan.cost.throughput import model_key, read_hvp_costs, read_step_costs
@@ -44,9 +45,9 @@ def _run(*args: str) -> str:
 def test_each_case_runs_and_appends_its_row(tmp_path):
     results = tmp_path / "RESULTS.md"
     results.write_text("# Measured\n\nprose before\n")
-    _run("benchmarks/gpu_cases.py", "noisy", "r2d", "lstm", "lissa", "lissa-lstm", "lm", "--tiny", "--units", "2", "--append", str(results))
+    _run("benchmarks/gpu_cases.py", "noisy", "r2d", "lstm", "lissa", "lissa-lstm", "lm", "decode", "--tiny", "--units", "2", "--append", str(results))
     rows = [line.split(" | ") for line in results.read_text().splitlines() if " tiny | " in line]
-    assert [r[2] for r in rows] == ["noisy tiny", "r2d tiny", "lstm tiny", "lissa tiny", "lissa-lstm tiny", "lm tiny"]
+    assert [r[2] for r in rows] == ["noisy tiny", "r2d tiny", "lstm tiny", "lissa tiny", "lissa-lstm tiny", "lm tiny", "decode tiny"]
     # the language model's throughput row (sequences/s), read as the cost model reads a step's cost
     lm = read_step_costs(results, "cpu")[("causal_lm llama d=64 L=2", "T=16", 1)]
     assert lm.images_per_s > 0
@@ -103,3 +104,38 @@ def test_the_lm_case_measures_any_language_model_design_and_plan_prices_config_l
     total = next(r for r in plan_rows(validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml", read_data=False),
                                       read_throughputs(REPO / "benchmarks" / "RESULTS.md", "AMD EPYC")) if r["target"] == "total")
     assert math.isfinite(total["device_hours"]) and not total["estimate"]
+
+
+def test_a_decode_row_prices_an_evaluation_runs_greedy_decoding_of_its_design(tmp_path):
+    """``gpu_cases.py decode --design config/llm.yaml:qa_gpt2``'s shapes name the model and input the
+    design is priced under; its rows at two batches give the cost model a token step's fixed cost
+    and rate, at which an evaluation run's ``decode`` part (the TOFU metrics' greedy answers) is
+    priced in place of the training rows' forward-pass share."""
+    from unlearn_audit.pipeline.plan.cost.runs import unlearning_run_work
+    from unlearn_audit.pipeline.plan.cost.throughput import priced_parts, read_unit_costs
+    from unlearn_audit.pipeline.plan import WorkflowPlan
+    from unlearn_audit.pipeline.config import validate_config
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import gpu_cases
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    config = validate_config(yaml.safe_load((REPO / "config" / "llm.yaml").read_text()), REPO / "workflow" / "schemas" / "config.schema.yaml",
+                             read_data=False)
+    design = config["nn"]["designs"]["qa_gpt2"]
+    shapes = gpu_cases._shapes(False, design="config/llm.yaml:qa_gpt2")
+    run, label = gpu_cases.case_timer("decode", 2, shapes | {"sequences": 8}, __import__("torch").device("cpu"))
+    run(1)  # greedy steps of the design's model run
+    rows = [f"| 2026-12-07 | cpu (test) | decode | {label.replace('batch 8', f'batch {b}')} | fp32 | 20 | {ms} |" for b, ms in ((8, 4.0), (64, 11.0))]
+    results = tmp_path / "RESULTS.md"
+    results.write_text(gpu_cases.UNIT_HEADER + "\n|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    cost = read_unit_costs(results, "cpu")[("decode", *model_key(design)[:2])]
+    assert cost.step_s == pytest.approx(3.0e-3) and cost.seconds(10, 640) == pytest.approx(10 * 3.0e-3 + 640 * 1.0e-3 / 8)
+    plan = WorkflowPlan(config)
+    group = next(g for g in plan.nn.unlearn_groups() if plan.nn.experiment(g[0])["method"] == "npo")
+    work = unlearning_run_work(design, [plan.nn.experiment(e) for e in group])
+    decode = work.eval_parts["decode"]
+    assert "decode" not in work.parts and work.eval_steps == pytest.approx(work.steps + decode.steps)
+    steps, images, seconds = priced_parts(design, work.eval_parts, read_unit_costs(results, "cpu"))
+    assert (steps, images) == (decode.steps, decode.images) and seconds == pytest.approx(cost.seconds(decode.units, decode.examples))

@@ -141,3 +141,26 @@ def test_pairs_without_alternative_answers_have_no_truth_ratio_and_the_rest_is_m
     rec = qa_run_metrics(model, plain, np.ones(16, bool), _losses(model, plain), tokens.decode, eos=tokens.eos, pad=tokens.pad)
     assert all(np.isnan(rec[f"{p}_truth_ratio"]) for p in ("forget", "retain", "test")) and rec["forget_truth_ratios"] == []
     assert rec["retain_answer_prob"] > 0 and rec["model_utility"] == pytest.approx(0.0)  # its ROUGE-L is 0: one token repeated
+
+
+def test_the_cost_models_counts_are_what_an_evaluation_run_decodes_and_scores(monkeypatch):
+    """qa_evaluation_counts (what plan prices an evaluation run's TOFU metrics at) against the calls
+    qa_run_metrics makes on the same split (seed 0, the first m/2 candidates forgotten): the pairs it
+    decodes, the token steps and the prompts they carry, and the alternative answers it scores."""
+    import unlearn_audit.qa_eval as qa_eval
+    from unlearn_audit.data.sizes import qa_evaluation_counts
+
+    design = {"dataset": "qa", "m": 4, "batch_size": 4, "dataset_params": {"source": "synthetic", "n_entities": 12, "pairs_per_entity": 8,
+                                                                           "max_length": 112, "n_test_entities": 2}}
+    data = build_qa_data(synthetic_qa(12, 8, seed=0), split="uniform", batch_size=4, forget_fraction=None, m=4, seed=0, max_length=112)
+    counts = qa_evaluation_counts(design, 16.0)
+    decoded, scored = [], []
+    real_decode, real_scores = qa_eval._generate_forward, qa_eval.model_scores
+    monkeypatch.setattr(qa_eval, "_generate_forward", lambda model, prompts, new, *a: decoded.append((len(prompts), new)) or real_decode(model, prompts, new, *a))
+    monkeypatch.setattr(qa_eval, "model_scores", lambda model, x, y, **k: scored.append(len(x)) or real_scores(model, x, y, **k))
+    model, tokens = Fixed(torch.linspace(-1, 1, V)), tokens_of("char")
+    in_forget = np.repeat([True, True, False, False], 4)
+    qa_run_metrics(model, data, in_forget, _losses(model, data), tokens.decode, eos=tokens.eos, pad=tokens.pad)
+    assert counts.decoded == sum(n for n, _ in decoded) == 8 + 32 + 16 and len(decoded) > 1  # batches split where prompt + limit pass 112
+    assert counts.decode_steps == sum(new for _, new in decoded) and counts.decode_examples == sum(n * new for n, new in decoded)
+    assert counts.alternates == sum(scored) == 4 * counts.decoded  # a paraphrase and three perturbed answers a pair

@@ -403,7 +403,8 @@ def _cmd_plan(args) -> str:
     notes = [f"throughput: rows of {results} whose device contains {args.device!r}, each design at its precision's (base training at the design's "
              "models_per_group K, unlearning of retain fine-tune, forget ascent, IDA and model clipping at its "
              "unlearn_models_per_group K, where that K's row was recorded, else K = 1); Hessian-vector products, model clipping's noisy "
-             "steps and rewind-to-delete's full-batch micro-batches at their per-unit rows where recorded"]
+             "steps, rewind-to-delete's full-batch micro-batches and question-answer designs' greedy decoding at their per-unit rows where "
+             "recorded"]
     if args.batched:
         notes.append(f"hours at K = {args.batched}: every TinyNet base training and every groupable unlearning run {args.batched} "
                      "models at once, at that K's recorded rate (the K = 1 rate where none is recorded)")

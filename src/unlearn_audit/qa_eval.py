@@ -18,15 +18,11 @@ import numpy as np
 import torch
 
 from .auditors.qa_metrics import rouge_l_recall, run_record, truth_ratios
+from .data.qa import GENERATION_BATCH, GENERATION_MARGIN, decoding_batches, decoding_limits
 from .scores import IGNORE, model_scores
 from .torch_utils import full_precision, model_device
 
 __all__ = ["GENERATION_MARGIN", "GENERATION_BATCH", "prompts_and_answers", "greedy_answers", "qa_run_metrics"]
-
-#: Tokens a greedy answer may run past the true answer's length.
-GENERATION_MARGIN = 16
-#: Pairs decoded at once.
-GENERATION_BATCH = 64
 
 
 def prompts_and_answers(x: np.ndarray, y: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -90,16 +86,8 @@ def _generate_forward(model, prompts: list[np.ndarray], new: int, pad: int, leng
 
 
 def _batches(prompts: list[np.ndarray], limits: list[int], length: int, size: int) -> list[list[int]]:
-    """The pairs' positions in batches of at most ``size``, in order of prompt length, each batch's
-    longest prompt and longest continuation within ``length`` tokens (a model's positions)."""
-    out: list[list[int]] = []
-    for i in sorted(range(len(prompts)), key=lambda k: len(prompts[k])):
-        last = out[-1] if out else None
-        if last is not None and len(last) < size and len(prompts[i]) + max(max(limits[k] for k in last), limits[i]) <= length:
-            last.append(i)
-        else:
-            out.append([i])
-    return out
+    """The pairs' positions in batches (:func:`~unlearn_audit.data.qa.decoding_batches`)."""
+    return decoding_batches([len(p) for p in prompts], limits, length, size)
 
 
 def greedy_answers(model: torch.nn.Module, x: np.ndarray, y: np.ndarray, *, eos: int, pad: int,
@@ -110,7 +98,7 @@ def greedy_answers(model: torch.nn.Module, x: np.ndarray, y: np.ndarray, *, eos:
     device = model_device(model)
     length = np.asarray(x).shape[1]
     prompts, answers = prompts_and_answers(x, y)
-    limits = [min(len(a) + margin, length - len(p)) for p, a in zip(prompts, answers)]
+    limits = decoding_limits([len(p) for p in prompts], [len(a) for a in answers], length, margin)
     lm = _hf_model(model)
     out: list[np.ndarray] = [np.zeros(0, np.int64)] * len(prompts)
     for batch in _batches(prompts, limits, length, batch_size):

@@ -173,7 +173,8 @@ def test_under_runtime_from_config_measured_parts_count_the_training_images_thei
     monkeypatch.setattr(ChunkPricing, "THROUGHPUT_RECORDS", results)
     plan = WorkflowPlan(validate_config(config, SCHEMA, read_data=False))
     design = plan.nn.design("shakespeare")
-    _, _, images, parts = unlearning_run_work(design, [plan.nn.experiment("shakespeare_hessian")])
+    work = unlearning_run_work(design, [plan.nn.experiment("shakespeare_hessian")])
+    images, parts = work.eval_images, work.eval_parts
     model, inp, _ = model_key(design)
     hvp = read_unit_costs(results, "cpu")[("hvp", model, inp)].seconds(parts["hvp"].units, parts["hvp"].examples)
     measured = images - parts["hvp"].images + hvp * read_throughputs(results, "cpu")[(model, inp, 1)]

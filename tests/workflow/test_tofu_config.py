@@ -1,7 +1,9 @@
 """config/tofu.yaml, TOFU at its authors' scale for GPUs (docs/configuration.md#tofu-on-a-gpu-cluster):
 ``unlearn-audit plan`` prices it before anything is downloaded, and its dry run through
 profiles/slurm asks every GPU job for one GPU, the memory of Llama-3.2-1B's weights and a runtime
-within the walltime, at most 3x the GPU-hours ``plan`` prices.  The dry run reads a TOFU-shaped
+within the walltime, at most 3.5x the GPU-hours ``plan`` prices (a safety factor of 2, every run
+of a chunk asking for an evaluation run's time, which decodes and scores TOFU's metrics, and 5
+minutes of start-up a job).  The dry run reads a TOFU-shaped
 stand-in of full.json (200 authors of 20 generated pairs, TOFU's layout) and of its two perturbed
 files (alternative answers of authors 180-199 and 0-19) with the character tokenizer: neither TOFU nor Llama's tokenizer can be downloaded in the tests."""
 
@@ -93,4 +95,4 @@ def test_the_tofu_dry_run_through_the_slurm_profile_asks_for_what_its_jobs_need(
     assert all(res.get("gpu", "0") == "0" and int(res.get("mem_mb", 0)) < model_mb for rule, res in jobs if rule not in GPU_RULES)
     requested = sum(int(res["runtime"]) for _, res in gpu_jobs) / 60
     priced = _priced_hours()["device_hours"]
-    assert priced < requested <= 3 * priced, (requested, priced)
+    assert priced < requested <= 3.5 * priced, (requested, priced)

@@ -26,7 +26,7 @@ from .cifar100 import load_cifar100_source
 from .digits import load_digits_source
 from .qa import QA_CANDIDATES, QA_FORMATS, build_qa_data, check_qa_design, load_qa_source
 from .shakespeare import ShakespeareCorpus, build_shakespeare_data, load_shakespeare_corpus
-from .sizes import qa_sizes, shakespeare_sizes
+from .sizes import qa_evaluation_counts, qa_sizes, shakespeare_sizes
 from .splits import (
     PARTS,
     AuditData,
@@ -84,7 +84,10 @@ class DatasetSpec:
     ``exact_sizes`` says whether the sizes are the data's (False: an estimate, which the config
     check does not hold a design to).  ``build``'s keyword parameters are the dataset's split
     parameters.  ``check(source, m=, batch_size=, **split_params)``, where given, says what a design
-    asks of the data that only the data answer (:func:`dataset_design_problems`)."""
+    asks of the data that only the data answer (:func:`dataset_design_problems`).
+    ``evaluation_counts(design, pool)``, where given, is what the dataset's own metrics add to an
+    evaluation run (:class:`.sizes.EvaluationCounts`: TOFU's on question-answer designs), which the
+    cost model prices."""
 
     name: str
     kind: str
@@ -99,6 +102,7 @@ class DatasetSpec:
     check: Callable[..., list[tuple[str, str]]] | None = None
     size_model: Callable[[Mapping, float], tuple[float, float, float]] | None = None
     exact_sizes: bool = True
+    evaluation_counts: Callable[[Mapping, float], Any] | None = None
 
     def sizes(self, design: Mapping, pool: float) -> tuple[float, float, float]:
         """(|D_r|, m·B, |test|) of a design whose candidate pool is ``pool`` examples (NaN where the
@@ -127,7 +131,8 @@ DATASETS: dict[str, DatasetSpec] = {
                                load_shakespeare_corpus, build_shakespeare_data, 0.1, job_mem_mb=1000, size_model=shakespeare_sizes,
                                exact_sizes=False),
     "qa": DatasetSpec("qa", "text", "question-answer pairs about entities in TOFU's format, a candidate batch one entity's pairs",
-                      load_qa_source, build_qa_data, None, job_mem_mb=500, check=check_qa_design, size_model=qa_sizes),
+                      load_qa_source, build_qa_data, None, job_mem_mb=500, check=check_qa_design, size_model=qa_sizes,
+                      evaluation_counts=qa_evaluation_counts),
 }
 
 

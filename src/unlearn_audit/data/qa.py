@@ -33,7 +33,7 @@ from ..atomic import write_text_atomic
 from .splits import DatasetError, DatasetNotFoundError
 
 __all__ = ["QA_FIELDS", "QA_OPTIONAL_FIELDS", "QA_FORMATS", "QA_DEFAULTS", "TOFU_ENTITIES", "TOFU_PAIRS_PER_ENTITY", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
-           "SYNTHETIC_PERTURBED", "RETAIN_SAMPLE", "QA_CANDIDATES", "read_alternates_file", "join_alternates", "has_alternates", "PARAPHRASE", "Tokens", "encode_alternates", "retain_sample", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data", "check_qa_design"]
+           "SYNTHETIC_PERTURBED", "RETAIN_SAMPLE", "GENERATION_MARGIN", "GENERATION_BATCH", "TOFU_PERTURBED", "decoding_limits", "decoding_batches", "QA_CANDIDATES", "read_alternates_file", "join_alternates", "has_alternates", "PARAPHRASE", "Tokens", "encode_alternates", "retain_sample", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data", "check_qa_design"]
 
 #: The fields every record holds.
 QA_FIELDS = ("question", "answer", "entity")
@@ -395,6 +395,32 @@ def longest_pair(pairs: Sequence[QAPair], tokens: Tokens | None = None) -> int:
 PARAPHRASE = 0
 #: Retain pairs an evaluation run measures beside its forget and held-out pairs (:func:`retain_sample`).
 RETAIN_SAMPLE = 32
+#: Tokens a greedy answer may run past the true answer's length (:mod:`unlearn_audit.qa_eval`).
+GENERATION_MARGIN = 16
+#: Pairs decoded at once (:mod:`unlearn_audit.qa_eval`).
+GENERATION_BATCH = 64
+#: Perturbed answers TOFU's ``*_perturbed.json`` hold a pair (the most a file source is priced at).
+TOFU_PERTURBED = 5
+
+
+def decoding_limits(prompt_lengths: Sequence[int], answer_lengths: Sequence[int], length: int, margin: int = GENERATION_MARGIN) -> list[int]:
+    """The most tokens each pair's greedy answer may take: its answer's length plus ``margin``,
+    within ``length`` tokens (the encoded pairs' width) after its prompt."""
+    return [min(a + margin, length - p) for p, a in zip(prompt_lengths, answer_lengths)]
+
+
+def decoding_batches(prompt_lengths: Sequence[int], limits: Sequence[int], length: int, size: int = GENERATION_BATCH) -> list[list[int]]:
+    """The pairs' positions in batches of at most ``size``, in order of prompt length, each batch's
+    longest prompt and longest continuation within ``length`` tokens (a model's positions): how
+    :func:`unlearn_audit.qa_eval.greedy_answers` decodes, and how the cost model counts it."""
+    out: list[list[int]] = []
+    for i in sorted(range(len(prompt_lengths)), key=lambda k: prompt_lengths[k]):
+        last = out[-1] if out else None
+        if last is not None and len(last) < size and prompt_lengths[i] + max(max(limits[k] for k in last), limits[i]) <= length:
+            last.append(i)
+        else:
+            out.append([i])
+    return out
 
 
 def encode_alternates(pairs: Sequence[QAPair], max_length: int, tokens: Tokens | None = None) -> dict[str, np.ndarray]:

@@ -123,9 +123,10 @@ def _jobs(config: dict, bench: Path, step_costs: Mapping, unit_costs: Mapping | 
     for group, chunk, keys in plan.nn.experiment_chunks():
         cfg = plan.nn.design(plan.nn.design_of(group[0]))
         experiments = [plan.nn.experiment(e) for e in group]
-        steps, calib_images, eval_images, parts = unlearning_run_work(cfg, experiments)
+        work = unlearning_run_work(cfg, experiments)
         k = unlearning_k(cfg, experiments[0])
-        calib, evals = (run_seconds(cfg, steps, images, k, step_costs, parts=parts, unit_costs=unit_costs) for images in (calib_images, eval_images))
+        calib = run_seconds(cfg, work.steps, work.calib_images, k, step_costs, parts=work.parts, unit_costs=unit_costs)
+        evals = run_seconds(cfg, work.eval_steps, work.eval_images, k, step_costs, parts=work.eval_parts, unit_costs=unit_costs)
         n_calib = sum(1 for phase, _ in keys if phase == "calib")
         mean = (n_calib * calib + (len(keys) - n_calib) * evals) / len(keys)
         add(job_kind(plan, plan.nn.design_of(group[0]), group), bench / group[0] / f"unlearn_{chunk}.tsv", len(keys), mean, experiments[0]["method"])

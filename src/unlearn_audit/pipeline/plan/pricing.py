@@ -72,8 +72,8 @@ class ChunkPricing:
             return minutes
         train = base_training_images(cfg)
         # an evaluation run (it also measures retain and test accuracy) prices every run of the job
-        _, _, run, parts = unlearning_run_work(cfg, [self._experiments[e] for e in experiments])
-        run = self._measured_parts_as_images(cfg, run, parts)
+        work = unlearning_run_work(cfg, [self._experiments[e] for e in experiments])
+        run = self._measured_parts_as_images(cfg, work.eval_images, work.eval_parts)
         return minutes * run / train if math.isfinite(run) and math.isfinite(train) and train > 0 else minutes
 
     def _measured_parts_as_images(self, cfg: dict, images: float, parts: dict) -> float:
@@ -104,8 +104,8 @@ class ChunkPricing:
             steps, images, k, parts = base_training_steps(cfg), base_training_images(cfg), training_k(cfg), {}
         else:  # an evaluation run (it also measures retain and test accuracy) prices every run of the job
             exps = [self._experiments[e] for e in experiments]
-            steps, _, images, parts = unlearning_run_work(cfg, exps)
-            k = unlearning_k(cfg, exps[0])
+            work = unlearning_run_work(cfg, exps)
+            steps, images, parts, k = work.eval_steps, work.eval_images, work.eval_parts, unlearning_k(cfg, exps[0])
         seconds = run_seconds(cfg, steps, images, k, costs, self.cluster.get("assume_tflops"), parts, unit_costs)
         if not math.isfinite(seconds):
             model, inp, _ = model_key(cfg)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import math
 from types import SimpleNamespace
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 from ....data import dataset_spec
 from ....unlearning.spec import FORWARD, HVP, RunPart
 
 __all__ = ["FORWARD", "HVP", "RunPart", "design_sizes", "base_training_images", "base_training_steps", "retrain_work",
-           "unlearning_images", "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "hessian_vector_products",
+           "unlearning_images", "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "RunWork",
+           "evaluation_metrics_work", "hessian_vector_products",
            "run_parts", "group_run_parts", "takes_training_steps", "training_k", "unlearning_k"]
 
 
@@ -124,29 +125,70 @@ def unlearning_run_steps(design: Mapping, experiments: Sequence[Mapping]) -> lis
     return out
 
 
+def evaluation_metrics_work(design: Mapping) -> tuple[float, float, dict[str, RunPart]]:
+    """(steps, training-image equivalents, parts) that the dataset's own metrics add to one
+    evaluation run of one experiment (its spec's ``evaluation_counts``,
+    :class:`unlearn_audit.data.sizes.EvaluationCounts`: TOFU's on a question-answer design), zeros
+    for a dataset without them.  Greedy decoding is the part ``decode``: a unit is one token step over
+    a batch of prompts (a forward-only step, its examples the batch's pairs), which a per-unit row
+    prices where recorded (``benchmarks/gpu_cases.py decode``); a decoded pair's tokens add one
+    forward pass of a sequence, and each alternative answer one.  NaN where the sizes are unknown."""
+    spec = dataset_spec(design["dataset"])
+    if spec is None or spec.evaluation_counts is None:
+        return 0.0, 0.0, {}
+    pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
+    counts = spec.evaluation_counts(design, pool)
+    if not math.isfinite(counts.decoded):  # sizes only the data know: priced as the run is
+        return math.nan, math.nan, {}
+    decode = RunPart(units=counts.decode_steps, examples=counts.decode_examples, steps=FORWARD * counts.decode_steps,
+                     images=FORWARD * counts.decoded)
+    return decode.steps, decode.images + FORWARD * counts.alternates, {"decode": decode}
+
+
 def unlearning_run_images(design: Mapping, experiments: Sequence[Mapping]) -> list[tuple[float, float, float]]:
     """For one run of a group of experiments that share their noiseless part (each an experiment's
     config): per experiment, (its share of the noiseless unlearning, the scoring of a calibration
     run, the scoring of an evaluation run).  Scoring scores the pool once, and once more per
-    checkpoint step; an evaluation run also measures retain and test accuracy."""
+    checkpoint step; an evaluation run also measures retain and test accuracy, and the dataset's own
+    metrics (:func:`evaluation_metrics_work`)."""
     n_retain, pool, n_test = design_sizes(design)
+    metrics = evaluation_metrics_work(design)[1]
     out = []
     for exp in experiments:
         p = _method_params(exp)
         shared = unlearning_images(exp["method"], p, n_retain, pool / 2) / len(experiments)
         calib = FORWARD * (1 + len(exp.get("params", {}).get("checkpoint_steps", []))) * pool
-        out.append((shared, calib, calib + FORWARD * (n_retain + n_test)))
+        out.append((shared, calib, calib + FORWARD * (n_retain + n_test) + metrics))
     return out
 
 
-def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> tuple[float, float, float, dict[str, RunPart]]:
+class RunWork(NamedTuple):
+    """One run of a group of experiments sharing their noiseless part (:func:`unlearning_run_work`)."""
+
+    steps: float                  # a calibration run's steps
+    calib_images: float
+    eval_images: float
+    parts: dict[str, RunPart]     # a calibration run's parts that a per-unit row can price
+    eval_steps: float             # an evaluation run's: the steps and the dataset's own metrics'
+    eval_parts: dict[str, RunPart]
+
+
+def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> RunWork:
     """(steps, images of a calibration run, images of an evaluation run, the parts a per-unit row can
-    price) of one run of a group of experiments sharing their noiseless part:
-    :func:`unlearning_run_steps` and :func:`unlearning_run_images` summed over the group, and the
-    parts of its noiseless part (:func:`run_parts`, counted in the steps and images)."""
+    price, an evaluation run's steps and parts) of one run of a group of experiments sharing their
+    noiseless part: :func:`unlearning_run_steps` and :func:`unlearning_run_images` summed over the
+    group, the parts of its noiseless part (:func:`run_parts`, counted in the steps and images), and
+    for an evaluation run the dataset's own metrics of each experiment's model
+    (:func:`evaluation_metrics_work`)."""
     per_run = unlearning_run_images(design, experiments)
-    return (sum(unlearning_run_steps(design, experiments)), sum(shared + calib for shared, calib, _ in per_run),
-            sum(shared + evals for shared, _, evals in per_run), group_run_parts(design, experiments))
+    steps, parts = sum(unlearning_run_steps(design, experiments)), group_run_parts(design, experiments)
+    metric_steps, _, metric_parts = evaluation_metrics_work(design)
+    eval_parts = dict(parts)
+    for name, part in metric_parts.items():
+        share = part.scaled(len(experiments))
+        eval_parts[name] = eval_parts[name] + share if name in eval_parts else share
+    return RunWork(steps, sum(shared + calib for shared, calib, _ in per_run), sum(shared + evals for shared, _, evals in per_run), parts,
+                   steps + len(experiments) * metric_steps, eval_parts)
 
 
 def group_run_parts(design: Mapping, experiments: Sequence[Mapping]) -> dict[str, RunPart]:

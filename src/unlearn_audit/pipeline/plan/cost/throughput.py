@@ -26,9 +26,10 @@ HVP_HEADER = "| date | device | model | input | dtype | batch | examples/s |"
 #: per unit of a case, its model, input and batch in the shapes column (``tinynet w=1 32x32x3, batch 128``).
 UNIT_HEADER = "| date | device | case | shapes | dtype | units | ms per unit |"
 #: The cases of the per-unit table that price a part of a run (:class:`.runs.RunPart`) on their own:
-#: model clipping's noisy steps (App. G.1) and rewind-to-delete's full-batch micro-batches (App. G.2).
-UNIT_CASES = ("noisy", "r2d")
-_SHAPES = re.compile(r"^(?P<model>.+) (?P<input>\d+x\d+x\d+), (?:micro-)?batch (?P<batch>\d+)$")
+#: model clipping's noisy steps (App. G.1), rewind-to-delete's full-batch micro-batches (App. G.2) and a language
+#: model's greedy token steps over a batch of prompts (the TOFU metrics' answers, docs/metrics.md).
+UNIT_CASES = ("noisy", "r2d", "decode")
+_SHAPES = re.compile(r"^(?P<model>.+) (?P<input>\d+x\d+x\d+|T=\d+), (?:micro-)?batch (?P<batch>\d+)$")
 
 
 #: The precisions whose throughput rows price a design of that ``precision``: an fp32 row under its
@@ -149,7 +150,8 @@ def read_unit_costs(results_md: str | Path, device: str) -> dict[tuple[str, str,
     """{(part, model, input): :class:`StepCost` of one unit over a batch} for the parts a per-unit row
     prices (:func:`_unit_rows`; benchmarks/RESULTS.md, "Per-unit costs"): a Hessian–vector product
     over a minibatch (``hvp``), a noisy model-clipping step (``noisy``), a micro-batch of
-    rewind-to-delete's full-batch gradient (``r2d``); fitted over the batch sizes as
+    rewind-to-delete's full-batch gradient (``r2d``), a language model's greedy token step over a
+    batch of prompts (``decode``); fitted over the batch sizes as
     :func:`read_step_costs` (one batch size: no fixed cost and its rate)."""
     by_batch: dict[tuple[str, str, str], dict[int, float]] = {}
     for part, model, inp, batch, rate in _unit_rows(results_md, device):
