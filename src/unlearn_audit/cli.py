@@ -415,8 +415,21 @@ def _cmd_plan(args) -> str:
                          f"--k {args.batched} --append, or benchmarks/gpu.sh on the device)")
     if args.assume_tflops:
         notes.append(f"estimates: models without a measured row at an assumed {args.assume_tflops:g} TFLOP/s sustained")
+    if any(r.get("estimate") for r in rows) and _reads_tofu(config):
+        from .data.qa import TOFU_MEASURED_GPU_HOURS
+
+        (few, low), (many, high) = sorted(TOFU_MEASURED_GPU_HOURS.items())
+        notes.append(f"for comparison, measured: the audit paper's authors report {low:g} A100-80GB hours for one 30-run TOFU design "
+                     f"with {few} methods and {high:g} with {many} (512-token sequences, an effective batch of 16); the estimate above is "
+                     "the assumed throughput's until a measured row of the model replaces it (benchmarks/gpu.sh, step lm)")
     walltimes = format_walltimes(walltime_rows(config), config.get("cluster", {}))
     return format_plan(rows, args.device, args.batched) + "\n" + "\n".join(notes) + "\n\n" + walltimes
+
+
+def _reads_tofu(config: dict) -> bool:
+    """Whether a neural-network design of the config reads TOFU's files (``dataset_params.format: tofu``)."""
+    nn = config.get("nn") or {}
+    return bool(nn.get("enabled")) and any((d.get("dataset_params") or {}).get("format") == "tofu" for d in (nn.get("designs") or {}).values())
 
 
 def _models_without_rate(config: dict, throughputs, k: int) -> list[str]:

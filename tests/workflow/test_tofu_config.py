@@ -49,6 +49,9 @@ def test_plan_prices_the_tofu_config_before_its_data_are_downloaded(tmp_path):
     line = next(line for line in stdout.splitlines() if line.startswith("total"))
     assert f"{total['device_hours']:,.2f} (estimate)" in line and "hours on A100" in stdout.splitlines()[0]
     assert "assumed 100 TFLOP/s" in stdout
+    # beside the estimate, what the authors measured (a config that reads no TOFU file is not compared with it)
+    assert "authors report 16.5 A100-80GB hours for one 30-run TOFU design with 3 methods and 17.8 with 5" in stdout
+    assert "authors report" not in run_cli("plan", "--configfile", REPO / "config" / "llm.yaml", cwd=tmp_path)[1]
     docs = (REPO / "docs" / "configuration.md").read_text()
     assert f"prices it at {total['device_hours']:.2f} A100-hours" in docs  # the number the docs quote
 

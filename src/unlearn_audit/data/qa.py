@@ -32,7 +32,7 @@ import numpy as np
 from ..atomic import write_text_atomic
 from .splits import DatasetError, DatasetNotFoundError
 
-__all__ = ["QA_FIELDS", "QA_OPTIONAL_FIELDS", "QA_FORMATS", "QA_DEFAULTS", "TOFU_ENTITIES", "TOFU_PAIRS_PER_ENTITY", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
+__all__ = ["TOFU_MEASURED_GPU_HOURS", "QA_FIELDS", "QA_OPTIONAL_FIELDS", "QA_FORMATS", "QA_DEFAULTS", "TOFU_ENTITIES", "TOFU_PAIRS_PER_ENTITY", "QAPair", "QASplit", "read_qa_file", "write_qa_file", "tofu_records", "entity_groups", "split_by_entity", "synthetic_qa",
            "SYNTHETIC_PERTURBED", "RETAIN_SAMPLE", "GENERATION_MARGIN", "GENERATION_BATCH", "TOFU_PERTURBED", "decoding_limits", "decoding_batches", "QA_CANDIDATES", "read_alternates_file", "join_alternates", "has_alternates", "PARAPHRASE", "Tokens", "encode_alternates", "retain_sample", "tokens_of", "encode_pairs", "longest_pair", "load_qa_source", "build_qa_data", "check_qa_design"]
 
 #: The fields every record holds.
@@ -47,6 +47,10 @@ QA_FORMATS = ("records", "tofu")
 #: pairs) or ``with_alternates`` (those whose B pairs of a batch each carry a paraphrase and
 #: perturbed answers, so that every forget pair has a truth ratio: :func:`split_by_entity`).
 QA_CANDIDATES = ("all", "with_alternates")
+#: What the audit paper's authors measured a 30-run TOFU design to take (their repository's resource
+#: estimate: A100-80GB GPU-hours, 512-token sequences, effective batch 16), by the methods audited:
+#: the comparison ``unlearn-audit plan`` prints beside an estimate of a TOFU design.
+TOFU_MEASURED_GPU_HOURS = {3: 16.5, 5: 17.8}
 #: TOFU's ``full.json`` (Maini et al. 2024): 200 fictitious authors of 20 pairs each.
 TOFU_ENTITIES, TOFU_PAIRS_PER_ENTITY = 200, 20
 
