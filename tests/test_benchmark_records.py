@@ -4,17 +4,15 @@ reader reads the table)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
+
+from workflow_utils import script_module
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _throughput():
-    spec = importlib.util.spec_from_file_location("throughput_script", REPO / "benchmarks" / "throughput.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module("benchmarks/throughput.py", "throughput_script")
 
 
 def test_rows_are_added_at_the_end_of_the_table():

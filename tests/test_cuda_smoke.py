@@ -5,18 +5,15 @@ runs whose data differ in one value.  (``python benchmarks/cuda_smoke.py --devic
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 
 import pandas as pd
 
-from workflow_utils import REPO
+from workflow_utils import REPO, script_module
 
-spec = importlib.util.spec_from_file_location("cuda_smoke", REPO / "benchmarks" / "cuda_smoke.py")
-cuda_smoke = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(cuda_smoke)
+cuda_smoke = script_module("benchmarks/cuda_smoke.py", "cuda_smoke")
 
 #: The rules of the workflow that run a neural network (load torch) or audit its scores.
 NN_RULES = {"nn_prepare_data", "nn_sample_signs", "nn_train", "nn_train_retrain", "nn_unlearn", "nn_fit", "nn_audit",

@@ -3,25 +3,19 @@ calibration runs (budgets.yaml): which grid point it chooses, and how a budget m
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
 import pandas as pd
 import pytest
 import yaml
 
-from workflow_utils import REPO
+from workflow_utils import REPO, script_module
 
 HERE = REPO / "analysis" / "regime"
 
 
 @pytest.fixture(scope="module")
 def budgets():
-    sys.path.insert(0, str(HERE))
-    spec = importlib.util.spec_from_file_location("budgets_script", HERE / "budgets.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(HERE / "budgets.py", "budgets_script", on_path=HERE)
 
 
 RULE = {"forget_margin": 0.05, "test_margin": 0.05}

@@ -3,24 +3,18 @@ the controls of a reduced run (rule.yaml): each way a candidate fails it, and th
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
 import pandas as pd
 import pytest
 
-from workflow_utils import REPO
+from workflow_utils import REPO, script_module
 
 HERE = REPO / "analysis" / "precision"
 
 
 @pytest.fixture(scope="module")
 def effect():
-    sys.path.insert(0, str(HERE.parent))
-    spec = importlib.util.spec_from_file_location("precision_effect", HERE / "effect.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(HERE / "effect.py", "precision_effect", on_path=HERE.parent)
 
 
 def _table(moves=None):

@@ -4,14 +4,12 @@ commit that added docs/results.md) was given a fresh root seed."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
-import sys
 
 import pytest
 import yaml
 
-from workflow_utils import REPO
+from workflow_utils import REPO, script_module
 
 
 def _git(*args: str) -> str:
@@ -22,11 +20,7 @@ def _git(*args: str) -> str:
 def prereg():
     if _git("rev-parse", "--is-shallow-repository").strip() == "true":
         pytest.skip("a shallow clone has no history to prove the order of commits with")
-    spec = importlib.util.spec_from_file_location("preregistration_script", REPO / "analysis" / "preregistration.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return script_module("analysis/preregistration.py", "preregistration_script")
 
 
 def test_the_seed_counts_where_it_is_in_effect_not_where_it_is_written(prereg):

@@ -12,7 +12,6 @@ no torch.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -20,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from workflow_utils import script_module
+
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 THIS = Path(__file__).resolve()
 
-_spec = importlib.util.spec_from_file_location("readme_links", THIS.with_name("test_readme_links.py"))
-_links = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_links)
+_links = script_module(THIS.with_name("test_readme_links.py"), "readme_links")
 anchors, prose = _links.anchors, _links._prose
 
 #: How the two missing documents were cited: by file name, or by name and section ("§3", "3",

@@ -1,7 +1,6 @@
 """Every `unlearn-audit` command and Python example of README.md and docs/cli.md runs, on the
 example inputs shipped in examples/ (so they run on a fresh clone, before any workflow run)."""
 
-import importlib.util
 import json
 import re
 import shlex
@@ -12,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from cli_runner import run_cli
+from workflow_utils import script_module
 from unlearn_audit import schemas
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,10 +87,7 @@ def test_python_examples_run(path):
 
 # ----------------------------------------------------------------------------- the shipped inputs
 def _generator():
-    spec = importlib.util.spec_from_file_location("make_example_inputs", EXAMPLES / "make_example_inputs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(EXAMPLES / "make_example_inputs.py", "make_example_inputs")
 
 
 def test_example_inputs_are_small_and_in_their_schemas():

@@ -24,14 +24,23 @@ SNAKEFILE = REPO / "workflow" / "Snakefile"
 SMALL_CONFIGS = REPO / ".test"
 
 
-def claims_script():
-    """analysis/claims.py as a module (registered in ``sys.modules``, so that its dataclasses resolve
-    their module)."""
-    spec = importlib.util.spec_from_file_location("claims_script", REPO / "analysis" / "claims.py")
+def script_module(path: str | Path, name: str, *, on_path: str | Path | None = None):
+    """A script of the checkout (``path``: absolute, or relative to the checkout) as a module named
+    ``name``, registered in ``sys.modules`` (so that its dataclasses resolve their module);
+    ``on_path``: a folder put first on ``sys.path`` before it runs (a script that imports its
+    neighbours)."""
+    if on_path is not None and str(on_path) not in sys.path:
+        sys.path.insert(0, str(on_path))
+    spec = importlib.util.spec_from_file_location(name, REPO / path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def claims_script():
+    """analysis/claims.py as a module (:func:`script_module`)."""
+    return script_module("analysis/claims.py", "claims_script")
 
 
 def small_config(name: str) -> str:

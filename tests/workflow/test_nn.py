@@ -302,11 +302,9 @@ def test_the_precision_comparison_pairs_each_control_with_itself(shared_run):
     """analysis/precision/effect.py puts each experiment's claim and accuracies of several runs side by
     side; runs equal to the reference move nothing, so the rule passes every candidate and chooses the
     cheapest, and a doctored claim against Retrain fails it."""
-    import importlib.util
+    from workflow_utils import script_module
 
-    spec = importlib.util.spec_from_file_location("precision_effect", REPO / "analysis" / "precision" / "effect.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module("analysis/precision/effect.py", "precision_effect", on_path=REPO / "analysis")
     rule = module.load_rule() | {"experiments": ["tiny_no_unlearning", "tiny_retrain"]}
     table = module.side_by_side({p: shared_run.results for p in module.precisions(rule)}, rule["experiments"])
     assert table.loc[("tiny_retrain", "fp32"), "epsilon_lb_claim"] == 0.0

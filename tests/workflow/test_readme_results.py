@@ -4,7 +4,6 @@ config's runs from other CPUs; ``--write`` replaces that section alone."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -13,19 +12,14 @@ import sys
 import pandas as pd
 import pytest
 
-from workflow_utils import REPO
+from workflow_utils import REPO, script_module
 
 pytestmark = pytest.mark.workflow
 
 
 @pytest.fixture(scope="module")
 def readme_results():
-    sys.path.insert(0, str(REPO / "analysis"))
-    spec = importlib.util.spec_from_file_location("readme_results_script", REPO / "analysis" / "readme_results.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return script_module("analysis/readme_results.py", "readme_results_script", on_path=REPO / "analysis")
 
 
 def test_the_section_counts_this_runs_claims_and_rows(shared_run, readme_results):
