@@ -154,6 +154,11 @@ class GUExperimentSpec:
     fit_by: tuple[str, ...]
     epsilon_grid: bool = False
 
+    @property
+    def axis(self) -> str:
+        """What its figures' names say x is: ``p``, ``eps`` or ``m`` (``gaussian_unlearning_ged_vs_<axis>``)."""
+        return self.name.removeprefix("ged_vs_")
+
     def grid(self, section: Mapping) -> list:
         """The p of each cell of the experiment's config ``section``."""
         return [section["p"]] if self.epsilon_grid else list(section["p"])

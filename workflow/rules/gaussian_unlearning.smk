@@ -57,7 +57,7 @@ rule gaussian_unlearning_figure:
         f"{LOGS}/figures/gaussian_unlearning_{{gu_error}}_vs_{{gu_axis}}.log",
     wildcard_constraints:
         gu_error="ged|ued",
-        gu_axis="p|eps|m",
+        gu_axis="|".join(spec.axis for spec in catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS.values()),
     localrule: True
     conda:
         CPU_ENV

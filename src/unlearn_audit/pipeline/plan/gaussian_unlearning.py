@@ -41,8 +41,8 @@ class GaussianUnlearningPlan:
         files = self.files
         targets = files.table_files("gaussian_unlearning_slopes") + files.table_files("gaussian_unlearning_audit")
         # a GED and a UED figure per experiment: gaussian_unlearning_{ged,ued}_vs_{p,eps,m}
-        targets += [f for e in GAUSSIAN_UNLEARNING_EXPERIMENTS for err in ("ged", "ued")
-                    for f in files.figure_files(f"gaussian_unlearning_{err}_{e.removeprefix('ged_')}")]
+        targets += [f for spec in catalogue.GAUSSIAN_UNLEARNING_EXPERIMENTS.values() for err in ("ged", "ued")
+                    for f in files.figure_files(f"gaussian_unlearning_{err}_vs_{spec.axis}")]
         # the clip-sensitivity figures of the m-slopes, when ged_vs_m evaluates several clipped losses
         if len(self._cfg["ged_vs_m"].get("prob_clip") or []) > 1:
             targets += [f for err in ("ged", "ued") for f in files.figure_files(f"gaussian_unlearning_{err}_m_slope_vs_clip")]
