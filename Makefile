@@ -20,12 +20,13 @@ install: $(STAMP)
 reproduce: install
 	$(BIN)/snakemake --cores $(CORES) $(SNAKEMAKE_ARGS)
 
-# The workflow first (nothing to do when it is up to date), then the report of its outputs; with
+# The workflow first (nothing to do when it is up to date), then the report of its outputs, its header
+# from the run's report_metadata.yaml (beside the report: REPORT goes in the config's results_dir); with
 # another config: make report SNAKEMAKE_ARGS="--configfile config/paper.yaml" REPORT=results/paper/report.html
 REPORT ?= results/report.html
 report: install
 	$(BIN)/snakemake --cores $(CORES) $(SNAKEMAKE_ARGS)
-	$(BIN)/snakemake --cores 1 $(SNAKEMAKE_ARGS) --report $(REPORT)
+	$(BIN)/snakemake --cores 1 $(SNAKEMAKE_ARGS) --report $(REPORT) --report-metadata $(dir $(REPORT))report_metadata.yaml
 
 test: install
 	$(BIN)/python -m pytest -q -n 2 -m "not paper_shapes"

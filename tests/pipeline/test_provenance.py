@@ -20,6 +20,7 @@ from unlearn_audit.pipeline.provenance import (
     git_state,
     package_versions,
     provenance_record,
+    report_header,
     write_provenance,
 )
 
@@ -97,3 +98,26 @@ def test_write_provenance_records_checkout_software_devices_and_config(tmp_path)
     cuda = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
     assert record["cuda"] == {"version": torch.version.cuda, "devices": cuda}
     assert provenance_record(config, REPO) == record  # nothing in it changes from one call to the next
+
+
+def test_the_reports_header_says_what_the_record_and_config_say_in_the_form_snakemake_takes(tmp_path):
+    """report_header (rule provenance writes it as report_metadata.yaml for ``--report-metadata``):
+    a flat mapping Snakemake accepts, naming a dirty checkout, a missing commit and the CUDA devices."""
+    import yaml
+    from snakemake.report import _validate_flat_dict
+
+    config = {"seed": 7, "zeta": 0.05, "convex": {"enabled": True},
+              "nn": {"enabled": True}, "gaussian_unlearning": {"enabled": False}}
+    record = {"workflow": {"commit": "a" * 40, "dirty": True}, "config_sha256": "b" * 64,
+              "versions": {"python": "3.11.7", "torch": "2.14.1", "unlearn-audit": "0.2.0"},
+              "cpu": {"model": "Some CPU", "torch_capability": "AVX2"}, "cuda": {"version": "13.0", "devices": ["NVIDIA H100"]}}
+    header = report_header(record, config)
+    assert _validate_flat_dict(header)
+    assert header["Commit"] == "a" * 40 + " with uncommitted changes" and header["Sections"] == ["convex", "nn"]
+    assert header["Configuration"] == "config.yaml beside the results (sha256 " + "b" * 16 + ")" and header["Root seed"] == 7
+    assert header["Machine"] == "Some CPU (AVX2); CUDA 13.0: NVIDIA H100" and "torch 2.14.1" in header["Software"]
+    clean = report_header({**record, "workflow": {"commit": None, "dirty": None}, "cuda": {"version": None, "devices": []}}, config)
+    assert clean["Commit"] == "not a git checkout" and clean["Machine"] == "Some CPU (AVX2); no CUDA device"
+    write_provenance(config, tmp_path, tmp_path / "p.json", tmp_path / "header.yaml")
+    written = yaml.safe_load((tmp_path / "header.yaml").read_text())
+    assert written == report_header(json.loads((tmp_path / "p.json").read_text()), config)

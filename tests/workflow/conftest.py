@@ -160,10 +160,11 @@ def shared_run(tmp_path_factory, plays) -> SharedRun:
 
 @pytest.fixture(scope="session")
 def shared_report(tmp_path_factory, shared_run) -> Path:
-    """results/report.html of the shared run (``snakemake --report``)."""
+    """results/report.html of the shared run (``snakemake --report``, its header from the run's
+    report_metadata.yaml, as ``make report`` makes it)."""
 
     def build(folder: Path) -> None:
-        proc = shared_run.snakemake("--report", "results/report.html")
+        proc = shared_run.snakemake("--report", "results/report.html", "--report-metadata", "results/report_metadata.yaml")
         assert proc.returncode == 0, proc.stderr[-3000:]
 
     build_once(tmp_path_factory, "shared_report", build)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from report_data import report_categories, report_results
+import yaml
+
+from report_data import report_categories, report_object, report_results
 from workflow_utils import REPO
 
 RULES = REPO / "workflow" / "rules"
@@ -71,3 +73,15 @@ def test_every_file_of_the_report_is_one_row_of_its_subcategory(shared_report):
         named[next(iter(result["labels"].values()))].append(path)
     assert named["Table 2a"] == ["results/tables/table2a.csv"] and named["GED vs p"] == ["results/figures/gaussian_unlearning_ged_vs_p.png"]
     assert named["Table 2a: every number behind it"] == ["results/convex/table2a_details.csv"]
+
+
+def test_the_reports_header_is_the_runs_provenance(shared_report):
+    """``--report-metadata results/report_metadata.yaml`` (rule provenance writes it): the report's
+    landing page lists the run's package, papers, commit, config, seed, level, sections, device and
+    software, the file's own values."""
+    header = report_object(shared_report, "metadata")
+    written = yaml.safe_load((shared_report.parent / "report_metadata.yaml").read_text())
+    assert header == written
+    assert list(header)[:3] == ["Workflow", "Reproduces", "Commit"] and header["Workflow"].startswith("unlearn-audit ")
+    assert header["Reproduces"] == ["Auditing of Unlearning Algorithms", "Gaussian Certified Unlearning in High Dimensions"]
+    assert header["Configuration"].startswith("config.yaml beside the results (sha256 ") and header["Sections"]

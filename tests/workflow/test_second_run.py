@@ -63,8 +63,8 @@ def test_the_second_run_gives_the_shared_runs_bytes(second_run, shared_run):
     assert sum(p.endswith(".parquet") for p in b) >= 10
     assert set(b) <= set(a), sorted(set(b) - set(a))
 
-    # config.yaml and provenance.json (its config_sha256) describe each run's own config
-    compared = {p for p in b if p not in ("config.yaml", "provenance.json") and p.rsplit(".", 1)[0] not in ALL_SUBJECT_FIGURES}
+    # config.yaml, provenance.json (its config_sha256) and the report's header describe each run's own config
+    compared = {p for p in b if p not in ("config.yaml", "provenance.json", "report_metadata.yaml") and p.rsplit(".", 1)[0] not in ALL_SUBJECT_FIGURES}
     differ = sorted(p for p in compared if a[p] != b[p])
     assert not differ, f"outputs differ between two runs of the same entries: {differ}"
     assert len(compared) >= 70, len(compared)

@@ -89,14 +89,25 @@ def test_the_run_records_its_provenance_and_a_run_without_it_adds_only_it(shared
     if (REPO / ".git").exists():
         assert re.fullmatch(r"[0-9a-f]{40}", record["workflow"]["commit"]) and isinstance(record["workflow"]["dirty"], bool)
 
+    # the report's header, from the same record and the run's config
+    header = yaml.safe_load((shared_run.results / "report_metadata.yaml").read_text())
+    config = result_config(validated(shared_run.config))
+    assert header["Workflow"] == f"unlearn-audit {record['versions']['unlearn-audit']}" and header["Root seed"] == config["seed"]
+    assert header["Level zeta"] == config["zeta"] and header["Configuration"].endswith(f"(sha256 {record['config_sha256'][:16]})")
+    assert header["Sections"] == [name for name in ("perfect_prediction", "convex", "gaussian_unlearning", "nn") if config[name]["enabled"]]
+    assert header["Commit"].startswith(record["workflow"]["commit"] or "not a git checkout")
+    assert f"python {record['versions']['python']}" in header["Software"] and header["Machine"].startswith(record["cpu"]["model"])
+
     old = shared_run.copy(tmp_path / "before_provenance")
     (old.results / "provenance.json").unlink()
+    (old.results / "report_metadata.yaml").unlink()
     assert old.dry_run() == {"provenance": 1, "all": 1}
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in old.results.rglob("*") if p.is_file() and "logs" not in p.parts}
     ran = old.snakemake()
     assert ran.returncode == 0, ran.stderr[-3000:]
     assert sorted(executed_rules(ran)) == ["all", "provenance"], executed_rules(ran)
     after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in old.results.rglob("*") if p.is_file() and "logs" not in p.parts}
-    assert set(after) - set(before) == {old.results / "provenance.json"} and all(after[p] == before[p] for p in before)
+    assert set(after) - set(before) == {old.results / "provenance.json", old.results / "report_metadata.yaml"}
+    assert all(after[p] == before[p] for p in before)
     assert output_hashes(old.results).keys() == output_hashes(shared_run.results).keys()
     assert old.dry_run() == {}

@@ -22,19 +22,21 @@ rule config_snapshot:
 
 rule provenance:
     """<results_dir>/provenance.json: git commit and state of the workflow's checkout, package versions,
-    CPU kernels and devices, and the config's hash (docs/schemas.md#provenance).  Only rule all asks
+    CPU kernels and devices, and the config's hash (docs/schemas.md#provenance); and from it the
+    report's header, <results_dir>/report_metadata.yaml (snakemake --report-metadata).  Only rule all asks
     for it; its inputs are every table and figure, so it is written again whenever any of them is."""
     input:
         plan.all_targets(),
         rules.config_snapshot.output,
     output:
-        report(
+        record=report(
             f"{RESULTS}/provenance.json",
             caption="../report/provenance.rst",
             category="Provenance",
             subcategory="Checkout, software and devices",
             labels=plan.report.labels("record", "Checkout, software and devices"),
         ),
+        header=f"{RESULTS}/report_metadata.yaml",
     log:
         f"{LOGS}/provenance.log",
     localrule: True

@@ -5,4 +5,4 @@ from unlearn_audit.pipeline.provenance import write_provenance
 
 start_job_log(snakemake.log[0], snakemake.output, job=snakemake)  # noqa: F821  (stderr to the log, a summary line at the end; Parquet outputs stamped)
 p = snakemake.params  # noqa: F821
-write_provenance(dict(p.config), p.checkout, snakemake.output[0])  # noqa: F821
+write_provenance(dict(p.config), p.checkout, snakemake.output.record, snakemake.output.header)  # noqa: F821

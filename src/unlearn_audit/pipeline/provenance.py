@@ -19,14 +19,18 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["FORMAT", "PACKAGES", "config_sha256", "git_state", "package_versions", "cpu_model", "torch_devices",
-           "provenance_record", "write_provenance"]
+__all__ = ["FORMAT", "PACKAGES", "PAPERS", "config_sha256", "git_state", "package_versions", "cpu_model", "torch_devices",
+           "provenance_record", "report_header", "write_provenance"]
 
 #: The record's layout version (its ``format`` key): raised when a key changes meaning or goes.
 FORMAT = 1
 #: The distributions whose versions the record names, beside Python's: the ones whose code computes
 #: or schedules the results.
 PACKAGES = ("torch", "numpy", "pandas", "snakemake", "unlearn-audit")
+#: What the workflow reproduces, named in the report's header.
+PAPERS = ("Auditing of Unlearning Algorithms", "Gaussian Certified Unlearning in High Dimensions")
+#: The config's sections a run may enable, in the order the header lists them.
+SECTIONS = ("perfect_prediction", "convex", "gaussian_unlearning", "nn")
 
 
 def config_sha256(config: dict) -> str:
@@ -109,11 +113,39 @@ def provenance_record(config: dict, checkout: str | os.PathLike) -> dict:
     }
 
 
-def write_provenance(config: dict, checkout: str | os.PathLike, path: str | os.PathLike) -> dict:
+def report_header(record: dict, config: dict) -> dict:
+    """The landing page of the run's Snakemake report (``snakemake --report ... --report-metadata
+    <results_dir>/report_metadata.yaml``; docs/workflow.md, "make report"): the package and commit,
+    the config's hash, root seed, level and sections, and the machine, from the provenance
+    ``record`` and the run's ``config`` (:func:`~.config.result_config`'s); a flat mapping of strings, numbers and lists of strings, as the
+    report's metadata must be."""
+    workflow, versions = record["workflow"], record["versions"]
+    commit = workflow.get("commit")
+    state = "not a git checkout" if not commit else f"{commit}{' with uncommitted changes' if workflow.get('dirty') else ''}"
+    cuda = [str(d) for d in record["cuda"]["devices"]]
+    return {
+        "Workflow": f"unlearn-audit {versions.get('unlearn-audit') or '(not installed: the checkout)'}",
+        "Reproduces": list(PAPERS),
+        "Commit": state,
+        "Configuration": f"config.yaml beside the results (sha256 {record['config_sha256'][:16]})",
+        "Root seed": int(config["seed"]),
+        "Level zeta": float(config["zeta"]),
+        "Sections": [name for name in SECTIONS if (config.get(name) or {}).get("enabled")],
+        "Machine": f"{record['cpu']['model']} ({record['cpu']['torch_capability']})"
+                   + (f"; CUDA {record['cuda']['version']}: {', '.join(cuda)}" if cuda else "; no CUDA device"),
+        "Software": [f"{name} {version}" for name, version in versions.items()],
+    }
+
+
+def write_provenance(config: dict, checkout: str | os.PathLike, path: str | os.PathLike, header: str | os.PathLike | None = None) -> dict:
     """Rule ``provenance``: write :func:`provenance_record` to ``path`` as indented JSON (atomically)
-    and return it."""
+    and, where ``header`` is given, its :func:`report_header` there as YAML; return the record."""
+    import yaml
+
     from ..atomic import write_text_atomic
 
     record = provenance_record(config, checkout)
     write_text_atomic(path, json.dumps(record, indent=2) + "\n")
+    if header is not None:
+        write_text_atomic(header, yaml.safe_dump(report_header(record, config), sort_keys=False, allow_unicode=True))
     return record
