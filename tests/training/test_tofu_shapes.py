@@ -63,13 +63,15 @@ def test_a_base_training_step_at_the_designs_shapes():
 
 def test_the_per_pair_design_runs_the_same_methods_at_the_same_shapes():
     """The per-pair design (B = 1) repeats the author-level design's methods with their parameters and
-    its model and sequences, so the shapes below cover it."""
+    its model and sequences, so the shapes below cover it (its candidates drawn among all authors,
+    the one difference of its data)."""
     by_design = {}
     for exp in TOFU["nn"]["experiments"].values():
         by_design.setdefault(exp["design"], []).append((exp["method"], repr(sorted(exp.get("params", {}).items()))))
     assert set(by_design) == {"tofu_llama", "tofu_llama_pair"} and sorted(by_design["tofu_llama"]) == sorted(by_design["tofu_llama_pair"])
     pair = TOFU["nn"]["designs"]["tofu_llama_pair"]
-    assert (pair["model"], pair["dataset_params"], pair["train"]) == (DESIGN["model"], DESIGN["dataset_params"], DESIGN["train"])
+    assert (pair["model"], pair["train"]) == (DESIGN["model"], DESIGN["train"])
+    assert pair["dataset_params"] == {**DESIGN["dataset_params"], "candidates": "all"} and DESIGN["dataset_params"]["candidates"] == "with_alternates"
 
 
 @pytest.mark.parametrize("experiment", sorted(e for e, x in yaml.safe_load((REPO / "config" / "tofu.yaml").read_text())["nn"]["experiments"].items()
