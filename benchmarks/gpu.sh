@@ -19,20 +19,20 @@
 #   7 lstm         50 Shakespeare CharLSTM training steps (batch 256 x 80 characters)
 #   8 lissa        50 LiSSA iterations of the Hessian method, TinyNet and CharLSTM, minibatches of 10 and 256
 #   9 lm           10 AdamW steps of config/tofu.yaml's language model (Llama-3.2-1B's architecture,
-#                  randomly initialised; 32 x 256 tokens, bf16 autocast): what `plan` prices it at
-#  10 decode       10 greedy token steps of the same model over 64 prompts (fp32, as evaluation runs
-#                  decode TOFU's answers): what `plan` prices an evaluation run's TOFU metrics at
-#  11 two-procs    K = 1 and 8 with 2 processes sharing the GPU
-#  12 bf16         K = 1, 8 and 32, and the noisy and CharLSTM steps, under bf16 autocast
-#  13 vmap         K = 8 and 32 by torch.func.vmap instead of the grouped network
-#  14 epoch        one base-training epoch of config/paper.yaml's cifar_uniform design
-#  15 compile      K = 1 with torch.compile beside eager (compilation included)
+#                  randomly initialised; 32 x 256 tokens, bf16 autocast): what `plan` prices it at;
+#                  then 10 greedy token steps of it over 64 prompts (fp32, as evaluation runs decode
+#                  TOFU's answers): what `plan` prices an evaluation run's TOFU metrics at
+#  10 two-procs    K = 1 and 8 with 2 processes sharing the GPU
+#  11 bf16         K = 1, 8 and 32, and the noisy and CharLSTM steps, under bf16 autocast
+#  12 vmap         K = 8 and 32 by torch.func.vmap instead of the grouped network
+#  13 epoch        one base-training epoch of config/paper.yaml's cifar_uniform design
+#  14 compile      K = 1 with torch.compile beside eager (compilation included)
 # Memory guard: every measuring process may use 90 % of the GPU's memory shared among the processes
 # of its step (an out-of-memory case is written as such), and a step does not start while another
 # process holds more than half of the GPU's memory.  Steps past the 8-minute budget are skipped.
 # `unlearn-audit plan` reads the fp32 rows of steps 2-4 and the bf16 row of step 9 (the throughput
 # table of RESULTS.md), and prices the noisy steps, rewind-to-delete's micro-batches, the LiSSA
-# products and the greedy decoding at the rows of steps 5, 6, 8 and 10 (the per-unit and
+# products and the greedy decoding at the rows of steps 5, 6, 8 and 9 (the per-unit and
 # Hessian-vector product tables).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -103,13 +103,12 @@ step noisy      20 "${CASES[@]}" noisy --units "$(units 200)"
 step r2d        20 "${CASES[@]}" r2d --units "$(units 20)"
 step lstm       20 "${CASES[@]}" lstm --units "$(units 50)"
 step lissa      25 "${CASES[@]}" lissa lissa-lstm --units "$(units 50)" --hvp-batch 10 256
-step lm         20 "${CASES[@]}" lm --dtype bf16 --units "$(units 10)"
-step decode     10 "${CASES[@]}" decode --dtype bf16 --units "$(units 10)"
+step lm         25 "${CASES[@]}" lm decode --dtype bf16 --units "$(units 10)"
 step two-procs  30 "${LOOP[@]}" --k 1 8 --dtype fp32 --processes 2 --no-clipping
-step bf16       35 bash -c "$(printf '%q ' "${LOOP[@]}") --k 1 8 32 --dtype bf16 --no-clipping && $(printf '%q ' "${CASES[@]}") noisy lstm --dtype bf16 --units $(units 100)"
+step bf16       30 bash -c "$(printf '%q ' "${LOOP[@]}") --k 1 8 32 --dtype bf16 --no-clipping && $(printf '%q ' "${CASES[@]}") noisy lstm --dtype bf16 --units $(units 100)"
 step vmap       25 "${LOOP[@]}" --k 8 32 --group vmap --dtype fp32 --no-clipping
 step epoch      20 "$PY" benchmarks/throughput.py --device "$DEVICE" "${EPOCH[@]}" --dtype fp32 --append "$RESULTS"
-step compile    10 "$PY" benchmarks/throughput.py --device "$DEVICE" --k 1 --dtype fp32 --steps 30 --compile --append "$RESULTS" \
+step compile    20 "$PY" benchmarks/throughput.py --device "$DEVICE" --k 1 --dtype fp32 --steps 30 --compile --append "$RESULTS" \
   $( (( DRY )) && echo --width 0.25 --size 8 --classes 10 --batch 16 --warmup 1 )
 
 echo "== steps ($(( SECONDS - START )) s in all; load average $(cut -d' ' -f1-3 /proc/loadavg))"
