@@ -113,7 +113,8 @@ def test_the_reports_header_says_what_the_record_and_config_say_in_the_form_snak
               "cpu": {"model": "Some CPU", "torch_capability": "AVX2"}, "cuda": {"version": "13.0", "devices": ["NVIDIA H100"]}}
     header = report_header(record, config)
     assert _validate_flat_dict(header)
-    assert header["Commit"] == "a" * 40 + " with uncommitted changes" and header["Sections"] == ["convex", "nn"]
+    assert header["Commit"] == "a" * 40 + " with uncommitted changes" and header["Sections"] == "convex, nn"
+    assert all(isinstance(v, (str, int, float)) for v in header.values())
     assert header["Configuration"] == "config.yaml beside the results (sha256 " + "b" * 16 + ")" and header["Root seed"] == 7
     assert header["Machine"] == "Some CPU (AVX2); CUDA 13.0: NVIDIA H100" and "torch 2.14.1" in header["Software"]
     clean = report_header({**record, "workflow": {"commit": None, "dirty": None}, "cuda": {"version": None, "devices": []}}, config)

@@ -83,5 +83,5 @@ def test_the_reports_header_is_the_runs_provenance(shared_report):
     written = yaml.safe_load((shared_report.parent / "report_metadata.yaml").read_text())
     assert header == written
     assert list(header)[:3] == ["Workflow", "Reproduces", "Commit"] and header["Workflow"].startswith("unlearn-audit ")
-    assert header["Reproduces"] == ["Auditing of Unlearning Algorithms", "Gaussian Certified Unlearning in High Dimensions"]
+    assert header["Reproduces"] == "Auditing of Unlearning Algorithms; Gaussian Certified Unlearning in High Dimensions"
     assert header["Configuration"].startswith("config.yaml beside the results (sha256 ") and header["Sections"]

@@ -27,6 +27,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import yaml
 
 from report_data import report_results
 
@@ -259,6 +260,13 @@ def test_report_shows_every_table_and_figure_in_a_browser(shared_run, shared_rep
     assert "Snakemake Report" in page.text and "Results" in page.text, page.text[:2000]
     for category in {c for c, _, _ in EXPECTED.values()} | {"Neural-network audits", "Certified unlearning audits", "Gaussian certified unlearning"}:
         assert category in page.text, f"category {category!r} is not in the rendered menu: {page.text[:2000]}"
+    # its landing page lists the run's header (report_metadata.yaml, given as --report-metadata), each
+    # key beside its value, not the docutils parts Snakemake 9.27.1 would show (workflow/rules/report_header.smk)
+    header = yaml.safe_load((root / "results" / "report_metadata.yaml").read_text())
+    assert {"Workflow", "Commit", "Root seed", "Machine"} <= set(header), header
+    for key, value in header.items():
+        assert f"{key} {value}" in page.text, f"the landing page does not show {key}: {value}: {page.text[:3000]}"
+    assert "encoding utf-8" not in page.text and "errors strict" not in page.text, page.text[:3000]
 
     # 2. clicked through: every file under its category and subcategory, with its caption
     driven = tmp_path / "report_walk.html"

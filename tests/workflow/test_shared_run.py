@@ -94,7 +94,7 @@ def test_the_run_records_its_provenance_and_a_run_without_it_adds_only_it(shared
     config = result_config(validated(shared_run.config))
     assert header["Workflow"] == f"unlearn-audit {record['versions']['unlearn-audit']}" and header["Root seed"] == config["seed"]
     assert header["Level zeta"] == config["zeta"] and header["Configuration"].endswith(f"(sha256 {record['config_sha256'][:16]})")
-    assert header["Sections"] == [name for name in ("perfect_prediction", "convex", "gaussian_unlearning", "nn") if config[name]["enabled"]]
+    assert header["Sections"] == ", ".join(name for name in ("perfect_prediction", "convex", "gaussian_unlearning", "nn") if config[name]["enabled"])
     assert header["Commit"].startswith(record["workflow"]["commit"] or "not a git checkout")
     assert f"python {record['versions']['python']}" in header["Software"] and header["Machine"].startswith(record["cpu"]["model"])
 

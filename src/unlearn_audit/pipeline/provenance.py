@@ -117,23 +117,24 @@ def report_header(record: dict, config: dict) -> dict:
     """The landing page of the run's Snakemake report (``snakemake --report ... --report-metadata
     <results_dir>/report_metadata.yaml``; docs/workflow.md, "make report"): the package and commit,
     the config's hash, root seed, level and sections, and the machine, from the provenance
-    ``record`` and the run's ``config`` (:func:`~.config.result_config`'s); a flat mapping of strings, numbers and lists of strings, as the
-    report's metadata must be."""
+    ``record`` and the run's ``config`` (:func:`~.config.result_config`'s); a flat mapping of
+    strings and numbers, as the report's metadata must be (a list would show as its items joined
+    by bare commas)."""
     workflow, versions = record["workflow"], record["versions"]
     commit = workflow.get("commit")
     state = "not a git checkout" if not commit else f"{commit}{' with uncommitted changes' if workflow.get('dirty') else ''}"
     cuda = [str(d) for d in record["cuda"]["devices"]]
     return {
         "Workflow": f"unlearn-audit {versions.get('unlearn-audit') or '(not installed: the checkout)'}",
-        "Reproduces": list(PAPERS),
+        "Reproduces": "; ".join(PAPERS),
         "Commit": state,
         "Configuration": f"config.yaml beside the results (sha256 {record['config_sha256'][:16]})",
         "Root seed": int(config["seed"]),
         "Level zeta": float(config["zeta"]),
-        "Sections": [name for name in SECTIONS if (config.get(name) or {}).get("enabled")],
+        "Sections": ", ".join(name for name in SECTIONS if (config.get(name) or {}).get("enabled")) or "none",
         "Machine": f"{record['cpu']['model']} ({record['cpu']['torch_capability']})"
                    + (f"; CUDA {record['cuda']['version']}: {', '.join(cuda)}" if cuda else "; no CUDA device"),
-        "Software": [f"{name} {version}" for name, version in versions.items()],
+        "Software": ", ".join(f"{name} {version}" for name, version in versions.items()),
     }
 
 
