@@ -36,6 +36,16 @@ def test_the_script_parses_and_lists_its_steps():
     assert usage.returncode == 2 and "--dry-run" in usage.stderr
 
 
+def _gpu_cases():
+    """benchmarks/gpu_cases.py as a module (it imports its neighbour throughput.py)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import gpu_cases
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    return gpu_cases
+
+
 def _run(*args: str) -> str:
     proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -66,11 +76,7 @@ def test_each_case_runs_and_appends_its_row(tmp_path):
 def test_the_lm_case_measures_the_model_the_tofu_design_is_priced_for():
     """gpu.sh's ``lm`` row (bf16, config/tofu.yaml's model and sequences) is the row ``plan`` prices
     config/tofu.yaml's design at: the same model label, precision and input."""
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import gpu_cases
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    gpu_cases = _gpu_cases()
     from unlearn_audit.language_model_shapes import lm_label
 
     shapes = gpu_cases._shapes(False)
@@ -87,11 +93,7 @@ def test_the_lm_case_measures_any_language_model_design_and_plan_prices_config_l
     from unlearn_audit.plan_reports.hours import plan_rows, read_throughputs
     from unlearn_audit.pipeline.config import validate_config
 
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import gpu_cases
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    gpu_cases = _gpu_cases()
     from unlearn_audit.language_model_shapes import lm_label
 
     config = yaml.safe_load((REPO / "config" / "llm.yaml").read_text())
@@ -116,11 +118,7 @@ def test_a_decode_row_prices_an_evaluation_runs_greedy_decoding_of_its_design(tm
     from unlearn_audit.pipeline.plan import WorkflowPlan
     from unlearn_audit.pipeline.config import validate_config
 
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import gpu_cases
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    gpu_cases = _gpu_cases()
     config = validate_config(yaml.safe_load((REPO / "config" / "llm.yaml").read_text()), REPO / "workflow" / "schemas" / "config.schema.yaml",
                              read_data=False)
     design = config["nn"]["designs"]["qa_gpt2"]

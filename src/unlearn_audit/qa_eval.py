@@ -85,11 +85,6 @@ def _generate_forward(model, prompts: list[np.ndarray], new: int, pad: int, leng
     return [ids[i, len(p):].cpu().numpy() for i, p in enumerate(prompts)]
 
 
-def _batches(prompts: list[np.ndarray], limits: list[int], length: int, size: int) -> list[list[int]]:
-    """The pairs' positions in batches (:func:`~unlearn_audit.data.qa.decoding_batches`)."""
-    return decoding_batches([len(p) for p in prompts], limits, length, size)
-
-
 def greedy_answers(model: torch.nn.Module, x: np.ndarray, y: np.ndarray, *, eos: int, pad: int,
                    margin: int = GENERATION_MARGIN, batch_size: int = GENERATION_BATCH) -> list[np.ndarray]:
     """The model's greedy answer to each encoded pair (module docstring): token ids, ``<eos>`` and
@@ -98,10 +93,11 @@ def greedy_answers(model: torch.nn.Module, x: np.ndarray, y: np.ndarray, *, eos:
     device = model_device(model)
     length = np.asarray(x).shape[1]
     prompts, answers = prompts_and_answers(x, y)
-    limits = decoding_limits([len(p) for p in prompts], [len(a) for a in answers], length, margin)
+    prompt_lengths = [len(p) for p in prompts]
+    limits = decoding_limits(prompt_lengths, [len(a) for a in answers], length, margin)
     lm = _hf_model(model)
     out: list[np.ndarray] = [np.zeros(0, np.int64)] * len(prompts)
-    for batch in _batches(prompts, limits, length, batch_size):
+    for batch in decoding_batches(prompt_lengths, limits, length, batch_size):
         new = max(limits[i] for i in batch)
         with full_precision(device):
             if lm is not None:

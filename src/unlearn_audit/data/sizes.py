@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping
 
 from .qa import (GENERATION_BATCH, QA_DEFAULTS, RETAIN_SAMPLE, SEPARATOR, SYNTHETIC_PERTURBED, TOFU_ENTITIES, TOFU_PAIRS_PER_ENTITY,
@@ -97,24 +98,27 @@ def qa_evaluation_counts(design: Mapping, pool: float) -> EvaluationCounts:
     if not math.isfinite(decoded):
         return EvaluationCounts(math.nan, math.nan, math.nan, math.nan)
     if dp["source"] == "synthetic":
-        perturbed = SYNTHETIC_PERTURBED
+        alternatives = 1 + SYNTHETIC_PERTURBED  # a paraphrase and the perturbed answers, a pair
         if dp["tokenizer"] == "char":
-            steps, examples, decoded = _synthetic_decoding(design, dp, length)
-            return EvaluationCounts(float(decoded), float(steps), float(examples), float(decoded * (1 + perturbed)))
+            steps, examples, decoded = _synthetic_decoding(int(dp["n_entities"]), int(dp["pairs_per_entity"]), int(dp["source_seed"]),
+                                                           int(design["m"]), int(design["batch_size"]), int(dp["n_val_entities"]),
+                                                           int(dp["n_test_entities"]), length)
+            return EvaluationCounts(float(decoded), float(steps), float(examples), float(decoded * alternatives))
     else:
-        perturbed = TOFU_PERTURBED if (dp["alternates"] or dp["format"] == "records") else -1
+        alternatives = 1 + TOFU_PERTURBED if (dp["alternates"] or dp["format"] == "records") else 0
     batches = math.ceil(decoded / GENERATION_BATCH)
-    return EvaluationCounts(decoded, float(batches * (length // 2)), decoded * (length // 2), decoded * (1 + perturbed))
+    return EvaluationCounts(decoded, float(batches * (length // 2)), decoded * (length // 2), decoded * alternatives)
 
 
-def _synthetic_decoding(design: Mapping, dp: Mapping, length: int) -> tuple[int, int, int]:
+@lru_cache(maxsize=None)
+def _synthetic_decoding(n_entities: int, pairs_per_entity: int, source_seed: int, m: int, b: int, n_val_entities: int,
+                        n_test_entities: int, length: int) -> tuple[int, int, int]:
     """(token steps, prompts carried over those steps, pairs) of one evaluation run's greedy
-    decoding on the synthetic source with the character tokenizer (:func:`qa_evaluation_counts`)."""
-    pairs = synthetic_qa(int(dp["n_entities"]), int(dp["pairs_per_entity"]), seed=int(dp["source_seed"]))
-    m, b = int(design["m"]), int(design["batch_size"])
+    decoding on the synthetic source with the character tokenizer (:func:`qa_evaluation_counts`);
+    computed once a design (the plan asks it of every chunk)."""
+    pairs = synthetic_qa(n_entities, pairs_per_entity, seed=source_seed)
     try:
-        parts = split_by_entity(pairs, m=m, batch_size=b, seed=0, n_val_entities=int(dp["n_val_entities"]),
-                                n_test_entities=int(dp["n_test_entities"]))
+        parts = split_by_entity(pairs, m=m, batch_size=b, seed=0, n_val_entities=n_val_entities, n_test_entities=n_test_entities)
     except DatasetError:  # too few entities: the config check says so
         return 0, 0, 0
     rows = [*parts.forget[: (m // 2) * b], *parts.retain[retain_sample(pairs, parts.retain, 0)], *parts.test]

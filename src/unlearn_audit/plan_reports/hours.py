@@ -30,7 +30,7 @@ from typing import Mapping
 from ..pipeline.controls import control_of
 from ..pipeline.plan import WorkflowPlan
 from ..pipeline.plan.pricing import ChunkPricing
-from ..pipeline.plan.cost.runs import RunPart, base_training_images, design_sizes, evaluation_metrics_work, group_run_parts, retrain_work, training_k, unlearning_k, unlearning_run_images
+from ..pipeline.plan.cost.runs import RunPart, add_parts, base_training_images, design_sizes, evaluation_metrics_work, group_run_parts, retrain_work, training_k, unlearning_k, unlearning_run_images
 from ..pipeline.plan.cost.throughput import model_key, priced_parts, read_throughputs, tinynet_training_flops  # noqa: F401  (re-exported)
 
 __all__ = ["Work", "design_sizes", "tinynet_training_flops", "read_throughputs", "plan_rows", "format_plan", "job_kind", "walltime_rows",
@@ -66,9 +66,8 @@ def _group_work(plan: WorkflowPlan, group: list[str]) -> dict[str, tuple[Work, d
     calib, evals = (len(plan.nn.phase_runs(design, ph)) for ph in ("calib", "eval"))
     experiments = [plan.nn.experiment(e) for e in group]
     per_run = unlearning_run_images(plan.nn.design(design), experiments)
-    parts = {name: part.scaled((calib + evals) / len(group)) for name, part in group_run_parts(plan.nn.design(design), experiments).items()}
-    for name, part in evaluation_metrics_work(plan.nn.design(design))[2].items():  # each experiment's own, in its evaluation runs
-        parts[name] = parts[name] + part.scaled(evals) if name in parts else part.scaled(evals)
+    parts = add_parts({}, group_run_parts(plan.nn.design(design), experiments), (calib + evals) / len(group))
+    add_parts(parts, evaluation_metrics_work(plan.nn.design(design))[2], evals)  # each experiment's own, in its evaluation runs
     out = {}
     for e, (shared, calib_scoring, eval_scoring) in zip(group, per_run):
         extractions = (calib + evals) * (1 + len(plan.nn.checkpoint_steps(e)))

@@ -17,10 +17,24 @@ from typing import Mapping, NamedTuple, Sequence
 from ....data import dataset_spec
 from ....unlearning.spec import FORWARD, HVP, RunPart
 
-__all__ = ["FORWARD", "HVP", "RunPart", "design_sizes", "base_training_images", "base_training_steps", "retrain_work",
+__all__ = ["FORWARD", "HVP", "RunPart", "candidate_pool", "add_parts", "design_sizes", "base_training_images", "base_training_steps", "retrain_work",
            "unlearning_images", "unlearning_steps", "unlearning_run_images", "unlearning_run_steps", "unlearning_run_work", "RunWork",
            "evaluation_metrics_work", "hessian_vector_products",
            "run_parts", "group_run_parts", "takes_training_steps", "training_k", "unlearning_k"]
+
+
+def candidate_pool(design: Mapping) -> float:
+    """m·B, the candidate pool of a design in examples; NaN where the design has no B (a text
+    dataset's size model counts its pool)."""
+    return math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
+
+
+def add_parts(into: dict[str, RunPart], parts: Mapping[str, RunPart], factor: float = 1.0) -> dict[str, RunPart]:
+    """``into`` with each of ``parts`` scaled by ``factor`` added to the part of its name (in place)."""
+    for name, part in parts.items():
+        share = part.scaled(factor)
+        into[name] = into[name] + share if name in into else share
+    return into
 
 
 def design_sizes(design: Mapping) -> tuple[float, float, float]:
@@ -30,7 +44,7 @@ def design_sizes(design: Mapping) -> tuple[float, float, float]:
     dataset without a size model (one of one's own by import path, a question-answer file whose
     count only the file knows) has NaN sizes: the cost model leaves it out and its jobs ask for
     ``runtime_minutes_per_run``."""
-    pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
+    pool = candidate_pool(design)
     spec = dataset_spec(design["dataset"])
     if spec is None:
         return math.nan, pool, math.nan
@@ -136,8 +150,7 @@ def evaluation_metrics_work(design: Mapping) -> tuple[float, float, dict[str, Ru
     spec = dataset_spec(design["dataset"])
     if spec is None or spec.evaluation_counts is None:
         return 0.0, 0.0, {}
-    pool = math.nan if design.get("batch_size") is None else float(int(design["m"]) * int(design["batch_size"]))
-    counts = spec.evaluation_counts(design, pool)
+    counts = spec.evaluation_counts(design, candidate_pool(design))
     if not math.isfinite(counts.decoded):  # sizes only the data know: priced as the run is
         return math.nan, math.nan, {}
     decode = RunPart(units=counts.decode_steps, examples=counts.decode_examples, steps=FORWARD * counts.decode_steps,
@@ -183,10 +196,7 @@ def unlearning_run_work(design: Mapping, experiments: Sequence[Mapping]) -> RunW
     per_run = unlearning_run_images(design, experiments)
     steps, parts = sum(unlearning_run_steps(design, experiments)), group_run_parts(design, experiments)
     metric_steps, _, metric_parts = evaluation_metrics_work(design)
-    eval_parts = dict(parts)
-    for name, part in metric_parts.items():
-        share = part.scaled(len(experiments))
-        eval_parts[name] = eval_parts[name] + share if name in eval_parts else share
+    eval_parts = add_parts(dict(parts), metric_parts, len(experiments))
     return RunWork(steps, sum(shared + calib for shared, calib, _ in per_run), sum(shared + evals for shared, _, evals in per_run), parts,
                    steps + len(experiments) * metric_steps, eval_parts)
 
@@ -197,9 +207,7 @@ def group_run_parts(design: Mapping, experiments: Sequence[Mapping]) -> dict[str
     n_retain = design_sizes(design)[0]
     parts: dict[str, RunPart] = {}
     for exp in experiments:
-        for name, part in run_parts(exp["method"], _method_params(exp), n_retain).items():
-            share = part.scaled(1 / len(experiments))
-            parts[name] = parts[name] + share if name in parts else share
+        add_parts(parts, run_parts(exp["method"], _method_params(exp), n_retain), 1 / len(experiments))
     return parts
 
 
