@@ -332,12 +332,18 @@ def _looks_unlearned_yet_rejected(run: Run, split: str) -> Verdict:
     if t.empty:
         raise Missing(f"Table 1b's {split} rows")
     rt = _retrain(run, split)
-    t = t.assign(looks=looks_unlearned(t, rt))
-    ok, count, rows_ = rejected_count(t[t.looks].epsilon_lb_claim, run.zeta)
-    parts = [f"{r.method}: forget {r.forget_acc:.3f}, claim {fmt(r.epsilon_lb_claim)} at {r.guess_fraction:.2f} right"
-             + ("" if r.looks else " [does not look unlearned]") for r in t.itertuples()]
-    return ok and bool(t.looks.any()), f"looks unlearned: {count}; Retrain forget {rt.forget_acc:.3f}, test {rt.test_acc:.3f}; " + "; ".join(parts), \
-        {"rows": rows_, "rows looking unlearned": int(t.looks.sum()) - 0.5}
+    return _rejected_among_lookalikes(t, looks_unlearned(t, rt), rt, run.zeta,
+                                      lambda r: f"{r.method}: forget {r.forget_acc:.3f}, claim {fmt(r.epsilon_lb_claim)} at {r.guess_fraction:.2f} right")
+
+
+def _rejected_among_lookalikes(rows: pd.DataFrame, looks: pd.Series, retrain, zeta: float, describe) -> Verdict:
+    """Whether, among the ``rows`` an accuracy check calls unlearned (``looks``) beside ``retrain``,
+    more are rejected than a Retrain-level run allows (and there is at least one such row); each row
+    in the detail as ``describe`` words it."""
+    ok, count, rows_ = rejected_count(rows[looks].epsilon_lb_claim, zeta)
+    parts = [describe(r) + ("" if lk else " [does not look unlearned]") for r, lk in zip(rows.itertuples(), looks)]
+    return ok and bool(looks.any()), f"looks unlearned: {count}; Retrain forget {retrain.forget_acc:.3f}, test {retrain.test_acc:.3f}; " \
+        + "; ".join(parts), {"rows": rows_, "rows looking unlearned": int(looks.sum()) - 0.5}
 
 
 def looks_unlearned_yet_rejected_uniform(run: Run) -> Verdict:
@@ -366,11 +372,8 @@ def llm_looks_unlearned_yet_rejected(run: Run) -> Verdict:
     if methods.empty:
         raise Missing("llm_qa's method rows")
     looks = ((methods.forget_acc - float(rt.forget_acc)) <= 0.05 + 1e-12) & ((methods.test_acc - float(rt.test_acc)).abs() <= 0.05 + 1e-12)
-    ok, count, rows_ = rejected_count(methods[looks].epsilon_lb_claim, run.zeta)
-    parts = [f"{r.method}: forget {r.forget_acc:.3f}, test {r.test_acc:.3f}, claim {fmt(r.epsilon_lb_claim)}" + ("" if lk else " [does not look unlearned]")
-             for r, lk in zip(methods.itertuples(), looks)]
-    return ok and bool(looks.any()), f"looks unlearned: {count}; Retrain forget {rt.forget_acc:.3f}, test {rt.test_acc:.3f}; " + "; ".join(parts), \
-        {"rows": rows_, "rows looking unlearned": int(looks.sum()) - 0.5}
+    return _rejected_among_lookalikes(methods, looks, rt, run.zeta,
+                                      lambda r: f"{r.method}: forget {r.forget_acc:.3f}, test {r.test_acc:.3f}, claim {fmt(r.epsilon_lb_claim)}")
 
 
 def uniform_guesses_as_papers(run: Run) -> Verdict:
